@@ -1,0 +1,308 @@
+/* graph.c - building and reading graphs, args and element types. */
+#include <string.h>
+
+#include "ir.h"
+
+GraphId
+ir_graph_new(Module *m, const char *name, GraphId parent)
+{
+	Graph *g = xrealloc(NULL, sizeof *g);
+	memset(g, 0, sizeof *g);
+	g->name = ir_intern(m, name);
+	g->parent = parent;
+	/* index 0 of each table means "none" */
+	vgrow((void **)&g->vals, &g->cvals, 1, sizeof *g->vals);
+	g->vals[0].rank = -1;
+	g->nvals = 1;
+	vgrow((void **)&g->nodes, &g->cnodes, 1, sizeof *g->nodes);
+	g->nnodes = 1;
+	vgrow((void **)&g->dims, &g->cdims, 1, sizeof *g->dims);
+	g->ndims = 1;
+	vgrow((void **)&m->graphs, &m->cgraphs, m->ngraphs + 1,
+	    sizeof *m->graphs);
+	m->graphs[m->ngraphs] = g;
+	return m->ngraphs++;
+}
+
+Graph *
+ir_graph(const Module *m, GraphId g)
+{
+	if (g == 0 || g >= m->ngraphs)
+		BUG("bad GraphId %u", g);
+	return m->graphs[g];
+}
+
+ValId
+ir_value(Graph *g, StrId name)
+{
+	vgrow((void **)&g->vals, &g->cvals, g->nvals + 1, sizeof *g->vals);
+	Value *v = &g->vals[g->nvals];
+	memset(v, 0, sizeof *v);
+	v->name = name;
+	v->rank = -1;
+	return g->nvals++;
+}
+
+Value *
+ir_val(const Graph *g, ValId v)
+{
+	if (v == 0 || v >= g->nvals)
+		BUG("bad ValId %u", v);
+	return &g->vals[v];
+}
+
+void
+ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank, const Dim *dims)
+{
+	Value *p = ir_val(g, v);
+	p->kind = VK_TENSOR;
+	p->dtype = (uint8_t)dt;
+	p->rank = rank;
+	p->dims = 0;
+	if (rank > 0) {
+		vgrow((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
+		    sizeof *g->dims);
+		p = ir_val(g, v); /* (vals did not move, but stay honest) */
+		p->dims = g->ndims;
+		if (dims)
+			memcpy(&g->dims[g->ndims], dims,
+			    (size_t)rank * sizeof *dims);
+		else
+			memset(&g->dims[g->ndims], 0,
+			    (size_t)rank * sizeof *dims);
+		g->ndims += (uint32_t)rank;
+	}
+}
+
+const Dim *
+ir_dims(const Graph *g, ValId v)
+{
+	const Value *p = ir_val(g, v);
+	return p->rank > 0 ? &g->dims[p->dims] : NULL;
+}
+
+void
+ir_add_input(Graph *g, ValId v)
+{
+	vgrow((void **)&g->inputs, &g->cinputs, g->ninputs + 1,
+	    sizeof *g->inputs);
+	g->inputs[g->ninputs++] = v;
+}
+
+void
+ir_add_output(Graph *g, ValId v, OutKind k, StrId target)
+{
+	uint32_t cap = g->coutputs;
+	vgrow((void **)&g->outputs, &g->coutputs, g->noutputs + 1,
+	    sizeof *g->outputs);
+	if (g->coutputs != cap) {
+		uint32_t c = cap;
+		vgrow((void **)&g->outkind, &c, g->coutputs,
+		    sizeof *g->outkind);
+		c = cap;
+		vgrow((void **)&g->outtarget, &c, g->coutputs,
+		    sizeof *g->outtarget);
+	}
+	g->outputs[g->noutputs] = v;
+	g->outkind[g->noutputs] = (uint8_t)k;
+	g->outtarget[g->noutputs] = target;
+	g->noutputs++;
+}
+
+NodeId
+ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
+{
+	vgrow((void **)&g->nodes, &g->cnodes, g->nnodes + 1, sizeof *g->nodes);
+	NodeId id = g->nnodes++;
+	Node *n = &g->nodes[id];
+	memset(n, 0, sizeof *n);
+	n->op = op;
+	n->dialect = (uint8_t)d;
+	n->args = g->nargs;
+	n->nout = nout;
+	n->out = g->nvals;
+	for (uint32_t i = 0; i < nout; i++) {
+		ValId v = ir_value(g, 0);
+		g->vals[v].def = id;
+		g->vals[v].defidx = i;
+	}
+	return id;
+}
+
+Node *
+ir_nodep(const Graph *g, NodeId n)
+{
+	if (n == 0 || n >= g->nnodes)
+		BUG("bad NodeId %u", n);
+	return &g->nodes[n];
+}
+
+void
+ir_push_arg(Graph *g, NodeId n, Arg a)
+{
+	Node *p = ir_nodep(g, n);
+	if (n != g->nnodes - 1 || p->args + p->nargs != g->nargs)
+		BUG("args pushed to node %u, which is not the last", n);
+	vgrow((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
+	g->args[g->nargs++] = a;
+	p->nargs++;
+}
+
+const Arg *
+ir_arg(const Graph *g, NodeId n, uint32_t i)
+{
+	const Node *p = ir_nodep(g, n);
+	if (i >= p->nargs)
+		BUG("arg %u of node %u out of range", i, n);
+	return &g->args[p->args + i];
+}
+
+uint32_t
+ir_npos(const Graph *g, NodeId n)
+{
+	const Node *p = ir_nodep(g, n);
+	uint32_t i = 0;
+	while (i < p->nargs && g->args[p->args + i].key == 0)
+		i++;
+	return i;
+}
+
+const Arg *
+ir_find_arg(const Module *m, const Graph *g, NodeId n, int i, const char *key)
+{
+	const Node *p = ir_nodep(g, n);
+	if (i >= 0 && (uint32_t)i < p->nargs && g->args[p->args + i].key == 0)
+		return &g->args[p->args + i];
+	if (!key)
+		return NULL;
+	for (uint32_t k = 0; k < p->nargs; k++) {
+		const Arg *a = &g->args[p->args + k];
+		if (a->key && strcmp(ir_str(m, a->key), key) == 0)
+			return a;
+	}
+	return NULL;
+}
+
+Arg
+ir_list(Graph *g, ArgKind kind, const Arg *items, uint32_t n)
+{
+	Arg a = {.kind = (uint8_t)kind};
+	vgrow((void **)&g->items, &g->citems, g->nitems + n + 1,
+	    sizeof *g->items);
+	a.u.list.off = g->nitems;
+	a.u.list.n = n;
+	if (n)
+		memcpy(&g->items[g->nitems], items, n * sizeof *items);
+	g->nitems += n;
+	return a;
+}
+
+const Arg *
+ir_items(const Graph *g, const Arg *list)
+{
+	if (list->kind != A_LIST && list->kind != A_TUPLE)
+		BUG("not a list");
+	return &g->items[list->u.list.off];
+}
+
+Arg
+arg_none(void)
+{
+	return (Arg){.kind = A_NONE};
+}
+
+Arg
+arg_val(ValId v)
+{
+	return (Arg){.kind = A_VAL, .u.v = v};
+}
+
+Arg
+arg_int(int64_t i)
+{
+	return (Arg){.kind = A_INT, .u.i = i};
+}
+
+Arg
+arg_float(double f)
+{
+	return (Arg){.kind = A_FLOAT, .u.f = f};
+}
+
+Arg
+arg_bool(bool b)
+{
+	return (Arg){.kind = A_BOOL, .u.i = b};
+}
+
+Arg
+arg_str(StrId s)
+{
+	return (Arg){.kind = A_STR, .u.s = s};
+}
+
+Arg
+arg_keyed(Arg a, StrId key)
+{
+	a.key = key;
+	return a;
+}
+
+/* FX dtype codes (torch/utils/_dtype_abbrs.py) by DType. */
+static const struct {
+	const char *code;
+	uint8_t size; /* bytes; 0 for sub-byte or strings */
+	uint8_t cls;  /* 'f' float, 'i' integer, 'b' bool, other */
+} dtinfo[DT_COUNT] = {
+	[DT_F32] = {"f32", 4, 'f'},   [DT_U8] = {"u8", 1, 'i'},
+	[DT_I8] = {"i8", 1, 'i'},     [DT_U16] = {"u16", 2, 'i'},
+	[DT_I16] = {"i16", 2, 'i'},   [DT_I32] = {"i32", 4, 'i'},
+	[DT_I64] = {"i64", 8, 'i'},   [DT_STRING] = {"str", 0, 's'},
+	[DT_BOOL] = {"b8", 1, 'b'},   [DT_F16] = {"f16", 2, 'f'},
+	[DT_F64] = {"f64", 8, 'f'},   [DT_U32] = {"u32", 4, 'i'},
+	[DT_U64] = {"u64", 8, 'i'},   [DT_C64] = {"c64", 8, 'c'},
+	[DT_C128] = {"c128", 16, 'c'}, [DT_BF16] = {"bf16", 2, 'f'},
+	[DT_F8E4M3FN] = {"f8e4m3fn", 1, 'f'},
+	[DT_F8E4M3FNUZ] = {"f8e4m3fnuz", 1, 'f'},
+	[DT_F8E5M2] = {"f8e5m2", 1, 'f'},
+	[DT_F8E5M2FNUZ] = {"f8e5m2fnuz", 1, 'f'},
+	[DT_U4] = {"u4", 0, 'i'},     [DT_I4] = {"i4", 0, 'i'},
+	[DT_F4E2M1] = {"f4e2m1fnx2", 0, 'f'},
+	[DT_F8E8M0] = {"f8e8m0fnu", 1, 'f'},
+};
+
+const char *
+ir_dtype_name(DType dt)
+{
+	if ((unsigned)dt >= DT_COUNT || !dtinfo[dt].code)
+		return "?";
+	return dtinfo[dt].code;
+}
+
+DType
+ir_dtype_parse(const char *code, size_t n)
+{
+	for (int d = 1; d < DT_COUNT; d++)
+		if (dtinfo[d].code && strlen(dtinfo[d].code) == n &&
+		    memcmp(dtinfo[d].code, code, n) == 0)
+			return (DType)d;
+	return DT_UNDEF;
+}
+
+size_t
+ir_dtype_size(DType dt)
+{
+	return (unsigned)dt < DT_COUNT ? dtinfo[dt].size : 0;
+}
+
+bool
+ir_dtype_is_float(DType dt)
+{
+	return (unsigned)dt < DT_COUNT && dtinfo[dt].cls == 'f';
+}
+
+bool
+ir_dtype_is_int(DType dt)
+{
+	return (unsigned)dt < DT_COUNT && dtinfo[dt].cls == 'i';
+}

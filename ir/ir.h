@@ -1,0 +1,366 @@
+/* ir.h - onnxc's intermediate representation, read as a table of contents.
+ *
+ * One Module per compilation owns everything: an arena, interned strings,
+ * symbolic expressions, constant tensors, diagnostics and the graphs.
+ * Graph entities are referred to by 32-bit index handles; index 0 of every
+ * table is reserved so that 0 always means "none".
+ *
+ * A graph holds FX nodes (ATen, custom and Python-operator calls, as parsed)
+ * or, after the lower pass, ONNX nodes.  Both use the same Node/Arg shape:
+ * positional Args are the inputs, keyed Args are kwargs (FX) or attributes
+ * (ONNX).
+ */
+#ifndef ONNXC_IR_H
+#define ONNXC_IR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ONNXC_VERSION "0.1.0"
+
+typedef uint32_t StrId;    /* interned string; 0 is "" */
+typedef uint32_t ExprId;   /* symbolic expression in Module.exprs */
+typedef uint32_t TensorId; /* constant tensor in Module.tensors */
+typedef uint32_t GraphId;  /* graph in Module.graphs */
+typedef uint32_t ValId;    /* value in a Graph */
+typedef uint32_t NodeId;   /* node in a Graph */
+
+typedef struct Arena Arena;
+typedef struct Module Module;
+typedef struct Graph Graph;
+typedef struct Node Node;
+typedef struct Value Value;
+typedef struct Arg Arg;
+typedef struct Dim Dim;
+typedef struct Expr Expr;
+typedef struct Tensor Tensor;
+typedef struct Loc Loc;
+
+#define BUG(...) ir_bug(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Element types use ONNX TensorProto.DataType numbers, so the backend
+ * needs no table.  0 means unknown / not a tensor. */
+typedef enum DType {
+	DT_UNDEF = 0,
+	DT_F32 = 1,
+	DT_U8 = 2,
+	DT_I8 = 3,
+	DT_U16 = 4,
+	DT_I16 = 5,
+	DT_I32 = 6,
+	DT_I64 = 7,
+	DT_STRING = 8,
+	DT_BOOL = 9,
+	DT_F16 = 10,
+	DT_F64 = 11,
+	DT_U32 = 12,
+	DT_U64 = 13,
+	DT_C64 = 14,
+	DT_C128 = 15,
+	DT_BF16 = 16,
+	DT_F8E4M3FN = 17,
+	DT_F8E4M3FNUZ = 18,
+	DT_F8E5M2 = 19,
+	DT_F8E5M2FNUZ = 20,
+	DT_U4 = 21,
+	DT_I4 = 22,
+	DT_F4E2M1 = 23,
+	DT_F8E8M0 = 24,
+	DT_COUNT
+} DType;
+
+/* Where something came from in the input text (1-based; 0 = unknown). */
+struct Loc {
+	uint32_t line, col;
+};
+
+/* A dimension: the number n when e == 0, else the expression e. */
+struct Dim {
+	int64_t n;
+	ExprId e;
+};
+
+/* Symbolic expressions, hash-consed: equal ExprIds mean equal trees. */
+typedef enum ExprKind {
+	E_INT,      /* n */
+	E_FLOAT,    /* f */
+	E_SYM,      /* symbol named by str (s0, u1, batch) */
+	E_ADD,      /* a + b */
+	E_MUL,      /* a * b */
+	E_FLOORDIV, /* a // b */
+	E_MOD,      /* a % b */
+	E_POW,      /* a ** b */
+	E_NEG,      /* -a */
+	E_MAX,      /* Max(a, b) */
+	E_MIN,      /* Min(a, b) */
+	E_TRUEDIV,  /* a / b (floats) */
+	E_TOFLOAT,  /* ToFloat(a) */
+	E_EQ, E_NE, E_LT, E_LE, E_GT, E_GE, /* relations */
+	E_AND, E_OR, E_NOT,
+	E_CALL      /* any other function: str(a, b) */
+} ExprKind;
+
+struct Expr {
+	uint8_t kind;
+	StrId str;     /* E_SYM, E_CALL */
+	ExprId a, b;
+	int64_t n;     /* E_INT */
+	double f;      /* E_FLOAT */
+};
+
+/* A constant tensor: bytes mapped from a weights file or kept in the arena.
+ * dims are numbers only. */
+struct Tensor {
+	StrId name;
+	uint8_t dtype;
+	int32_t rank;
+	int64_t *dims;
+	const void *data;
+	uint64_t nbytes;
+};
+
+/* What a value is. */
+typedef enum ValKind {
+	VK_UNKNOWN,  /* no annotation (side-effect nodes, unused tuple parts) */
+	VK_TENSOR,
+	VK_SYMINT,   /* "Sym(s0)" */
+	VK_SYMFLOAT,
+	VK_SYMBOOL,
+	VK_CONST,    /* specialised non-tensor user input, e.g. an int */
+	VK_OBJ       /* custom object or effect token */
+} ValKind;
+
+/* The role a graph input plays, from the graph signature. */
+typedef enum Role {
+	ROLE_NONE,
+	ROLE_USER_INPUT,
+	ROLE_PARAM,
+	ROLE_BUFFER,
+	ROLE_CONST,      /* lifted tensor constant */
+	ROLE_CUSTOM_OBJ,
+	ROLE_TOKEN
+} Role;
+
+/* What a graph output is, from the graph signature. */
+typedef enum OutKind {
+	OUT_USER,
+	OUT_LOSS,
+	OUT_BUFFER_MUTATION,
+	OUT_USER_INPUT_MUTATION,
+	OUT_GRAD_PARAM,
+	OUT_GRAD_INPUT,
+	OUT_TOKEN,
+	OUT_PARAM_MUTATION
+} OutKind;
+
+struct Value {
+	StrId name;
+	uint8_t kind;    /* ValKind */
+	uint8_t dtype;   /* DType for tensors */
+	uint8_t role;    /* Role for graph inputs */
+	int32_t rank;    /* -1: unknown */
+	uint32_t dims;   /* rank Dims at Graph.dims[dims] */
+	NodeId def;      /* defining node; 0 for graph inputs */
+	uint32_t defidx; /* which output of def */
+	ExprId sym;      /* VK_SYMINT/FLOAT/BOOL: the expression it equals */
+	StrId target;    /* signature target of a parameter/buffer/constant */
+	TensorId init;   /* initializer bytes, if bound */
+};
+
+/* Arguments: node inputs, kwargs/attributes and list elements. */
+typedef enum ArgKind {
+	A_NONE,    /* None, or a missing optional ONNX input */
+	A_VAL,     /* v: a value of the graph */
+	A_INT,     /* i */
+	A_FLOAT,   /* f (inf, nan too) */
+	A_BOOL,    /* i is 0 or 1 */
+	A_STR,     /* s */
+	A_DTYPE,   /* i is a DType (torch.float32) */
+	A_LIST,    /* list [...]: n items at Graph.items[off] */
+	A_TUPLE,   /* tuple (...): same storage as A_LIST */
+	A_DEVICE,  /* s: "cpu", "cuda:0" */
+	A_LAYOUT,  /* s: "strided" */
+	A_MEMFMT,  /* s: "contiguous_format", "channels_last" ... */
+	A_GRAPH,   /* g: a subgraph */
+	A_OP,      /* s: an op object passed as argument */
+	A_TENSOR   /* t: constant tensor (ONNX tensor attribute) */
+} ArgKind;
+
+struct Arg {
+	uint8_t kind;
+	StrId key; /* 0 for positional; kwarg or attribute name */
+	union {
+		int64_t i;
+		double f;
+		ValId v;
+		StrId s;
+		GraphId g;
+		TensorId t;
+		struct {
+			uint32_t off, n;
+		} list;
+	} u;
+};
+
+/* Node dialects. */
+typedef enum Dialect {
+	D_FX,   /* as parsed: op is "aten::add.Tensor", "mylib::foo.default",
+	         * "higher_order::cond", "_operator::mul", "torch::sym_float" */
+	D_ONNX  /* op is the ONNX op type, domain in Node.domain */
+} Dialect;
+
+struct Node {
+	StrId op;
+	StrId domain;    /* D_ONNX: "" for ai.onnx */
+	uint8_t dialect;
+	uint32_t args;   /* nargs Args at Graph.args[args]: positional first */
+	uint32_t nargs;
+	ValId out;       /* outputs are the values out .. out+nout-1 */
+	uint32_t nout;
+	Loc loc;         /* where the node was written in the dump */
+	StrId trace;     /* the "# File: ..." comment above it, if any */
+	StrId name;      /* the FX node name (for provenance) */
+};
+
+/* One graph: the main one, a higher-order op body, or the lowered graph.
+ * Arrays grow with realloc and are released by ir_free. */
+struct Graph {
+	StrId name;
+	GraphId parent;  /* 0 for a top-level graph */
+	Value *vals;
+	uint32_t nvals, cvals;
+	Node *nodes;     /* in program (topological) order */
+	uint32_t nnodes, cnodes;
+	Arg *args;       /* node-level args, contiguous per node */
+	uint32_t nargs, cargs;
+	Arg *items;      /* list elements, contiguous per list */
+	uint32_t nitems, citems;
+	Dim *dims;
+	uint32_t ndims, cdims;
+	ValId *inputs;   /* in signature order (params, buffers, ..., user) */
+	uint32_t ninputs, cinputs;
+	ValId *outputs;
+	uint8_t *outkind;  /* OutKind per output */
+	StrId *outtarget;  /* mutated buffer / input per output, or 0 */
+	uint32_t noutputs, coutputs;
+};
+
+/* One compilation. */
+struct Module {
+	Arena *arena;
+	/* interned strings */
+	char **strs;
+	uint32_t nstrs, cstrs;
+	uint32_t *strhash; /* open addressing, size hcap */
+	uint32_t hcap;
+	/* symbolic expressions (hash-consed like strings) */
+	Expr *exprs;
+	uint32_t nexprs, cexprs;
+	uint32_t *exprhash;
+	uint32_t ehcap;
+	/* constant tensors */
+	Tensor *tensors;
+	uint32_t ntensors, ctensors;
+	/* graphs; graphs[main] is the program */
+	Graph **graphs;
+	uint32_t ngraphs, cgraphs;
+	GraphId main;
+	/* range constraints as printed, for metadata */
+	StrId ranges;
+	/* diagnostics */
+	const char *file;   /* the dump's path as given */
+	const char *src;    /* its text, for source lines under messages */
+	size_t srclen;
+	FILE *diagout;      /* where diagnostics go (stderr) */
+	int nerrors, nwarnings;
+	int maxerrors;      /* stop reporting after this many; 0: no limit */
+};
+
+/* util.c: arenas, errors, small helpers */
+Arena *arena_new(void);
+void *arena_alloc(Arena *a, size_t n);  /* zeroed, 16-byte aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void arena_free(Arena *a);
+void *xrealloc(void *p, size_t n); /* aborts on out-of-memory (a BUG) */
+_Noreturn void ir_bug(const char *file, int line, const char *fmt, ...);
+/* grow *arr (element size sz) to hold at least need elements */
+void vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+
+/* module.c: the module, strings, expressions, tensors, diagnostics */
+Module *ir_module_new(void);
+void ir_free(Module *m);
+StrId ir_intern(Module *m, const char *s);
+StrId ir_internn(Module *m, const char *s, size_t n);
+const char *ir_str(const Module *m, StrId s);
+ExprId ir_expr(Module *m, const Expr *e); /* hash-consed */
+ExprId ir_expr_int(Module *m, int64_t n);
+ExprId ir_expr_sym(Module *m, const char *name);
+ExprId ir_expr_bin(Module *m, ExprKind k, ExprId a, ExprId b);
+const Expr *ir_exprp(const Module *m, ExprId e);
+TensorId ir_tensor(Module *m, const Tensor *t); /* dims copied */
+const Tensor *ir_tensorp(const Module *m, TensorId t);
+uint64_t ir_numel(const Tensor *t);
+/* file:line:col: error: message, then the source line and a caret */
+void ir_error(Module *m, Loc loc, const char *fmt, ...);
+void ir_warning(Module *m, Loc loc, const char *fmt, ...);
+void ir_note(Module *m, Loc loc, const char *fmt, ...);
+void ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt,
+    va_list ap);
+
+/* graph.c: building and reading graphs */
+GraphId ir_graph_new(Module *m, const char *name, GraphId parent);
+Graph *ir_graph(const Module *m, GraphId g);
+ValId ir_value(Graph *g, StrId name);           /* a fresh VK_UNKNOWN */
+Value *ir_val(const Graph *g, ValId v);
+void ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank,
+    const Dim *dims);
+const Dim *ir_dims(const Graph *g, ValId v);    /* NULL if rank <= 0 */
+void ir_add_input(Graph *g, ValId v);
+void ir_add_output(Graph *g, ValId v, OutKind k, StrId target);
+/* A node with nout fresh output values.  Args are added with ir_push_arg
+ * while it is the graph's last node. */
+NodeId ir_node(Graph *g, Dialect d, StrId op, uint32_t nout);
+Node *ir_nodep(const Graph *g, NodeId n);
+void ir_push_arg(Graph *g, NodeId n, Arg a);
+const Arg *ir_arg(const Graph *g, NodeId n, uint32_t i); /* i < nargs */
+/* positional i, else the kwarg named key; NULL if absent */
+const Arg *ir_find_arg(const Module *m, const Graph *g, NodeId n, int i,
+    const char *key);
+uint32_t ir_npos(const Graph *g, NodeId n);     /* count of positional */
+/* a list Arg from n items (copied into Graph.items) */
+Arg ir_list(Graph *g, ArgKind kind, const Arg *items, uint32_t n);
+const Arg *ir_items(const Graph *g, const Arg *list);
+/* Arg constructors */
+Arg arg_none(void);
+Arg arg_val(ValId v);
+Arg arg_int(int64_t i);
+Arg arg_float(double f);
+Arg arg_bool(bool b);
+Arg arg_str(StrId s);
+Arg arg_keyed(Arg a, StrId key);
+const char *ir_dtype_name(DType dt);            /* "f32" ... */
+DType ir_dtype_parse(const char *code, size_t n); /* "f32" -> DT_F32 */
+size_t ir_dtype_size(DType dt);                 /* bytes; 0 for sub-byte */
+bool ir_dtype_is_float(DType dt);
+bool ir_dtype_is_int(DType dt);                 /* integers, not bool */
+
+/* expr.c: sympy-style expression text <-> Expr */
+/* parse s[0..n) into *out; on error returns -1 and sets *errpos */
+int ir_expr_parse(Module *m, const char *s, size_t n, ExprId *out,
+    size_t *errpos);
+/* print as PyTorch does ("s0", "2*s0", "s0 + 1"); returns chars written
+ * (like snprintf) */
+int ir_expr_print(const Module *m, ExprId e, char *buf, size_t cap);
+/* a Dim as text (number or expression), into the arena */
+const char *ir_dim_text(Module *m, Dim d);
+
+/* print.c: the IR as text (--print-ir) */
+void ir_print(Module *m, GraphId g, FILE *f);
+
+/* verify.c: structural invariants; reports each broken one as an error */
+int ir_verify(Module *m, GraphId g);
+
+#endif

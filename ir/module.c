@@ -1,0 +1,314 @@
+/* module.c - the per-compilation module: strings, expressions, tensors and
+ * diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+static uint32_t
+hashbytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+Module *
+ir_module_new(void)
+{
+	Module *m = xrealloc(NULL, sizeof *m);
+	memset(m, 0, sizeof *m);
+	m->arena = arena_new();
+	m->diagout = stderr;
+	m->file = "<input>";
+	ir_intern(m, "");           /* StrId 0 */
+	Expr none = {.kind = E_INT};
+	vgrow((void **)&m->exprs, &m->cexprs, 1, sizeof *m->exprs);
+	m->exprs[0] = none;         /* ExprId 0: "none" */
+	m->nexprs = 1;
+	vgrow((void **)&m->tensors, &m->ctensors, 1, sizeof *m->tensors);
+	m->ntensors = 1;
+	vgrow((void **)&m->graphs, &m->cgraphs, 1, sizeof *m->graphs);
+	m->ngraphs = 1;
+	return m;
+}
+
+static void
+graph_free(Graph *g)
+{
+	if (!g)
+		return;
+	free(g->vals);
+	free(g->nodes);
+	free(g->args);
+	free(g->items);
+	free(g->dims);
+	free(g->inputs);
+	free(g->outputs);
+	free(g->outkind);
+	free(g->outtarget);
+	free(g);
+}
+
+void
+ir_free(Module *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 1; i < m->ngraphs; i++)
+		graph_free(m->graphs[i]);
+	free(m->graphs);
+	free(m->strs);
+	free(m->strhash);
+	free(m->exprs);
+	free(m->exprhash);
+	free(m->tensors);
+	arena_free(m->arena);
+	free(m);
+}
+
+/* Open-addressing table of indices; slot value 0 is empty, so entry i is
+ * stored as i + 1. */
+static void
+rehash_strs(Module *m)
+{
+	uint32_t cap = m->hcap ? m->hcap * 2 : 1024;
+	free(m->strhash);
+	m->strhash = xrealloc(NULL, cap * sizeof *m->strhash);
+	memset(m->strhash, 0, cap * sizeof *m->strhash);
+	m->hcap = cap;
+	for (uint32_t i = 0; i < m->nstrs; i++) {
+		uint32_t h = hashbytes(m->strs[i], strlen(m->strs[i]));
+		while (m->strhash[h & (cap - 1)])
+			h++;
+		m->strhash[h & (cap - 1)] = i + 1;
+	}
+}
+
+StrId
+ir_internn(Module *m, const char *s, size_t n)
+{
+	if ((m->nstrs + 1) * 2 >= m->hcap)
+		rehash_strs(m);
+	uint32_t h = hashbytes(s, n);
+	for (;; h++) {
+		uint32_t slot = m->strhash[h & (m->hcap - 1)];
+		if (!slot)
+			break;
+		const char *t = m->strs[slot - 1];
+		if (strncmp(t, s, n) == 0 && t[n] == 0)
+			return slot - 1;
+	}
+	vgrow((void **)&m->strs, &m->cstrs, m->nstrs + 1, sizeof *m->strs);
+	m->strs[m->nstrs] = arena_strndup(m->arena, s, n);
+	m->strhash[h & (m->hcap - 1)] = m->nstrs + 1;
+	return m->nstrs++;
+}
+
+StrId
+ir_intern(Module *m, const char *s)
+{
+	return ir_internn(m, s, strlen(s));
+}
+
+const char *
+ir_str(const Module *m, StrId s)
+{
+	if (s >= m->nstrs)
+		BUG("bad StrId %u", s);
+	return m->strs[s];
+}
+
+static uint32_t
+hashexpr(const Expr *e)
+{
+	/* hash the fields one by one: padding bytes are not to be trusted */
+	uint32_t h = hashbytes(&e->kind, sizeof e->kind);
+	h ^= hashbytes(&e->str, sizeof e->str) * 31u;
+	h ^= hashbytes(&e->a, sizeof e->a) * 131u;
+	h ^= hashbytes(&e->b, sizeof e->b) * 1031u;
+	h ^= hashbytes(&e->n, sizeof e->n) * 10007u;
+	h ^= hashbytes(&e->f, sizeof e->f) * 100003u;
+	return h;
+}
+
+static bool
+sameexpr(const Expr *x, const Expr *y)
+{
+	return x->kind == y->kind && x->str == y->str && x->a == y->a &&
+	    x->b == y->b && x->n == y->n &&
+	    memcmp(&x->f, &y->f, sizeof x->f) == 0;
+}
+
+static void
+rehash_exprs(Module *m)
+{
+	uint32_t cap = m->ehcap ? m->ehcap * 2 : 256;
+	free(m->exprhash);
+	m->exprhash = xrealloc(NULL, cap * sizeof *m->exprhash);
+	memset(m->exprhash, 0, cap * sizeof *m->exprhash);
+	m->ehcap = cap;
+	for (uint32_t i = 1; i < m->nexprs; i++) {
+		uint32_t h = hashexpr(&m->exprs[i]);
+		while (m->exprhash[h & (cap - 1)])
+			h++;
+		m->exprhash[h & (cap - 1)] = i;
+	}
+}
+
+ExprId
+ir_expr(Module *m, const Expr *e)
+{
+	Expr k;
+	memset(&k, 0, sizeof k);
+	k.kind = e->kind;
+	k.str = e->str;
+	k.a = e->a;
+	k.b = e->b;
+	k.n = e->n;
+	k.f = e->f;
+	if ((m->nexprs + 1) * 2 >= m->ehcap)
+		rehash_exprs(m);
+	uint32_t h = hashexpr(&k);
+	for (;; h++) {
+		uint32_t slot = m->exprhash[h & (m->ehcap - 1)];
+		if (!slot)
+			break;
+		if (sameexpr(&m->exprs[slot], &k))
+			return slot;
+	}
+	vgrow((void **)&m->exprs, &m->cexprs, m->nexprs + 1, sizeof *m->exprs);
+	m->exprs[m->nexprs] = k;
+	m->exprhash[h & (m->ehcap - 1)] = m->nexprs;
+	return m->nexprs++;
+}
+
+ExprId
+ir_expr_int(Module *m, int64_t n)
+{
+	return ir_expr(m, &(Expr){.kind = E_INT, .n = n});
+}
+
+ExprId
+ir_expr_sym(Module *m, const char *name)
+{
+	return ir_expr(m, &(Expr){.kind = E_SYM, .str = ir_intern(m, name)});
+}
+
+ExprId
+ir_expr_bin(Module *m, ExprKind k, ExprId a, ExprId b)
+{
+	return ir_expr(m, &(Expr){.kind = (uint8_t)k, .a = a, .b = b});
+}
+
+const Expr *
+ir_exprp(const Module *m, ExprId e)
+{
+	if (e == 0 || e >= m->nexprs)
+		BUG("bad ExprId %u", e);
+	return &m->exprs[e];
+}
+
+TensorId
+ir_tensor(Module *m, const Tensor *t)
+{
+	vgrow((void **)&m->tensors, &m->ctensors, m->ntensors + 1,
+	    sizeof *m->tensors);
+	Tensor *c = &m->tensors[m->ntensors];
+	*c = *t;
+	c->dims = NULL;
+	if (t->rank > 0) {
+		c->dims = arena_alloc(m->arena, (size_t)t->rank * sizeof *c->dims);
+		memcpy(c->dims, t->dims, (size_t)t->rank * sizeof *c->dims);
+	}
+	return m->ntensors++;
+}
+
+const Tensor *
+ir_tensorp(const Module *m, TensorId t)
+{
+	if (t == 0 || t >= m->ntensors)
+		BUG("bad TensorId %u", t);
+	return &m->tensors[t];
+}
+
+uint64_t
+ir_numel(const Tensor *t)
+{
+	uint64_t n = 1;
+	for (int32_t i = 0; i < t->rank; i++)
+		n *= (uint64_t)t->dims[i];
+	return n;
+}
+
+/* The source line containing loc, for the caret display. */
+static const char *
+srcline(const Module *m, uint32_t line, size_t *len)
+{
+	const char *p = m->src, *end = m->src + m->srclen;
+	if (!p || line == 0)
+		return NULL;
+	for (uint32_t l = 1; l < line; l++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			return NULL;
+		p++;
+	}
+	const char *e = memchr(p, '\n', (size_t)(end - p));
+	*len = (size_t)((e ? e : end) - p);
+	return p;
+}
+
+void
+ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt, va_list ap)
+{
+	if (kind[0] == 'e')
+		m->nerrors++;
+	else if (kind[0] == 'w')
+		m->nwarnings++;
+	if (m->maxerrors && m->nerrors > m->maxerrors)
+		return;
+	FILE *f = m->diagout;
+	if (!f)
+		return;
+	if (loc.line)
+		fprintf(f, "%s:%u:%u: %s: ", m->file, loc.line, loc.col, kind);
+	else
+		fprintf(f, "%s: %s: ", m->file, kind);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	size_t len = 0;
+	const char *line = srcline(m, loc.line, &len);
+	if (!line)
+		return;
+	/* long lines (50 KB def lines) are shown as a window around the col */
+	size_t col = loc.col ? loc.col - 1 : 0, from = 0;
+	if (col > len)
+		col = len;
+	if (col > 60)
+		from = col - 40;
+	size_t show = len - from > 120 ? 120 : len - from;
+	fprintf(f, "  %s", from ? "..." : "");
+	for (size_t i = 0; i < show; i++) {
+		char c = line[from + i];
+		fputc(c == '\t' || (unsigned char)c < 32 ? ' ' : c, f);
+	}
+	fprintf(f, "%s\n  %s", from + show < len ? "..." : "", from ? "   " : "");
+	for (size_t i = from; i < col; i++)
+		fputc(' ', f);
+	fputs("^\n", f);
+}
+
+#define DIAGFN(fn, kind) \
+	void fn(Module *m, Loc loc, const char *fmt, ...) \
+	{ \
+		va_list ap; \
+		va_start(ap, fmt); \
+		ir_vdiag(m, kind, loc, fmt, ap); \
+		va_end(ap); \
+	}
+DIAGFN(ir_error, "error")
+DIAGFN(ir_warning, "warning")
+DIAGFN(ir_note, "note")

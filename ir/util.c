@@ -1,0 +1,110 @@
+/* util.c - arenas, growable arrays and internal-error reporting. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+
+/* An arena is a chain of blocks; everything goes at once in arena_free. */
+typedef struct Block Block;
+struct Block {
+	Block *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+struct Arena {
+	Block *head;
+};
+
+enum { BLOCK = 64 * 1024 };
+
+void *
+xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		BUG("out of memory (%zu bytes)", n);
+	return q;
+}
+
+_Noreturn void
+ir_bug(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "onnxc: internal error at %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void
+vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+	uint64_t c = *cap ? *cap : 8;
+	if (need <= *cap)
+		return;
+	while (c < need)
+		c *= 2;
+	if (c > UINT32_MAX || c * sz / sz != c)
+		BUG("table too large");
+	*arr = xrealloc(*arr, (size_t)c * sz);
+	memset((char *)*arr + (size_t)*cap * sz, 0, (size_t)(c - *cap) * sz);
+	*cap = (uint32_t)c;
+}
+
+Arena *
+arena_new(void)
+{
+	Arena *a = xrealloc(NULL, sizeof *a);
+	a->head = NULL;
+	return a;
+}
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	Block *b = a->head;
+	n = (n + 15) & ~(size_t)15;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > BLOCK / 4 ? n : BLOCK;
+		b = xrealloc(NULL, sizeof *b + cap);
+		b->cap = cap;
+		b->used = 0;
+		if (n > BLOCK / 4 && a->head) {
+			/* a big request gets its own block behind the head,
+			 * so the head keeps its free space */
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			b->next = a->head;
+			a->head = b;
+		}
+	}
+	void *p = b->data + b->used;
+	b->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *
+arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+void
+arena_free(Arena *a)
+{
+	if (!a)
+		return;
+	for (Block *b = a->head, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}

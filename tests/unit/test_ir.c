@@ -1,0 +1,302 @@
+/* test_ir.c - arena, strings, expressions, graphs, diagnostics, verifier,
+ * printer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ir/ir.h"
+
+/* Diagnostics of a module go to a growing string. */
+typedef struct Capture {
+	char *buf;
+	size_t len;
+} Capture;
+
+static void
+capture(Module *m, Capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	m->diagout = open_memstream(&c->buf, &c->len);
+}
+
+static void
+test_arena(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	for (int i = 1; i < 2000; i += 37) {
+		unsigned char *p = arena_alloc(a, (size_t)i);
+		assert_int_equal((uintptr_t)p % 16, 0);
+		for (int k = 0; k < i; k++)
+			assert_int_equal(p[k], 0);
+		memset(p, 0xab, (size_t)i);
+	}
+	unsigned char *big = arena_alloc(a, 1 << 20);
+	assert_non_null(big);
+	big[(1 << 20) - 1] = 1;
+	char *s = arena_strndup(a, "hello world", 5);
+	assert_string_equal(s, "hello");
+	arena_free(a);
+}
+
+static void
+test_strings(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	assert_int_equal(ir_intern(m, ""), 0);
+	StrId a = ir_intern(m, "aten::add.Tensor");
+	StrId b = ir_intern(m, "aten::add.Scalar");
+	assert_int_not_equal(a, b);
+	assert_int_equal(ir_intern(m, "aten::add.Tensor"), a);
+	assert_int_equal(ir_internn(m, "aten::add.Tensorxyz", 16), a);
+	/* force several rehashes; ids stay put */
+	char buf[32];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(buf, sizeof buf, "s%d", i);
+		ir_intern(m, buf);
+	}
+	assert_int_equal(ir_intern(m, "aten::add.Scalar"), b);
+	assert_string_equal(ir_str(m, ir_intern(m, "s4321")), "s4321");
+	ir_free(m);
+}
+
+static void
+test_exprs_are_hash_consed(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	ExprId s0 = ir_expr_sym(m, "s0"), s1 = ir_expr_sym(m, "s1");
+	assert_int_not_equal(s0, 0);
+	assert_int_equal(ir_expr_sym(m, "s0"), s0);
+	assert_int_not_equal(s0, s1);
+	ExprId e1 = ir_expr_bin(m, E_MUL, ir_expr_int(m, 2), s0);
+	ExprId e2 = ir_expr_bin(m, E_MUL, ir_expr_int(m, 2), s0);
+	ExprId e3 = ir_expr_bin(m, E_MUL, ir_expr_int(m, 3), s0);
+	assert_int_equal(e1, e2);
+	assert_int_not_equal(e1, e3);
+	assert_int_equal(ir_exprp(m, e1)->kind, E_MUL);
+	assert_int_equal(ir_exprp(m, ir_exprp(m, e1)->a)->n, 2);
+	for (int i = 0; i < 3000; i++)
+		ir_expr_int(m, i);
+	assert_int_equal(ir_expr_bin(m, E_MUL, ir_expr_int(m, 2), s0), e1);
+	ir_free(m);
+}
+
+static void
+test_dtypes(void **state)
+{
+	(void)state;
+	for (int d = 1; d < DT_COUNT; d++) {
+		const char *n = ir_dtype_name((DType)d);
+		assert_int_equal(ir_dtype_parse(n, strlen(n)), d);
+	}
+	assert_int_equal(ir_dtype_parse("f32", 3), DT_F32);
+	assert_int_equal(ir_dtype_parse("b8", 2), DT_BOOL);
+	assert_int_equal(ir_dtype_parse("f31", 3), DT_UNDEF);
+	assert_int_equal(ir_dtype_size(DT_BF16), 2);
+	assert_int_equal(ir_dtype_size(DT_I64), 8);
+	assert_true(ir_dtype_is_float(DT_F16));
+	assert_false(ir_dtype_is_float(DT_BOOL));
+	assert_true(ir_dtype_is_int(DT_U8));
+	assert_false(ir_dtype_is_int(DT_BOOL));
+}
+
+/* x: f32[2, s0] -> relu -> add(relu, x, alpha=1) -> out */
+static GraphId
+small_graph(Module *m, ValId *relu_out)
+{
+	GraphId gid = ir_graph_new(m, "main", 0);
+	Graph *g = ir_graph(m, gid);
+	ValId x = ir_value(g, ir_intern(m, "x"));
+	Dim d[2] = {{2, 0}, {0, ir_expr_sym(m, "s0")}};
+	ir_set_tensor(g, x, DT_F32, 2, d);
+	ir_val(g, x)->role = ROLE_USER_INPUT;
+	ir_add_input(g, x);
+	NodeId r = ir_node(g, D_FX, ir_intern(m, "aten::relu.default"), 1);
+	ir_push_arg(g, r, arg_val(x));
+	ValId rv = ir_nodep(g, r)->out;
+	ir_val(g, rv)->name = ir_intern(m, "relu");
+	ir_set_tensor(g, rv, DT_F32, 2, d);
+	NodeId a = ir_node(g, D_FX, ir_intern(m, "aten::add.Tensor"), 1);
+	ir_push_arg(g, a, arg_val(rv));
+	ir_push_arg(g, a, arg_val(x));
+	ir_push_arg(g, a, arg_keyed(arg_int(1), ir_intern(m, "alpha")));
+	ValId av = ir_nodep(g, a)->out;
+	ir_val(g, av)->name = ir_intern(m, "add");
+	ir_set_tensor(g, av, DT_F32, 2, d);
+	ir_add_output(g, av, OUT_USER, 0);
+	if (relu_out)
+		*relu_out = rv;
+	return gid;
+}
+
+static void
+test_graph_building(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	GraphId gid = small_graph(m, NULL);
+	Graph *g = ir_graph(m, gid);
+	assert_int_equal(g->nnodes, 3); /* 0 is reserved */
+	NodeId add = 2;
+	assert_int_equal(ir_npos(g, add), 2);
+	const Arg *alpha = ir_find_arg(m, g, add, 2, "alpha");
+	assert_non_null(alpha);
+	assert_int_equal(alpha->u.i, 1);
+	assert_null(ir_find_arg(m, g, add, 5, "beta"));
+	const Arg *other = ir_find_arg(m, g, add, 1, "other");
+	assert_int_equal(other->kind, A_VAL);
+	const Value *out = ir_val(g, g->outputs[0]);
+	assert_int_equal(out->def, add);
+	assert_int_equal(ir_dims(g, g->outputs[0])[0].n, 2);
+	/* nested lists keep their items */
+	Arg inner[2] = {arg_int(1), arg_int(2)};
+	Arg in = ir_list(g, A_LIST, inner, 2);
+	Arg outer_items[2] = {in, arg_int(3)};
+	Arg outer = ir_list(g, A_TUPLE, outer_items, 2);
+	const Arg *it = ir_items(g, &outer);
+	assert_int_equal(it[0].kind, A_LIST);
+	assert_int_equal(ir_items(g, &it[0])[1].u.i, 2);
+	assert_int_equal(it[1].u.i, 3);
+	assert_int_equal(ir_verify(m, gid), 0);
+	ir_free(m);
+}
+
+static void
+test_verify_catches_use_before_def(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	ValId relu;
+	GraphId gid = small_graph(m, &relu);
+	Graph *g = ir_graph(m, gid);
+	/* make relu use the value of the node after it */
+	g->args[ir_nodep(g, 1)->args].u.v = ir_nodep(g, 2)->out;
+	assert_int_equal(ir_verify(m, gid), -1);
+	fflush(m->diagout);
+	assert_non_null(strstr(c.buf, "used before its definition"));
+	fclose(m->diagout);
+	free(c.buf);
+	ir_free(m);
+}
+
+static void
+test_verify_catches_bad_dims(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	GraphId gid = small_graph(m, NULL);
+	Graph *g = ir_graph(m, gid);
+	g->vals[1].dims = g->ndims + 5;
+	assert_int_equal(ir_verify(m, gid), -1);
+	fflush(m->diagout);
+	assert_non_null(strstr(c.buf, "dims outside the dim table"));
+	fclose(m->diagout);
+	free(c.buf);
+	ir_free(m);
+}
+
+static void
+test_diagnostic_has_caret(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	m->file = "graph.txt";
+	m->src = "line one\n    bad = torch.ops.aten.foo.bar(x)\nlast";
+	m->srclen = strlen(m->src);
+	ir_error(m, (Loc){2, 11}, "unsupported operator '%s'",
+	    "aten::foo.bar");
+	ir_warning(m, (Loc){0, 0}, "no location");
+	fflush(m->diagout);
+	assert_string_equal(c.buf,
+	    "graph.txt:2:11: error: unsupported operator 'aten::foo.bar'\n"
+	    "      bad = torch.ops.aten.foo.bar(x)\n"
+	    "            ^\n"
+	    "graph.txt: warning: no location\n");
+	assert_int_equal(m->nerrors, 1);
+	assert_int_equal(m->nwarnings, 1);
+	fclose(m->diagout);
+	free(c.buf);
+	ir_free(m);
+}
+
+static void
+test_diagnostic_long_line_window(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	char *line = malloc(5001);
+	memset(line, 'a', 5000);
+	line[5000] = 0;
+	memcpy(line + 3000, "HERE", 4);
+	m->src = line;
+	m->srclen = 5000;
+	ir_error(m, (Loc){1, 3001}, "x");
+	fflush(m->diagout);
+	/* the shown window contains the column and stays short */
+	assert_non_null(strstr(c.buf, "HERE"));
+	assert_true(strlen(c.buf) < 400);
+	/* the caret sits under the H: same offset within its line */
+	char *here = strstr(c.buf, "HERE");
+	char *srcstart = strchr(c.buf, '\n') + 1;
+	char *caretline = strchr(here, '\n') + 1;
+	char *caret = strchr(caretline, '^');
+	assert_non_null(caret);
+	assert_int_equal(caret - caretline, here - srcstart);
+	fclose(m->diagout);
+	free(c.buf);
+	free(line);
+	ir_free(m);
+}
+
+static void
+test_print(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	GraphId gid = small_graph(m, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ir_print(m, gid, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "graph main(%x: f32[2, s0])"));
+	assert_non_null(strstr(buf,
+	    "%add: f32[2, s0] = aten::add.Tensor(%relu, %x, alpha=1)"));
+	assert_non_null(strstr(buf, "return %add"));
+	free(buf);
+	ir_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_exprs_are_hash_consed),
+		cmocka_unit_test(test_dtypes),
+		cmocka_unit_test(test_graph_building),
+		cmocka_unit_test(test_verify_catches_use_before_def),
+		cmocka_unit_test(test_verify_catches_bad_dims),
+		cmocka_unit_test(test_diagnostic_has_caret),
+		cmocka_unit_test(test_diagnostic_long_line_window),
+		cmocka_unit_test(test_print),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
