@@ -1,0 +1,230 @@
+/* fx_annot.c - type annotations of FX values: "f32[2, s0]", "i64[]",
+ * "f32[3][1]cpu" (strides and device are accepted and dropped), "Sym(s0)",
+ * "Sym(s0 > 2)", "Sym(ToFloat(s37) + 3.0)". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx_int.h"
+
+static Loc
+at(Loc base, size_t off)
+{
+	return (Loc){base.line, base.col + (uint32_t)off};
+}
+
+static bool
+isws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+enum { TY_INT, TY_FLOAT, TY_BOOL };
+
+static bool
+namestarts(const Module *m, StrId s, const char *prefix)
+{
+	return strncmp(ir_str(m, s), prefix, strlen(prefix)) == 0;
+}
+
+/* Whether a symbolic expression is an int, a float or a bool. */
+static int
+etype(const Module *m, ExprId id, int depth)
+{
+	if (id == 0 || depth > 200)
+		return TY_INT;
+	const Expr *e = ir_exprp(m, id);
+	switch (e->kind) {
+	case E_INT:
+		return TY_INT;
+	case E_SYM:
+		if (strcmp(ir_str(m, e->str), "True") == 0 ||
+		    strcmp(ir_str(m, e->str), "False") == 0)
+			return TY_BOOL;
+		return TY_INT;
+	case E_FLOAT: case E_TOFLOAT: case E_TRUEDIV:
+		return TY_FLOAT;
+	case E_EQ: case E_NE: case E_LT: case E_LE: case E_GT: case E_GE:
+	case E_AND: case E_OR: case E_NOT:
+		return TY_BOOL;
+	case E_CALL:
+		if (namestarts(m, e->str, "Float") ||
+		    namestarts(m, e->str, "OpaqueUnaryFn") ||
+		    strcmp(ir_str(m, e->str), "IntTrueDiv") == 0 ||
+		    strcmp(ir_str(m, e->str), "sqrt") == 0)
+			return TY_FLOAT;
+		if (namestarts(m, e->str, "Ceil") ||
+		    namestarts(m, e->str, "Floor") ||
+		    namestarts(m, e->str, "Trunc") ||
+		    namestarts(m, e->str, "Round") ||
+		    strcmp(ir_str(m, e->str), "floor") == 0 ||
+		    strcmp(ir_str(m, e->str), "ceiling") == 0)
+			return TY_INT;
+		break;
+	default:
+		break;
+	}
+	int ta = e->a ? etype(m, e->a, depth + 1) : TY_INT;
+	int tb = e->b ? etype(m, e->b, depth + 1) : TY_INT;
+	return ta == TY_FLOAT || tb == TY_FLOAT ? TY_FLOAT : TY_INT;
+}
+
+static int
+parsedim(Module *m, const char *s, size_t n, Loc loc, Dim *d)
+{
+	size_t i = 0;
+	while (i < n && isws(s[i]))
+		i++;
+	while (n > i && isws(s[n - 1]))
+		n--;
+	if (i == n) {
+		ir_error(m, at(loc, i), "empty dimension in annotation");
+		return -1;
+	}
+	ExprId e;
+	size_t err = 0;
+	if (ir_expr_parse(m, s + i, n - i, &e, &err) != 0) {
+		ir_error(m, at(loc, i + err),
+		    "bad dimension expression '%.*s'", (int)(n - i), s + i);
+		return -1;
+	}
+	const Expr *x = ir_exprp(m, e);
+	if (x->kind == E_INT) {
+		d->n = x->n;
+		d->e = 0;
+	} else {
+		d->n = 0;
+		d->e = e;
+	}
+	return 0;
+}
+
+/* The "[...]" starting at s[i]; returns the index of its ']' or n. */
+static size_t
+closing(const char *s, size_t n, size_t i)
+{
+	int depth = 0;
+	for (; i < n; i++) {
+		if (s[i] == '[' || s[i] == '(')
+			depth++;
+		else if (s[i] == ']' || s[i] == ')')
+			if (--depth == 0)
+				return i;
+	}
+	return n;
+}
+
+static int
+tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
+{
+	size_t i = 0;
+	while (i < n && ((s[i] >= 'a' && s[i] <= 'z') ||
+	    (s[i] >= '0' && s[i] <= '9')))
+		i++;
+	if (i == 0 || i >= n || s[i] != '[') {
+		ir_error(m, loc, "unrecognised type annotation '%.*s' "
+		    "(expected a tensor type like f32[2, 3] or Sym(...))",
+		    (int)(n > 60 ? 60 : n), s);
+		return -1;
+	}
+	DType dt = ir_dtype_parse(s, i);
+	if (dt == DT_UNDEF) {
+		ir_error(m, loc, "unknown dtype code '%.*s'", (int)i, s);
+		return -1;
+	}
+	size_t open = i, close = closing(s, n, open);
+	if (close >= n) {
+		ir_error(m, at(loc, open), "unterminated '[' in annotation");
+		return -1;
+	}
+	/* split the dims at top-level commas */
+	Dim *dims = NULL;
+	uint32_t rank = 0, cap = 0;
+	int rc = 0;
+	size_t b = open + 1;
+	bool empty = true;
+	for (size_t k = open + 1; k < close; k++)
+		if (!isws(s[k]))
+			empty = false;
+	if (!empty) {
+		int depth = 0;
+		for (size_t k = open + 1; k <= close; k++) {
+			char c = s[k];
+			if (c == '(' || c == '[')
+				depth++;
+			else if ((c == ')' || c == ']') && k < close)
+				depth--;
+			if (k < close && (c != ',' || depth > 0))
+				continue;
+			vgrow((void **)&dims, &cap, rank + 1, sizeof *dims);
+			if (parsedim(m, s + b, k - b, at(loc, b),
+			    &dims[rank]) != 0)
+				rc = -1;
+			rank++;
+			b = k + 1;
+		}
+	}
+	if (rc == 0)
+		ir_set_tensor(g, v, dt, (int32_t)rank, dims);
+	free(dims);
+	/* optional strides "[3, 1]" and device "cpu" / "cuda:0" */
+	i = close + 1;
+	if (i < n && s[i] == '[') {
+		size_t c2 = closing(s, n, i);
+		if (c2 >= n) {
+			ir_error(m, at(loc, i),
+			    "unterminated '[' in annotation");
+			return -1;
+		}
+		i = c2 + 1;
+	}
+	size_t dev = i;
+	while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_'))
+		i++;
+	if (i > dev && i < n && s[i] == ':') {
+		i++;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			i++;
+	}
+	while (i < n && isws(s[i]))
+		i++;
+	if (i < n) {
+		ir_error(m, at(loc, i), "unexpected '%c' after tensor type",
+		    s[i]);
+		return -1;
+	}
+	return rc;
+}
+
+int
+fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
+{
+	size_t i = 0;
+	while (i < n && isws(s[i]))
+		i++;
+	while (n > i && isws(s[n - 1]))
+		n--;
+	s += i;
+	n -= i;
+	loc = at(loc, i);
+	if (n >= 4 && memcmp(s, "Sym(", 4) == 0) {
+		if (s[n - 1] != ')') {
+			ir_error(m, at(loc, n), "expected ')' to close Sym(");
+			return -1;
+		}
+		ExprId e;
+		size_t err = 0;
+		if (ir_expr_parse(m, s + 4, n - 5, &e, &err) != 0) {
+			ir_error(m, at(loc, 4 + err),
+			    "bad symbolic expression '%.*s'", (int)(n - 5),
+			    s + 4);
+			return -1;
+		}
+		Value *val = ir_val(g, v);
+		int ty = etype(m, e, 0);
+		val->kind = ty == TY_BOOL ? VK_SYMBOOL :
+		    ty == TY_FLOAT ? VK_SYMFLOAT : VK_SYMINT;
+		val->sym = e;
+		return 0;
+	}
+	return tensorannot(m, g, v, s, n, loc);
+}

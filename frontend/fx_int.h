@@ -1,0 +1,185 @@
+/* fx_int.h - private to the FX frontend: tokens, the lexer and the parser
+ * state shared by fx_lex.c, fx_parse.c, fx_args.c, fx_annot.c and fx_sig.c.
+ */
+#ifndef ONNXC_FX_INT_H
+#define ONNXC_FX_INT_H
+
+#include "fx.h"
+
+/* Brackets nested deeper than this are reported, not recursed into. */
+#define FX_MAXDEPTH 64
+
+typedef enum TokKind {
+	T_EOF,
+	T_NL,      /* end of a line */
+	T_NAME,    /* identifier or keyword */
+	T_INT,     /* u, with ovf set if it does not fit 64 bits */
+	T_FLOAT,   /* f */
+	T_STR,     /* '...' or "...": p/n include the quotes */
+	T_PUNCT,   /* operator or bracket: p/n is its text */
+	T_COMMENT, /* '#' to the end of the line: p/n is the text after '#' */
+	T_ERR      /* bad input: msg says what */
+} TokKind;
+
+typedef struct Token {
+	uint8_t kind;
+	bool first;      /* first token on its line */
+	bool ovf;        /* T_INT too large */
+	const char *p;
+	uint32_t n;
+	Loc loc;
+	uint32_t indent; /* first: columns of indentation (after prefixes) */
+	uint64_t u;
+	double f;
+	const char *msg; /* T_ERR */
+} Token;
+
+typedef struct Lexer {
+	const char *s;
+	size_t n, pos;
+	uint32_t line, col;
+	bool bol;        /* at the beginning of a line */
+	bool sawtok;     /* a token was already returned on this line */
+	uint32_t indent;
+} Lexer;
+
+/* fx_lex.c */
+void fx_lex_init(Lexer *lx, const char *s, size_t n);
+void fx_lex_next(Lexer *lx, Token *t);
+bool fx_tok_is(const Token *t, TokKind k, const char *text);
+/* the decoded contents of a T_STR token, interned */
+StrId fx_str_value(Module *m, const Token *t);
+/* short printable description of a token for messages ("'foo'", "end of
+ * line"); buf must hold 48 bytes */
+const char *fx_tok_desc(const Token *t, char *buf);
+
+/* A StrId -> uint32 map (dense: StrIds are small integers). */
+typedef struct StrMap {
+	uint32_t *v;
+	uint32_t cap;
+} StrMap;
+uint32_t fx_map_get(const StrMap *mp, StrId k);
+void fx_map_set(StrMap *mp, StrId k, uint32_t v);
+void fx_map_free(StrMap *mp);
+
+/* What the signature section said about one placeholder or output. */
+typedef struct SigEntry {
+	StrId name;
+	uint8_t kind;   /* Role for inputs, OutKind for outputs */
+	StrId target;
+	Loc loc;
+} SigEntry;
+
+typedef struct Sig {
+	bool present;
+	Loc loc;
+	SigEntry *in, *out;
+	uint32_t nin, nout, cin, cout;
+	/* 2.1-2.2 layout: outputs named by maps, not in return order */
+	bool bynames;
+} Sig;
+
+/* The parser. */
+typedef struct Parser {
+	Module *m;
+	Lexer lx;
+	Token la[4];     /* lookahead */
+	int nla;
+	int join;        /* > 0: newlines and comments are skipped */
+	Sig sig;
+	bool badline;    /* an error was reported on the current line */
+} Parser;
+
+/* fx_lex.c: the parser's token stream */
+Token *fx_cur(Parser *p);
+Token *fx_peek(Parser *p, int k);  /* k tokens after the current one */
+void fx_adv(Parser *p);
+void fx_skip_line(Parser *p);      /* the rest of the line and its newline */
+/* an error, unless one was already reported on this line */
+void fx_err(Parser *p, Loc loc, const char *fmt, ...);
+/* report "expected X, found Y" at the current token */
+void fx_expected(Parser *p, const char *what);
+bool fx_atpunct(Parser *p, const char *punct);
+bool fx_accept(Parser *p, const char *punct);  /* consume if there */
+bool fx_expect(Parser *p, const char *punct);  /* else report */
+bool fx_eol(Parser *p);                        /* at newline or end */
+
+/* The state of one fx_parse, and of the forward() being parsed. */
+/* What a name in a forward() body stands for. */
+enum { B_NONE, B_VAL, B_MULTI, B_REF, B_POISON };
+
+typedef struct Bind {
+	uint8_t kind;
+	uint32_t x;   /* ValId, NodeId (B_MULTI) or Ref index */
+	Loc loc;
+} Bind;
+
+/* "name = self.attr": a subgraph reference, resolved at the end. */
+typedef struct Ref {
+	GraphId owner;
+	StrId attr;
+	Loc loc;
+	GraphId target;
+} Ref;
+
+/* One "class X(torch.nn.Module):" in textual order. */
+typedef struct Class {
+	GraphId g;
+	GraphId parent;
+	StrId name;
+	uint32_t indent;
+	Loc loc;
+	bool lambda;
+	bool hasdef;
+	bool used;
+} Class;
+
+typedef struct Ctx {
+	Parser p;
+	Module *m;
+	GraphId main;
+	Class *cls;
+	uint32_t ncls, ccls;
+	Ref *refs;
+	uint32_t nrefs, crefs;
+	Arg *scr;         /* arguments being collected, innermost last */
+	uint32_t nscr, cscr;
+	/* the forward() being parsed */
+	Graph *g;
+	GraphId gid;
+	StrMap names;     /* StrId -> index into binds */
+	Bind *binds;
+	uint32_t nbinds, cbinds;
+	StrMap nout;      /* producer StrId -> largest getitem index + 1 */
+	StrId trace;
+	bool poisoned;    /* an argument named a value whose statement failed */
+} Ctx;
+
+/* fx_parse.c */
+Bind *fx_lookup(Ctx *c, StrId name);
+
+/* fx_args.c */
+void fx_scrpush(Ctx *c, Arg a);
+/* a.b.c into parts (at most max); returns the count or -1 */
+int fx_dotted(Ctx *c, Token *parts, int max);
+/* torch.ops.aten.add.Tensor -> "aten::add.Tensor", math.ceil -> ... */
+StrId fx_opname(Module *m, const Token *parts, int n);
+/* one argument; *name gets the name of a plain value reference */
+bool fx_arg(Ctx *c, Arg *out, StrId *name, int depth);
+
+/* fx_annot.c: "f32[2, s0]" / "Sym(s0)" annotations onto value v of g.
+ * text is at loc in the dump (one line).  Returns -1 after an error. */
+int fx_annot(Module *m, Graph *g, ValId v, const char *text, size_t n,
+    Loc loc);
+
+/* fx_sig.c: the "Graph signature:", "Range constraints:" and "Equality
+ * constraints:" sections, starting at the current token (the section's
+ * first word).  Returns -1 after an error. */
+int fx_section(Parser *p);
+/* Is the current token the start of one of those sections? */
+bool fx_at_section(Parser *p);
+/* Apply roles/targets and output kinds to the main graph. */
+int fx_apply_sig(Parser *p, GraphId main);
+void fx_sig_free(Sig *s);
+
+#endif

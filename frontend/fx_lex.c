@@ -1,0 +1,644 @@
+/* fx_lex.c - tokens of an FX dump, with their line:col in the original text.
+ *
+ * The lexer is line-aware but does not use indentation for structure:
+ * dumps arrive re-indented by markdown/rst, with odd indents after comment
+ * lines, or behind logger prefixes.  It strips what wraps a dump (logger
+ * prefixes, ANSI colour codes, code-fence lines) without changing the
+ * positions it reports, and never emits empty lines.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fx_int.h"
+
+void
+fx_lex_init(Lexer *lx, const char *s, size_t n)
+{
+	memset(lx, 0, sizeof *lx);
+	lx->s = s;
+	lx->n = n;
+	lx->line = 1;
+	lx->col = 1;
+	lx->bol = true;
+}
+
+static bool
+isdig(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+isname0(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool
+isnamec(char c)
+{
+	return isname0(c) || isdig(c);
+}
+
+static size_t
+digits(const char *s, size_t n, size_t i)
+{
+	size_t j = i;
+	while (j < n && isdig(s[j]))
+		j++;
+	return j - i;
+}
+
+/* A glog-style logger prefix, as torch logging writes before each line:
+ *   V0610 18:40:25.800000 93824 torch/_export/_trace.py:690] text
+ * optionally preceded by "[rank0]:".  Returns its length, or 0. */
+static size_t
+logprefix(const char *s, size_t n)
+{
+	size_t i = 0, k;
+	if (n > 5 && memcmp(s, "[rank", 5) == 0) {
+		k = digits(s, n, 5);
+		if (k && 5 + k + 1 < n && s[5 + k] == ']' && s[6 + k] == ':')
+			i = 7 + k;
+		else
+			return 0;
+	}
+	if (i >= n || !strchr("IWEVD", s[i]) || s[i] == 0)
+		return 0;
+	i++;
+	if (digits(s, n, i) != 4 || i + 4 >= n || s[i + 4] != ' ')
+		return 0;
+	i += 5;
+	/* hh:mm:ss[.frac] */
+	for (int part = 0; part < 3; part++) {
+		if (digits(s, n, i) != 2)
+			return 0;
+		i += 2;
+		if (part < 2) {
+			if (i >= n || s[i] != ':')
+				return 0;
+			i++;
+		}
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		i += digits(s, n, i);
+	}
+	if (i >= n || s[i] != ' ')
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	k = digits(s, n, i);
+	if (!k || i + k >= n || s[i + k] != ' ')
+		return 0;
+	i += k + 1;
+	/* path:line] */
+	size_t start = i;
+	while (i < n && s[i] != ']' && s[i] != ' ' && s[i] != '\n')
+		i++;
+	if (i == start || i >= n || s[i] != ']')
+		return 0;
+	i++;
+	if (i < n && s[i] == ' ')
+		i++;
+	return i;
+}
+
+/* ESC [ params letter; at least the ESC itself */
+static size_t
+ansilen(const char *s, size_t n)
+{
+	if (n < 2)
+		return n;
+	if (s[1] != '[')
+		return 1;
+	size_t i = 2;
+	while (i < n && (isdig(s[i]) || s[i] == ';' || s[i] == '?'))
+		i++;
+	if (i < n && ((s[i] >= 'A' && s[i] <= 'Z') ||
+	    (s[i] >= 'a' && s[i] <= 'z')))
+		i++;
+	return i;
+}
+
+static void
+skipbytes(Lexer *lx, size_t k)
+{
+	lx->pos += k;
+	lx->col += (uint32_t)k;
+}
+
+/* Lines that only wrap the dump: ``` fences, rst directives, prompts. */
+static bool
+wrapperline(const char *s, size_t n)
+{
+	if (n >= 3 && (memcmp(s, "```", 3) == 0 || memcmp(s, "~~~", 3) == 0))
+		return true;
+	if (n >= 3 && memcmp(s, ".. ", 3) == 0)
+		return true;
+	if (n >= 3 && memcmp(s, ">>>", 3) == 0)
+		return true;
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		size_t i = 2;
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		return i == n || s[i] == '\n';
+	}
+	return false;
+}
+
+/* At the start of a line: drop its prefix, measure its indentation. */
+static void
+linestart(Lexer *lx)
+{
+	for (;;) {
+		lx->bol = false;
+		lx->sawtok = false;
+		size_t k = logprefix(lx->s + lx->pos, lx->n - lx->pos);
+		skipbytes(lx, k);
+		uint32_t ind = 0;
+		for (;;) {
+			if (lx->pos >= lx->n)
+				break;
+			char c = lx->s[lx->pos];
+			if (c == ' ' || c == '\t') {
+				ind++;
+				skipbytes(lx, 1);
+			} else if (c == 0x1b) {
+				skipbytes(lx, ansilen(lx->s + lx->pos,
+				    lx->n - lx->pos));
+			} else {
+				break;
+			}
+		}
+		lx->indent = ind;
+		if (!wrapperline(lx->s + lx->pos, lx->n - lx->pos))
+			return;
+		while (lx->pos < lx->n && lx->s[lx->pos] != '\n')
+			lx->pos++;
+		if (lx->pos >= lx->n)
+			return;
+		lx->pos++;
+		lx->line++;
+		lx->col = 1;
+	}
+}
+
+static void
+settok(Lexer *lx, Token *t, TokKind k, size_t start, size_t len)
+{
+	t->kind = (uint8_t)k;
+	t->p = lx->s + start;
+	t->n = (uint32_t)len;
+	t->first = !lx->sawtok;
+	t->indent = lx->indent;
+	lx->sawtok = true;
+}
+
+static void
+lexnumber(Lexer *lx, Token *t, size_t start)
+{
+	const char *s = lx->s;
+	size_t i = start, n = lx->n;
+	bool isfloat = false;
+	uint64_t u = 0;
+	bool ovf = false;
+	while (i < n && isdig(s[i])) {
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (u > (UINT64_MAX - d) / 10)
+			ovf = true;
+		else
+			u = u * 10 + d;
+		i++;
+	}
+	if (i < n && s[i] == '.' && !(i + 1 < n && isname0(s[i + 1]))) {
+		isfloat = true;
+		i++;
+		i += digits(s, n, i);
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		size_t j = i + 1;
+		if (j < n && (s[j] == '+' || s[j] == '-'))
+			j++;
+		if (digits(s, n, j)) {
+			isfloat = true;
+			i = j + digits(s, n, j);
+		}
+	}
+	settok(lx, t, isfloat ? T_FLOAT : T_INT, start, i - start);
+	t->u = u;
+	t->ovf = ovf;
+	if (isfloat) {
+		char buf[128];
+		if (i - start >= sizeof buf) {
+			t->kind = T_ERR;
+			t->msg = "numeric literal too long";
+		} else {
+			memcpy(buf, s + start, i - start);
+			buf[i - start] = 0;
+			t->f = strtod(buf, NULL);
+		}
+	}
+	skipbytes(lx, i - start);
+}
+
+static const char *const puncts[] = {
+	"**", "//", "==", "!=", "<=", ">=", "->",
+	"(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "=", "+", "-",
+	"*", "/", "%", "<", ">", "&", "|", "~", "^", "@", "!",
+};
+
+void
+fx_lex_next(Lexer *lx, Token *t)
+{
+	memset(t, 0, sizeof *t);
+	const char *s = lx->s;
+	for (;;) {
+		if (lx->bol && lx->pos < lx->n)
+			linestart(lx);
+		t->loc = (Loc){lx->line, lx->col};
+		if (lx->pos >= lx->n) {
+			if (lx->sawtok) {
+				/* a last line without '\n' still ends */
+				settok(lx, t, T_NL, lx->pos, 0);
+				t->first = false;
+				lx->sawtok = false;
+				return;
+			}
+			settok(lx, t, T_EOF, lx->pos, 0);
+			lx->sawtok = false;
+			return;
+		}
+		char c = s[lx->pos];
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
+		    c == '\v') {
+			skipbytes(lx, 1);
+			continue;
+		}
+		if (c == 0x1b) {
+			skipbytes(lx, ansilen(s + lx->pos, lx->n - lx->pos));
+			continue;
+		}
+		if (c == '\n') {
+			bool had = lx->sawtok;
+			size_t at = lx->pos;
+			lx->pos++;
+			lx->line++;
+			lx->col = 1;
+			lx->bol = true;
+			if (had) {
+				lx->sawtok = true;
+				settok(lx, t, T_NL, at, 0);
+				t->first = false;
+				lx->sawtok = false;
+				return;
+			}
+			continue;
+		}
+		break;
+	}
+	size_t start = lx->pos;
+	char c = s[start];
+	if (isname0(c)) {
+		size_t i = start;
+		while (i < lx->n && isnamec(s[i]))
+			i++;
+		settok(lx, t, T_NAME, start, i - start);
+		skipbytes(lx, i - start);
+		return;
+	}
+	if (isdig(c) || (c == '.' && start + 1 < lx->n &&
+	    isdig(s[start + 1]))) {
+		lexnumber(lx, t, start);
+		return;
+	}
+	if (c == '\'' || c == '"') {
+		size_t i = start + 1;
+		while (i < lx->n && s[i] != c && s[i] != '\n') {
+			if (s[i] == '\\' && i + 1 < lx->n && s[i + 1] != '\n')
+				i++;
+			i++;
+		}
+		if (i >= lx->n || s[i] != c) {
+			/* the rest of the line is lost; the parser resyncs
+			 * at the newline */
+			settok(lx, t, T_ERR, start, i - start);
+			t->msg = "unterminated string";
+			skipbytes(lx, i - start);
+			return;
+		}
+		settok(lx, t, T_STR, start, i + 1 - start);
+		skipbytes(lx, i + 1 - start);
+		return;
+	}
+	if (c == '#') {
+		size_t i = start + 1;
+		while (i < lx->n && s[i] != '\n')
+			i++;
+		settok(lx, t, T_COMMENT, start + 1, i - start - 1);
+		skipbytes(lx, i - start);
+		return;
+	}
+	for (size_t k = 0; k < sizeof puncts / sizeof puncts[0]; k++) {
+		size_t len = strlen(puncts[k]);
+		if (lx->n - start >= len &&
+		    memcmp(s + start, puncts[k], len) == 0) {
+			settok(lx, t, T_PUNCT, start, len);
+			skipbytes(lx, len);
+			return;
+		}
+	}
+	/* anything else: one character (a whole UTF-8 sequence) */
+	size_t len = 1;
+	if ((unsigned char)c >= 0xc0)
+		while (start + len < lx->n &&
+		    ((unsigned char)s[start + len] & 0xc0) == 0x80 && len < 4)
+			len++;
+	settok(lx, t, T_ERR, start, len);
+	t->msg = c == 0 ? "unexpected NUL byte" : "unexpected character";
+	skipbytes(lx, len);
+}
+
+bool
+fx_tok_is(const Token *t, TokKind k, const char *text)
+{
+	if (t->kind != k)
+		return false;
+	if (!text)
+		return true;
+	size_t n = strlen(text);
+	return t->n == n && memcmp(t->p, text, n) == 0;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static size_t
+utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+StrId
+fx_str_value(Module *m, const Token *t)
+{
+	if (t->kind != T_STR || t->n < 2)
+		return 0;
+	const char *s = t->p + 1;
+	size_t n = t->n - 2;
+	char *buf = xrealloc(NULL, n * 2 + 1), *o = buf;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\\' || i + 1 >= n) {
+			*o++ = s[i];
+			continue;
+		}
+		char e = s[++i];
+		uint32_t cp = 0;
+		int need = 0;
+		switch (e) {
+		case 'n': *o++ = '\n'; continue;
+		case 't': *o++ = '\t'; continue;
+		case 'r': *o++ = '\r'; continue;
+		case '\\': case '\'': case '"': *o++ = e; continue;
+		case 'x': need = 2; break;
+		case 'u': need = 4; break;
+		case 'U': need = 8; break;
+		default:
+			*o++ = '\\';
+			*o++ = e;
+			continue;
+		}
+		bool ok = i + (size_t)need < n;
+		for (int k = 1; ok && k <= need; k++) {
+			int h = hexval(s[i + (size_t)k]);
+			if (h < 0)
+				ok = false;
+			else
+				cp = cp * 16 + (uint32_t)h;
+		}
+		/* NUL cannot live in an interned C string; keep the escape */
+		if (!ok || cp == 0 || cp > 0x10ffff) {
+			*o++ = '\\';
+			*o++ = e;
+			continue;
+		}
+		o += utf8(o, cp);
+		i += (size_t)need;
+	}
+	/* a raw NUL byte inside the quotes would cut the string short */
+	for (char *q = buf; q < o; q++)
+		if (*q == 0)
+			*q = '?';
+	StrId id = ir_internn(m, buf, (size_t)(o - buf));
+	free(buf);
+	return id;
+}
+
+const char *
+fx_tok_desc(const Token *t, char *buf)
+{
+	switch (t->kind) {
+	case T_EOF:
+		return "end of input";
+	case T_NL:
+		return "end of line";
+	case T_STR:
+		return "a string";
+	case T_COMMENT:
+		return "a comment";
+	case T_ERR:
+		return t->msg;
+	default:
+		break;
+	}
+	size_t n = t->n > 40 ? 40 : t->n;
+	buf[0] = '\'';
+	memcpy(buf + 1, t->p, n);
+	for (size_t i = 1; i <= n; i++)
+		if ((unsigned char)buf[i] < 32)
+			buf[i] = '?';
+	strcpy(buf + 1 + n, t->n > 40 ? "...'" : "'");
+	return buf;
+}
+
+uint32_t
+fx_map_get(const StrMap *mp, StrId k)
+{
+	return k < mp->cap ? mp->v[k] : 0;
+}
+
+void
+fx_map_set(StrMap *mp, StrId k, uint32_t v)
+{
+	if (k >= mp->cap) {
+		uint32_t old = mp->cap, cap = old ? old : 64;
+		while (cap <= k)
+			cap *= 2;
+		mp->v = xrealloc(mp->v, cap * sizeof *mp->v);
+		memset(mp->v + old, 0, (cap - old) * sizeof *mp->v);
+		mp->cap = cap;
+	}
+	mp->v[k] = v;
+}
+
+void
+fx_map_free(StrMap *mp)
+{
+	free(mp->v);
+	mp->v = NULL;
+	mp->cap = 0;
+}
+
+/* The token stream of the parser: lookahead, and newlines skipped while
+ * a bracket of a joined construct is open. */
+
+static bool
+skippable(const Parser *p, const Token *t)
+{
+	return p->join > 0 && (t->kind == T_NL || t->kind == T_COMMENT);
+}
+
+Token *
+fx_peek(Parser *p, int k)
+{
+	if (p->join > 0) {
+		int j = 0;
+		for (int i = 0; i < p->nla; i++)
+			if (!skippable(p, &p->la[i]))
+				p->la[j++] = p->la[i];
+		p->nla = j;
+	}
+	while (p->nla <= k) {
+		Token *t = &p->la[p->nla];
+		fx_lex_next(&p->lx, t);
+		if (skippable(p, t))
+			continue;
+		p->nla++;
+	}
+	return &p->la[k];
+}
+
+Token *
+fx_cur(Parser *p)
+{
+	return fx_peek(p, 0);
+}
+
+void
+fx_adv(Parser *p)
+{
+	fx_peek(p, 0);
+	if (p->la[0].kind == T_EOF)
+		return;
+	if (p->la[0].kind == T_NL)
+		p->badline = false;
+	memmove(p->la, p->la + 1, (size_t)(p->nla - 1) * sizeof *p->la);
+	p->nla--;
+}
+
+/* Skip the rest of the line, newline included. */
+void
+fx_skip_line(Parser *p)
+{
+	int join = p->join;
+	p->join = 0;
+	for (;;) {
+		Token *t = fx_cur(p);
+		if (t->kind == T_EOF)
+			break;
+		if (t->kind == T_NL) {
+			fx_adv(p);
+			break;
+		}
+		fx_adv(p);
+	}
+	p->badline = false;
+	p->join = join;
+}
+
+void
+fx_err(Parser *p, Loc loc, const char *fmt, ...)
+{
+	if (p->badline)
+		return;
+	p->badline = true;
+	va_list ap;
+	va_start(ap, fmt);
+	ir_vdiag(p->m, "error", loc, fmt, ap);
+	va_end(ap);
+}
+
+void
+fx_expected(Parser *p, const char *what)
+{
+	Token *t = fx_cur(p);
+	char buf[48];
+	if (t->kind == T_ERR)
+		fx_err(p, t->loc, "%s", t->msg);
+	else
+		fx_err(p, t->loc, "expected %s, found %s", what,
+		    fx_tok_desc(t, buf));
+}
+
+
+bool
+fx_atpunct(Parser *p, const char *text)
+{
+	return fx_tok_is(fx_cur(p), T_PUNCT, text);
+}
+
+bool
+fx_accept(Parser *p, const char *punct)
+{
+	if (!fx_atpunct(p, punct))
+		return false;
+	fx_adv(p);
+	return true;
+}
+
+bool
+fx_expect(Parser *p, const char *punct)
+{
+	if (fx_accept(p, punct))
+		return true;
+	char what[16];
+	snprintf(what, sizeof what, "'%s'", punct);
+	fx_expected(p, what);
+	return false;
+}
+
+bool
+fx_eol(Parser *p)
+{
+	Token *t = fx_cur(p);
+	return t->kind == T_NL || t->kind == T_EOF;
+}
