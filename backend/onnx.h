@@ -1,0 +1,21 @@
+/* onnx.h - the ONNX backend: a lowered graph -> ModelProto bytes. */
+#ifndef ONNXC_ONNX_H
+#define ONNXC_ONNX_H
+
+#include "../ir/ir.h"
+
+typedef struct OnnxOptions {
+	int opset;           /* default-domain opset, 17..23 */
+} OnnxOptions;
+
+/* ir_version for an opset (opset 18 -> 8, ...) */
+int onnx_ir_version(int opset);
+/* Write graph g (D_ONNX nodes) as a model to path: streamed into a
+ * temporary file in the same folder, renamed into place on success, removed
+ * on failure.  Returns 0 or -1 (reported). */
+int onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path);
+/* The same model packed into a malloc'ed buffer (for tests and fuzzing). */
+int onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
+    size_t *len);
+
+#endif

@@ -1,0 +1,703 @@
+/* test_onnx.c - the ONNX backend: models built by hand, encoded, unpacked
+ * with protobuf-c and checked field by field. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <onnx.pb-c.h>
+
+#include "backend/onnx.h"
+
+/* protobuf-c's names are long */
+#define AT(x) ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
+#define DT(x) ONNX__TENSOR_PROTO__DATA_TYPE__##x
+#define DIM(x) ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_##x
+
+typedef struct Fix {
+	char dir[64];
+	Module *m;
+	char *diag;
+	size_t diaglen;
+	float w[6];
+	float six;
+} Fix;
+
+static int
+setup(void **state)
+{
+	Fix *f = calloc(1, sizeof *f);
+	strcpy(f->dir, "/tmp/test_onnx_XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->m = ir_module_new();
+	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	Fix *f = *state;
+	fclose(f->m->diagout);
+	free(f->diag);
+	ir_free(f->m);
+	DIR *d = opendir(f->dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char p[512];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", f->dir, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static const char *
+diag(Fix *f)
+{
+	fflush(f->m->diagout);
+	return f->diag ? f->diag : "";
+}
+
+static StrId
+S(Fix *f, const char *s)
+{
+	return ir_intern(f->m, s);
+}
+
+/* A fresh node whose single output gets a name and a type. */
+static NodeId
+node(Fix *f, Graph *g, const char *op, const char *fxname, const char *out,
+    DType dt, int32_t rank, const Dim *dims)
+{
+	NodeId n = ir_node(g, D_ONNX, S(f, op), 1);
+	Node *p = ir_nodep(g, n);
+	p->name = fxname ? S(f, fxname) : 0;
+	Value *v = ir_val(g, p->out);
+	v->name = S(f, out);
+	if (dt)
+		ir_set_tensor(g, p->out, dt, rank, dims);
+	return n;
+}
+
+static ValId
+out(Graph *g, NodeId n)
+{
+	return ir_nodep(g, n)->out;
+}
+
+/* x: f32[s0, 3] -> MatMul(x, fc.weight) -> Clip(mm, "", six)
+ *   -> Transpose(perm=[1, 0]) -> LeakyRelu(alpha=0.1) -> y: f32[2, s0] */
+static GraphId
+tiny(Fix *f)
+{
+	Module *m = f->m;
+	GraphId gid = ir_graph_new(m, "main_graph", 0);
+	m->main = gid;
+	Graph *g = ir_graph(m, gid);
+	Dim s0 = {0, ir_expr_sym(m, "s0")};
+	Dim xd[2] = {s0, {3, 0}}, wd[2] = {{3, 0}, {2, 0}};
+	Dim md[2] = {s0, {2, 0}}, yd[2] = {{2, 0}, s0};
+
+	ValId x = ir_value(g, S(f, "x"));
+	ir_set_tensor(g, x, DT_F32, 2, xd);
+	ir_val(g, x)->role = ROLE_USER_INPUT;
+	ir_add_input(g, x);
+
+	for (int i = 0; i < 6; i++)
+		f->w[i] = (float)i - 2.5f;
+	ValId w = ir_value(g, S(f, "fc.weight"));
+	ir_set_tensor(g, w, DT_F32, 2, wd);
+	ir_val(g, w)->role = ROLE_PARAM;
+	int64_t dims[2] = {3, 2};
+	Tensor t = {.name = S(f, "fc.weight"), .dtype = DT_F32, .rank = 2,
+	    .dims = dims, .data = f->w, .nbytes = 24};
+	ir_val(g, w)->init = ir_tensor(m, &t);
+	ir_add_input(g, w);
+
+	NodeId mm = node(f, g, "MatMul", "linear", "mm", DT_F32, 2, md);
+	ir_push_arg(g, mm, arg_val(x));
+	ir_push_arg(g, mm, arg_val(w));
+	ir_nodep(g, mm)->trace = S(f, "File: model.py:7 in forward\n"
+	    "    return self.fc(x)");
+
+	f->six = 6.0f;
+	Tensor c = {.dtype = DT_F32, .rank = 0, .data = &f->six, .nbytes = 4};
+	NodeId k = node(f, g, "Constant", "clamp", "six", DT_F32, 0, NULL);
+	ir_push_arg(g, k, arg_keyed((Arg){.kind = A_TENSOR,
+	    .u.t = ir_tensor(m, &c)}, S(f, "value")));
+
+	NodeId cl = node(f, g, "Clip", "clamp", "clip", DT_F32, 2, md);
+	ir_push_arg(g, cl, arg_val(out(g, mm)));
+	ir_push_arg(g, cl, arg_none());
+	ir_push_arg(g, cl, arg_val(out(g, k)));
+	ir_push_arg(g, cl, arg_none());   /* trailing: dropped */
+
+	NodeId tr = node(f, g, "Transpose", "t", "tr", DT_F32, 2, yd);
+	ir_push_arg(g, tr, arg_val(out(g, cl)));
+	Arg perm[2] = {arg_int(1), arg_int(0)};
+	ir_push_arg(g, tr, arg_keyed(ir_list(g, A_LIST, perm, 2),
+	    S(f, "perm")));
+
+	NodeId lr = node(f, g, "LeakyRelu", NULL, "y", DT_F32, 2, yd);
+	ir_push_arg(g, lr, arg_val(out(g, tr)));
+	ir_push_arg(g, lr, arg_keyed(arg_float(0.1), S(f, "alpha")));
+
+	ir_add_output(g, out(g, lr), OUT_USER, 0);
+	return gid;
+}
+
+static Onnx__ModelProto *
+encode(Fix *f, GraphId g, int opset, uint8_t **buf, size_t *len)
+{
+	OnnxOptions o = {.opset = opset};
+	if (onnx_encode(f->m, g, &o, buf, len) != 0)
+		fail_msg("encode failed:\n%s", diag(f));
+	Onnx__ModelProto *p = onnx__model_proto__unpack(NULL, *len, *buf);
+	assert_non_null(p);
+	return p;
+}
+
+static void
+check_tensor_type(Onnx__ValueInfoProto *v, const char *name, int dt,
+    const char *d0, const char *d1)
+{
+	assert_string_equal(v->name, name);
+	assert_non_null(v->type);
+	assert_int_equal(v->type->value_case,
+	    ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE);
+	Onnx__TypeProto__Tensor *t = v->type->tensor_type;
+	assert_true(t->has_elem_type);
+	assert_int_equal(t->elem_type, dt);
+	assert_non_null(t->shape);
+	assert_int_equal(t->shape->n_dim, 2);
+	const char *want[2] = {d0, d1};
+	for (int i = 0; i < 2; i++) {
+		Onnx__TensorShapeProto__Dimension *d = t->shape->dim[i];
+		if (want[i][0] >= '0' && want[i][0] <= '9') {
+			assert_int_equal(d->value_case,
+			    DIM(DIM_VALUE));
+			assert_int_equal(d->dim_value, atoll(want[i]));
+		} else {
+			assert_int_equal(d->value_case,
+			    DIM(DIM_PARAM));
+			assert_string_equal(d->dim_param, want[i]);
+		}
+	}
+}
+
+static const char *
+meta(Onnx__StringStringEntryProto **e, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(e[i]->key, key) == 0)
+			return e[i]->value;
+	return NULL;
+}
+
+static void
+test_ir_version(void **state)
+{
+	(void)state;
+	static const int want[][2] = {
+		{17, 8}, {18, 8}, {19, 9}, {20, 9}, {21, 10}, {22, 10},
+		{23, 11}, {13, 7}, {7, 3},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		assert_int_equal(onnx_ir_version(want[i][0]), want[i][1]);
+	assert_int_equal(onnx_ir_version(6), 0);
+	assert_int_equal(onnx_ir_version(99), 0);
+}
+
+static void
+test_tiny_model(void **state)
+{
+	Fix *f = *state;
+	f->m->ranges = S(f, "{s0: VR[2, 1024]}");
+	GraphId g = tiny(f);
+	uint8_t *buf;
+	size_t len;
+	Onnx__ModelProto *p = encode(f, g, 18, &buf, &len);
+	assert_int_equal(f->m->nerrors, 0);
+
+	assert_true(p->has_ir_version);
+	assert_int_equal(p->ir_version, 8);
+	assert_string_equal(p->producer_name, "onnxc");
+	assert_string_equal(p->producer_version, ONNXC_VERSION);
+	assert_int_equal(p->n_opset_import, 1);
+	assert_string_equal(p->opset_import[0]->domain, "");
+	assert_int_equal(p->opset_import[0]->version, 18);
+	assert_string_equal(meta(p->metadata_props, p->n_metadata_props,
+	    "pkg.torch.export.ExportedProgram.range_constraints"),
+	    "{s0: VR[2, 1024]}");
+
+	Onnx__GraphProto *gp = p->graph;
+	assert_string_equal(gp->name, "main_graph");
+	/* the weight is an initializer, not an input */
+	assert_int_equal(gp->n_input, 1);
+	check_tensor_type(gp->input[0], "x", DT(FLOAT),
+	    "s0", "3");
+	assert_int_equal(gp->n_initializer, 1);
+	Onnx__TensorProto *w = gp->initializer[0];
+	assert_string_equal(w->name, "fc.weight");
+	assert_int_equal(w->data_type, DT(FLOAT));
+	assert_int_equal(w->n_dims, 2);
+	assert_int_equal(w->dims[0], 3);
+	assert_int_equal(w->dims[1], 2);
+	assert_true(w->has_raw_data);
+	assert_int_equal(w->raw_data.len, 24);
+	assert_memory_equal(w->raw_data.data, f->w, 24);
+	assert_int_equal(w->n_float_data, 0);
+
+	assert_int_equal(gp->n_output, 1);
+	check_tensor_type(gp->output[0], "y", DT(FLOAT),
+	    "2", "s0");
+
+	assert_int_equal(gp->n_node, 5);
+	Onnx__NodeProto *n = gp->node[0];
+	assert_string_equal(n->op_type, "MatMul");
+	assert_null(n->domain);
+	assert_string_equal(n->name, "node_linear");
+	assert_int_equal(n->n_input, 2);
+	assert_string_equal(n->input[0], "x");
+	assert_string_equal(n->input[1], "fc.weight");
+	assert_int_equal(n->n_output, 1);
+	assert_string_equal(n->output[0], "mm");
+	assert_string_equal(meta(n->metadata_props, n->n_metadata_props,
+	    "pkg.torch.onnx.stack_trace"), "File: model.py:7 in forward\n"
+	    "    return self.fc(x)");
+	assert_string_equal(meta(n->metadata_props, n->n_metadata_props,
+	    "namespace"), "linear");
+
+	n = gp->node[1];
+	assert_string_equal(n->op_type, "Constant");
+	assert_string_equal(n->name, "node_clamp");
+	assert_int_equal(n->n_input, 0);
+	assert_int_equal(n->n_attribute, 1);
+	assert_string_equal(n->attribute[0]->name, "value");
+	assert_int_equal(n->attribute[0]->type,
+	    AT(TENSOR));
+	Onnx__TensorProto *c = n->attribute[0]->t;
+	assert_non_null(c);
+	assert_int_equal(c->n_dims, 0);
+	assert_int_equal(c->data_type, DT(FLOAT));
+	assert_int_equal(c->raw_data.len, 4);
+	assert_memory_equal(c->raw_data.data, &f->six, 4);
+
+	/* same FX node twice: the second name gets a suffix */
+	n = gp->node[2];
+	assert_string_equal(n->op_type, "Clip");
+	assert_string_equal(n->name, "node_clamp_1");
+	assert_int_equal(n->n_input, 3);
+	assert_string_equal(n->input[0], "mm");
+	assert_string_equal(n->input[1], "");
+	assert_string_equal(n->input[2], "six");
+	assert_string_equal(n->output[0], "clip");
+
+	n = gp->node[3];
+	assert_string_equal(n->op_type, "Transpose");
+	assert_int_equal(n->n_attribute, 1);
+	assert_string_equal(n->attribute[0]->name, "perm");
+	assert_int_equal(n->attribute[0]->type,
+	    AT(INTS));
+	assert_int_equal(n->attribute[0]->n_ints, 2);
+	assert_int_equal(n->attribute[0]->ints[0], 1);
+	assert_int_equal(n->attribute[0]->ints[1], 0);
+
+	n = gp->node[4];
+	assert_string_equal(n->op_type, "LeakyRelu");
+	assert_string_equal(n->name, "node_LeakyRelu");
+	assert_int_equal(n->n_metadata_props, 0);
+	assert_int_equal(n->attribute[0]->type,
+	    AT(FLOAT));
+	assert_true(n->attribute[0]->has_f);
+	assert_true(n->attribute[0]->f == 0.1f);
+
+	/* intermediate values carry their types; outputs are not repeated */
+	assert_int_equal(gp->n_value_info, 4);
+	check_tensor_type(gp->value_info[0], "mm",
+	    DT(FLOAT), "s0", "2");
+	for (size_t i = 0; i < gp->n_value_info; i++)
+		assert_string_not_equal(gp->value_info[i]->name, "y");
+
+	onnx__model_proto__free_unpacked(p, NULL);
+	free(buf);
+}
+
+static void
+test_namespace_from_fx(void **state)
+{
+	Fix *f = *state;
+	Module *m = f->m;
+	/* an FX graph whose node "linear" the ONNX nodes came from */
+	GraphId fx = ir_graph_new(m, "fx", 0);
+	Graph *fg = ir_graph(m, fx);
+	NodeId fn = ir_node(fg, D_FX, S(f, "aten::linear.default"), 1);
+	ir_nodep(fg, fn)->name = S(f, "linear");
+	GraphId g = tiny(f);
+	uint8_t *buf;
+	size_t len;
+	Onnx__ModelProto *p = encode(f, g, 17, &buf, &len);
+	Onnx__NodeProto *n = p->graph->node[0];
+	assert_string_equal(meta(n->metadata_props, n->n_metadata_props,
+	    "namespace"), "linear: aten::linear.default");
+	onnx__model_proto__free_unpacked(p, NULL);
+	free(buf);
+}
+
+static void
+test_attribute_kinds(void **state)
+{
+	Fix *f = *state;
+	Module *m = f->m;
+	GraphId gid = ir_graph_new(m, "main_graph", 0);
+	m->main = gid;
+	Graph *g = ir_graph(m, gid);
+	ValId x = ir_value(g, S(f, "x"));
+	ir_set_tensor(g, x, DT_BOOL, 0, NULL);
+	ir_add_input(g, x);
+	/* a bool and an int4 initializer: one byte per bool, two int4 per
+	 * byte */
+	uint8_t bools[3] = {1, 0, 1}, nib[2] = {0x21, 0x03};
+	int64_t three = 3;
+	Tensor tb = {.dtype = DT_BOOL, .rank = 1, .dims = &three,
+	    .data = bools, .nbytes = 3};
+	Tensor t4 = {.dtype = DT_I4, .rank = 1, .dims = &three, .data = nib,
+	    .nbytes = 2};
+	ValId b = ir_value(g, S(f, "bools"));
+	ir_val(g, b)->init = ir_tensor(m, &tb);
+	ir_add_input(g, b);
+	ValId q = ir_value(g, S(f, "nibbles"));
+	ir_val(g, q)->init = ir_tensor(m, &t4);
+	ir_add_input(g, q);
+
+	/* then-branch subgraph: Identity of the outer x */
+	GraphId sub = ir_graph_new(m, "then_branch", gid);
+	Graph *sg = ir_graph(m, sub);
+	g = ir_graph(m, gid);
+	NodeId si = ir_node(sg, D_ONNX, S(f, "Identity"), 1);
+	ir_val(sg, ir_nodep(sg, si)->out)->name = S(f, "inner");
+	ir_set_tensor(sg, ir_nodep(sg, si)->out, DT_BOOL, 0, NULL);
+	ValId outer = ir_value(sg, S(f, "x"));   /* outer-scope reference */
+	ir_push_arg(sg, si, arg_val(outer));
+	ir_add_output(sg, ir_nodep(sg, si)->out, OUT_USER, 0);
+
+	NodeId n = ir_node(g, D_ONNX, S(f, "Foo"), 2);
+	ir_nodep(g, n)->domain = S(f, "com.example");
+	ir_val(g, ir_nodep(g, n)->out)->name = S(f, "o1");
+	/* o2 left unnamed: the backend names it */
+	ir_push_arg(g, n, arg_val(x));
+	ir_push_arg(g, n, arg_val(b));
+	ir_push_arg(g, n, arg_val(q));
+	ir_push_arg(g, n, arg_keyed(arg_int(-7), S(f, "i")));
+	ir_push_arg(g, n, arg_keyed(arg_bool(true), S(f, "b")));
+	ir_push_arg(g, n, arg_keyed((Arg){.kind = A_DTYPE, .u.i = DT_F16},
+	    S(f, "to")));
+	ir_push_arg(g, n, arg_keyed(arg_str(S(f, "tanh")), S(f, "s")));
+	Arg fl[2] = {arg_float(0.5), arg_int(2)};
+	ir_push_arg(g, n, arg_keyed(ir_list(g, A_LIST, fl, 2), S(f, "fs")));
+	ir_push_arg(g, n, arg_keyed(ir_list(g, A_LIST, NULL, 0),
+	    S(f, "empty")));
+	Arg ss[2] = {arg_str(S(f, "a")), arg_str(S(f, "bc"))};
+	ir_push_arg(g, n, arg_keyed(ir_list(g, A_LIST, ss, 2), S(f, "ss")));
+	ir_push_arg(g, n, arg_keyed((Arg){.kind = A_GRAPH, .u.g = sub},
+	    S(f, "then_branch")));
+	ir_set_tensor(g, ir_nodep(g, n)->out, DT_BOOL, 0, NULL);
+	ir_add_output(g, ir_nodep(g, n)->out, OUT_USER, 0);
+
+	NodeId n2 = ir_node(g, D_ONNX, S(f, "Bar"), 1);
+	ir_nodep(g, n2)->domain = S(f, "com.microsoft");
+	ir_val(g, ir_nodep(g, n2)->out)->name = S(f, "o3");
+	ir_set_tensor(g, ir_nodep(g, n2)->out, DT_F32, -1, NULL);
+	ir_push_arg(g, n2, arg_none());
+	ir_push_arg(g, n2, arg_none());
+	ir_add_output(g, ir_nodep(g, n2)->out, OUT_USER, 0);
+
+	uint8_t *buf;
+	size_t len;
+	Onnx__ModelProto *p = encode(f, gid, 23, &buf, &len);
+	assert_int_equal(p->ir_version, 11);
+	assert_int_equal(p->n_opset_import, 3);
+	assert_string_equal(p->opset_import[0]->domain, "");
+	assert_int_equal(p->opset_import[0]->version, 23);
+	assert_string_equal(p->opset_import[1]->domain, "com.example");
+	assert_int_equal(p->opset_import[1]->version, 1);
+	assert_string_equal(p->opset_import[2]->domain, "com.microsoft");
+
+	Onnx__GraphProto *gp = p->graph;
+	assert_int_equal(gp->n_initializer, 2);
+	assert_int_equal(gp->initializer[0]->data_type,
+	    DT(BOOL));
+	assert_int_equal(gp->initializer[0]->raw_data.len, 3);
+	assert_memory_equal(gp->initializer[0]->raw_data.data, bools, 3);
+	assert_int_equal(gp->initializer[1]->data_type,
+	    DT(INT4));
+	assert_int_equal(gp->initializer[1]->raw_data.len, 2);
+	assert_int_equal(gp->initializer[1]->dims[0], 3);
+	/* a 0-d input has a shape with no dims */
+	assert_non_null(gp->input[0]->type->tensor_type->shape);
+	assert_int_equal(gp->input[0]->type->tensor_type->shape->n_dim, 0);
+
+	Onnx__NodeProto *np = gp->node[0];
+	assert_string_equal(np->domain, "com.example");
+	assert_string_equal(np->name, "node_Foo");
+	assert_int_equal(np->n_output, 2);
+	assert_string_equal(np->output[0], "o1");
+	assert_string_equal(np->output[1], "_v5");
+	assert_int_equal(np->n_attribute, 8);
+	Onnx__AttributeProto **a = np->attribute;
+	assert_string_equal(a[0]->name, "i");
+	assert_int_equal(a[0]->type, AT(INT));
+	assert_int_equal(a[0]->i, -7);
+	assert_int_equal(a[1]->i, 1);
+	assert_int_equal(a[2]->i, DT(FLOAT16));
+	assert_int_equal(a[3]->type,
+	    AT(STRING));
+	assert_int_equal(a[3]->s.len, 4);
+	assert_memory_equal(a[3]->s.data, "tanh", 4);
+	assert_int_equal(a[4]->type,
+	    AT(FLOATS));
+	assert_int_equal(a[4]->n_floats, 2);
+	assert_true(a[4]->floats[0] == 0.5f && a[4]->floats[1] == 2.0f);
+	assert_int_equal(a[5]->type, AT(INTS));
+	assert_int_equal(a[5]->n_ints, 0);
+	assert_int_equal(a[6]->type,
+	    AT(STRINGS));
+	assert_int_equal(a[6]->n_strings, 2);
+	assert_memory_equal(a[6]->strings[1].data, "bc", 2);
+	assert_int_equal(a[7]->type, AT(GRAPH));
+	Onnx__GraphProto *sgp = a[7]->g;
+	assert_string_equal(sgp->name, "then_branch");
+	assert_int_equal(sgp->n_input, 0);
+	assert_int_equal(sgp->n_node, 1);
+	assert_string_equal(sgp->node[0]->input[0], "x");
+	assert_string_equal(sgp->output[0]->name, "inner");
+
+	/* all-missing inputs: nothing left */
+	assert_int_equal(gp->node[1]->n_input, 0);
+	/* unknown rank: a type without a shape */
+	Onnx__ValueInfoProto *o3 = gp->output[1];
+	assert_string_equal(o3->name, "o3");
+	assert_null(o3->type->tensor_type->shape);
+	onnx__model_proto__free_unpacked(p, NULL);
+	free(buf);
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	char *p = malloc((size_t)n + 1);
+	*len = fread(p, 1, (size_t)n, fp);
+	fclose(fp);
+	return p;
+}
+
+static int
+count_files(const char *dir)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void
+test_write(void **state)
+{
+	Fix *f = *state;
+	GraphId g = tiny(f);
+	OnnxOptions o = {.opset = 17};
+	uint8_t *buf;
+	size_t len;
+	assert_int_equal(onnx_encode(f->m, g, &o, &buf, &len), 0);
+	char path[128];
+	snprintf(path, sizeof path, "%s/model.onnx", f->dir);
+	/* twice: the second replaces the first */
+	assert_int_equal(onnx_write(f->m, g, &o, path), 0);
+	assert_int_equal(onnx_write(f->m, g, &o, path), 0);
+	assert_int_equal(f->m->nerrors, 0);
+	size_t flen;
+	char *file = slurp(path, &flen);
+	assert_non_null(file);
+	assert_int_equal(flen, len);
+	assert_memory_equal(file, buf, len);
+	assert_int_equal(count_files(f->dir), 1);   /* no temporary left */
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_mode & S_IRUSR);
+	free(file);
+
+	/* python's onnx checker, if there is one (ONNX 1.12 knows opset 17) */
+	const char *py[] = {"python3", "/usr/bin/python3"};
+	char cmd[512];
+	for (int i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof cmd, "%s -c 'import onnx' >/dev/null 2>&1",
+		    py[i]);
+		if (system(cmd) != 0)
+			continue;
+		snprintf(cmd, sizeof cmd, "%s -c \"import onnx; "
+		    "onnx.checker.check_model(onnx.load('%s'), "
+		    "full_check=True)\"", py[i], path);
+		assert_int_equal(system(cmd), 0);
+		break;
+	}
+	free(buf);
+}
+
+static void
+test_write_fails(void **state)
+{
+	Fix *f = *state;
+	GraphId g = tiny(f);
+	OnnxOptions o = {.opset = 17};
+	char path[160];
+	snprintf(path, sizeof path, "%s/no/such/dir/model.onnx", f->dir);
+	assert_int_equal(onnx_write(f->m, g, &o, path), -1);
+	assert_int_equal(f->m->nerrors, 1);
+	char want[200];
+	snprintf(want, sizeof want, "cannot write %s: No such file", path);
+	if (!strstr(diag(f), want))
+		fail_msg("no '%s' in:\n%s", want, diag(f));
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(count_files(f->dir), 0);
+}
+
+/* A write that fails half-way (the file size limit stands in for a full
+ * disk) leaves nothing behind and says why. */
+static void
+test_write_error(void **state)
+{
+	Fix *f = *state;
+	GraphId g = tiny(f);
+	OnnxOptions o = {.opset = 17};
+	char path[128];
+	snprintf(path, sizeof path, "%s/model.onnx", f->dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit rl = {100, 100};
+		setrlimit(RLIMIT_FSIZE, &rl);
+		int r = onnx_write(f->m, g, &o, path);
+		_exit(r == -1 && strstr(diag(f), "File too large") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(count_files(f->dir), 0);
+}
+
+static void
+test_errors(void **state)
+{
+	Fix *f = *state;
+	GraphId g = tiny(f);
+	uint8_t *buf = (uint8_t *)"x";
+	size_t len = 1;
+	OnnxOptions bad = {.opset = 5};
+	assert_int_equal(onnx_encode(f->m, g, &bad, &buf, &len), -1);
+	assert_null(buf);
+	assert_non_null(strstr(diag(f), "opset 5 is not supported"));
+
+	/* the same value output twice */
+	Graph *gp = ir_graph(f->m, g);
+	ir_add_output(gp, gp->outputs[0], OUT_USER, 0);
+	OnnxOptions o = {.opset = 17};
+	assert_int_equal(onnx_encode(f->m, g, &o, &buf, &len), -1);
+	assert_non_null(strstr(diag(f), "internal error in the ONNX backend: "
+	    "'y' is output twice"));
+	gp->noutputs--;
+
+	/* an FX node left in the graph */
+	NodeId n = ir_node(gp, D_FX, S(f, "aten::relu.default"), 1);
+	ir_nodep(gp, n)->name = S(f, "relu");
+	ir_val(gp, ir_nodep(gp, n)->out)->name = S(f, "relu");
+	assert_int_equal(onnx_encode(f->m, g, &o, &buf, &len), -1);
+	assert_non_null(strstr(diag(f), "node 'relu' (aten::relu.default) was "
+	    "not lowered"));
+	gp->nnodes--;
+
+	/* two values of one name */
+	ir_val(gp, ir_nodep(gp, 3)->out)->name = S(f, "mm");
+	assert_int_equal(onnx_encode(f->m, g, &o, &buf, &len), -1);
+	assert_non_null(strstr(diag(f), "defines 'mm' twice"));
+}
+
+static void
+test_too_big(void **state)
+{
+	Fix *f = *state;
+	Module *m = f->m;
+	GraphId gid = ir_graph_new(m, "main_graph", 0);
+	m->main = gid;
+	Graph *g = ir_graph(m, gid);
+	/* 3 GB of weights: refused before a byte is read */
+	int64_t n = INT64_C(3) << 28;
+	float dummy = 0;
+	Tensor t = {.dtype = DT_F32, .rank = 1, .dims = &n, .data = &dummy,
+	    .nbytes = (uint64_t)n * 4};
+	ValId w = ir_value(g, S(f, "big"));
+	ir_set_tensor(g, w, DT_F32, 1, &(Dim){n, 0});
+	ir_val(g, w)->init = ir_tensor(m, &t);
+	ir_add_input(g, w);
+	NodeId id = node(f, g, "Identity", "id", "y", DT_F32, 1, &(Dim){n, 0});
+	ir_push_arg(g, id, arg_val(w));
+	ir_add_output(g, out(g, id), OUT_USER, 0);
+	char path[128];
+	snprintf(path, sizeof path, "%s/big.onnx", f->dir);
+	OnnxOptions o = {.opset = 17};
+	assert_int_equal(onnx_write(m, gid, &o, path), -1);
+	assert_non_null(strstr(diag(f), "need external data"));
+	assert_int_equal(count_files(f->dir), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ir_version),
+		cmocka_unit_test_setup_teardown(test_tiny_model, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_namespace_from_fx, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_attribute_kinds, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_fails, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_write_error, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
