@@ -1,0 +1,139 @@
+/* lower.h - the FX -> ONNX lowering pass and the helpers lowerings use.
+ *
+ * The pass walks the FX graph in order and builds a new graph of ONNX
+ * nodes.  Each FX op is handled by a rule: a function that reads the node
+ * being lowered through lw_arg/lw_in/..., emits ONNX nodes with lw_emit
+ * and friends, and binds each FX output to the ONNX value that computes it
+ * with lw_bind.  Rules live in lower_<family>.c files, each exporting one
+ * table that ends with a {NULL, NULL} row.
+ *
+ * Conventions:
+ * - A rule returns 0, or -1 after reporting with lw_fail.
+ * - SymInt/SymFloat/SymBool values lower to 0-d INT64/DOUBLE/BOOL tensors.
+ * - Types of emitted values: every emitted value carries a dtype (the
+ *   helpers set it); shapes are left unknown except on bound values, which
+ *   take the FX annotation.  Decide on shapes from the FX side (lw_srcval).
+ */
+#ifndef ONNXC_LOWER_H
+#define ONNXC_LOWER_H
+
+#include "../ir/ir.h"
+
+typedef struct Lower Lower;
+typedef int (*LowerFn)(Lower *L);
+
+typedef struct LowerRule {
+	const char *op; /* FX op as in Node.op: "aten::add.Tensor" */
+	LowerFn fn;
+} LowerRule;
+
+struct Lower {
+	Module *m;
+	Graph *src;     /* the FX graph */
+	Graph *dst;     /* the ONNX graph being built */
+	GraphId dstid;
+	ValId *map;     /* src ValId -> dst ValId (0: not lowered yet) */
+	NodeId node;    /* the FX node being lowered */
+	int opset;
+};
+
+/* Rule tables, one per lower_<family>.c. */
+extern const LowerRule lw_rules_elementwise[];
+extern const LowerRule lw_rules_nn[];
+extern const LowerRule lw_rules_shape[];
+extern const LowerRule lw_rules_index[];
+extern const LowerRule lw_rules_reduce[];
+extern const LowerRule lw_rules_sym[];
+
+/* lower.c: the pass.  Builds *out from graph src; returns 0 or -1 (with
+ * diagnostics, listing every op that has no rule at once). */
+int pass_lower(Module *m, GraphId src, GraphId *out, int opset);
+LowerFn lw_find(Module *m, StrId op);
+
+/* --- reading the FX node being lowered (lower.c) --- */
+const Node *lw_node(Lower *L);
+/* positional arg i, else kwarg kw (kw may be NULL); NULL when absent */
+const Arg *lw_arg(Lower *L, int i, const char *kw);
+/* present and not None */
+bool lw_has(Lower *L, int i, const char *kw);
+/* scalar and list readers: absent or None gives dflt; a value that is not
+ * static (a SymInt with no fixed number) is an error */
+int64_t lw_int(Lower *L, int i, const char *kw, int64_t dflt);
+double lw_float(Lower *L, int i, const char *kw, double dflt);
+bool lw_bool(Lower *L, int i, const char *kw, bool dflt);
+/* a static int list (a lone int counts as [int]) into out[0..cap);
+ * returns its length, or -1 if absent/None */
+int lw_ints(Lower *L, int i, const char *kw, int64_t *out, int cap);
+/* torch dtype argument (torch.float32 ...), DT_UNDEF when absent */
+DType lw_dtype_arg(Lower *L, int i, const char *kw);
+/* the FX value behind a tensor arg, for its dtype and shape; NULL if the
+ * arg is not a value */
+const Value *lw_srcval(Lower *L, int i, const char *kw);
+/* the type of FX output k of the node */
+const Value *lw_outval(Lower *L, int k);
+/* FX shape of a value: rank, and dim d (negative d counts from the end);
+ * lw_dim_static returns false when that dim is symbolic */
+bool lw_dim_static(const Value *v, const Graph *g, int d, int64_t *n);
+
+/* --- operands as ONNX values --- */
+/* the ONNX value for a tensor (or SymInt) arg */
+ValId lw_in(Lower *L, int i, const char *kw);
+/* a tensor arg, or a Python number arg as a 0-d constant; cast to dt
+ * unless dt is DT_UNDEF */
+ValId lw_operand(Lower *L, int i, const char *kw, DType dt);
+/* an int/SymInt list arg (view sizes, expand sizes ...) as a 1-D INT64
+ * tensor: a constant when all static, else Unsqueeze+Concat */
+ValId lw_shape_list(Lower *L, int i, const char *kw);
+
+/* --- emitting ONNX nodes --- */
+/* a node of the default domain with nin inputs (0 = missing optional
+ * input) and nout outputs; outputs get dtype DT_UNDEF until set */
+NodeId lw_emit(Lower *L, const char *op, int nin, const ValId *in, int nout);
+NodeId lw_emit_domain(Lower *L, const char *domain, const char *op, int nin,
+    const ValId *in, int nout);
+ValId lw_res(Lower *L, NodeId n, int k);
+void lw_attr_int(Lower *L, NodeId n, const char *name, int64_t v);
+void lw_attr_float(Lower *L, NodeId n, const char *name, double v);
+void lw_attr_str(Lower *L, NodeId n, const char *name, const char *v);
+void lw_attr_ints(Lower *L, NodeId n, const char *name, const int64_t *v,
+    int cnt);
+void lw_attr_floats(Lower *L, NodeId n, const char *name, const double *v,
+    int cnt);
+void lw_attr_tensor(Lower *L, NodeId n, const char *name, TensorId t);
+void lw_attr_graph(Lower *L, NodeId n, const char *name, GraphId g);
+/* set the dtype (and optionally rank/dims) of an emitted value */
+void lw_settype(Lower *L, ValId v, DType dt);
+DType lw_dtype(Lower *L, ValId v);      /* dtype of an ONNX value */
+
+/* one-liners: output dtype as stated */
+ValId lw_op1(Lower *L, const char *op, ValId x);             /* dt of x */
+ValId lw_op2(Lower *L, const char *op, ValId a, ValId b);    /* dt of a */
+ValId lw_op2t(Lower *L, const char *op, ValId a, ValId b, DType dt);
+ValId lw_cast(Lower *L, ValId x, DType to);  /* x itself if same dtype */
+
+/* --- constants (Constant nodes) --- */
+ValId lw_const(Lower *L, DType dt, int rank, const int64_t *dims,
+    const void *data);
+ValId lw_const_i64s(Lower *L, const int64_t *v, int n);   /* 1-D */
+ValId lw_scalar_i64(Lower *L, int64_t v);                 /* 0-d */
+/* a 0-d constant of numeric dtype dt holding v (converted, as C would;
+ * f16/bf16 rounded to nearest even) */
+ValId lw_scalar(Lower *L, double v, DType dt);
+/* same, but built from an integer without a round trip through double */
+ValId lw_scalar_int(Lower *L, int64_t v, DType dt);
+
+/* --- results --- */
+/* FX output k is computed by v: v takes the FX name and annotation.  If v
+ * already stands for another value (an input, an earlier output), an
+ * Identity keeps names unique. */
+void lw_bind(Lower *L, int k, ValId v);
+/* report an error at the node and return -1 */
+int lw_fail(Lower *L, const char *fmt, ...);
+
+/* --- type promotion (torch semantics) --- */
+/* result dtype of a binary op on two args, following torch: tensors of
+ * higher category win, 0-d tensors and Python numbers only decide within
+ * their category */
+DType lw_promote(Lower *L, int i, const char *kwi, int j, const char *kwj);
+
+#endif

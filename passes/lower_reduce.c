@@ -1,0 +1,1033 @@
+/* lower_reduce.c - lowering rules for reductions, scans, softmax and the
+ * reductions that return indices.
+ *
+ * The ONNX reductions take their axes as an attribute before opset 18 and
+ * as an input from 18 on (ReduceSum: an input since 13); reduce() hides the
+ * difference.  A reduction over every axis leaves the axes out, which keeps
+ * it independent of the rank and of dynamic sizes.
+ *
+ * ONNX Runtime's CPU kernels cover few element types (sums f32/f64/i32/i64,
+ * means f32/f64, arg-reductions f32/f64/i32 ...): other types are computed
+ * in a covered one and cast back.  f16/bf16 compute in f32 like torch's
+ * accumulation.  The FX annotation of each output decides its final dtype.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "lower.h"
+
+#define MAXAXES 64
+
+/* The axes of a reduction over an input of rank `rank`: n < 0 means every
+ * axis.  Axes are normalised to 0..rank-1 when the rank is known.  cst is
+ * their INT64 constant once emitted, shared by a rule's reductions. */
+typedef struct Axes {
+	int n;
+	int rank;
+	int64_t v[MAXAXES];
+	ValId cst;
+} Axes;
+
+static ValId
+op1t(Lower *L, const char *op, ValId x, DType dt)
+{
+	NodeId n = lw_emit(L, op, 1, &x, 1);
+	ValId r = lw_res(L, n, 0);
+	lw_settype(L, r, dt);
+	return r;
+}
+
+static ValId
+where(Lower *L, ValId c, ValId a, ValId b)
+{
+	NodeId n = lw_emit(L, "Where", 3, (ValId[]){c, a, b}, 1);
+	ValId r = lw_res(L, n, 0);
+	lw_settype(L, r, lw_dtype(L, a));
+	return r;
+}
+
+/* dtype FX output k is annotated with, or dflt when it has none */
+static DType
+outdt(Lower *L, int k, DType dflt)
+{
+	const Value *v = lw_outval(L, k);
+	return v->kind == VK_TENSOR && v->dtype ? (DType)v->dtype : dflt;
+}
+
+static bool
+has_out(Lower *L, int k)
+{
+	return (uint32_t)k < lw_node(L)->nout;
+}
+
+/* Element type sums, products, extrema and scans compute in. */
+static DType
+acc_type(DType dt)
+{
+	switch (dt) {
+	case DT_F32:
+	case DT_F64:
+	case DT_I32:
+	case DT_I64:
+		return dt;
+	case DT_F16:
+	case DT_BF16:
+		return DT_F32;
+	default:
+		return DT_I64; /* bool and the small integers */
+	}
+}
+
+/* Element type for ops with float kernels only (means, norms, softmax). */
+static DType
+float_type(DType dt)
+{
+	return dt == DT_F64 ? DT_F64 : DT_F32;
+}
+
+/* Element type ArgMax/ArgMin/TopK compare in: exact for every input up
+ * to int64 values beyond 2**53. */
+static DType
+cmp_type(DType dt)
+{
+	switch (dt) {
+	case DT_F32:
+	case DT_F64:
+	case DT_I32:
+		return dt;
+	case DT_F16:
+	case DT_BF16:
+		return DT_F32;
+	case DT_I64:
+	case DT_U32:
+		return DT_F64;
+	default:
+		return DT_I32;
+	}
+}
+
+/* Reads a dim or dim-list argument: absent, None and [] mean every axis
+ * (as for torch's sum, mean, amax ...).  Returns -1 after reporting. */
+static int
+read_axes(Lower *L, int i, const char *kw, const Value *sv, Axes *ax)
+{
+	int errs = L->m->nerrors;
+	int n = lw_ints(L, i, kw, ax->v, MAXAXES);
+	if (L->m->nerrors != errs)
+		return -1;
+	ax->rank = sv->rank;
+	ax->cst = 0;
+	ax->n = n <= 0 ? -1 : n;
+	for (int k = 0; k < n; k++) {
+		int64_t d = ax->v[k], r = sv->rank;
+		if (r < 0)
+			continue; /* ONNX takes negative axes as they are */
+		/* a 0-d tensor accepts dim 0 and -1 */
+		int64_t lim = r ? r : 1;
+		if (d < -lim || d >= lim)
+			return lw_fail(L, "dim %lld is out of range for a "
+			    "tensor of rank %lld", (long long)d, (long long)r);
+		ax->v[k] = d < 0 ? d + lim : d;
+		for (int j = 0; j < k; j++)
+			if (ax->v[j] == ax->v[k])
+				return lw_fail(L, "dim %lld appears twice",
+				    (long long)d);
+	}
+	if (ax->rank == 0)
+		ax->n = -1;
+	return 0;
+}
+
+/* A single dim argument normalised against rank; *d stays dflt if absent.
+ * Returns -1 after reporting. */
+static int
+read_dim(Lower *L, int i, const char *kw, const Value *sv, int64_t dflt,
+    int64_t *d)
+{
+	int errs = L->m->nerrors;
+	*d = lw_int(L, i, kw, dflt);
+	if (L->m->nerrors != errs)
+		return -1;
+	int64_t r = sv->rank, lim = r > 0 ? r : 1;
+	if (r < 0)
+		return lw_fail(L, "the input's rank is unknown");
+	if (*d < -lim || *d >= lim)
+		return lw_fail(L, "dim %lld is out of range for a tensor of "
+		    "rank %lld", (long long)*d, (long long)r);
+	if (*d < 0)
+		*d += lim;
+	return 0;
+}
+
+/* An ONNX Reduce* over ax.  On a 0-d input every reduction is the identity
+ * (L1/L2: the magnitude), which torch allows and ONNX leaves vague. */
+static ValId
+reduce(Lower *L, const char *op, ValId x, Axes *ax, bool keep)
+{
+	if (ax->rank == 0) {
+		if (!strcmp(op, "ReduceL1") || !strcmp(op, "ReduceL2"))
+			return lw_op1(L, "Abs", x);
+		return x;
+	}
+	bool as_attr = L->opset < 18 && strcmp(op, "ReduceSum") != 0;
+	ValId in[2] = {x, 0};
+	if (ax->n > 0 && !as_attr) {
+		if (!ax->cst)
+			ax->cst = lw_const_i64s(L, ax->v, ax->n);
+		in[1] = ax->cst;
+	}
+	NodeId n = lw_emit(L, op, in[1] ? 2 : 1, in, 1);
+	if (ax->n > 0 && as_attr)
+		lw_attr_ints(L, n, "axes", ax->v, ax->n);
+	lw_attr_int(L, n, "keepdims", keep);
+	ValId r = lw_res(L, n, 0);
+	lw_settype(L, r, lw_dtype(L, x));
+	return r;
+}
+
+/* The input, cast to the dtype argument first when there is one (torch
+ * converts before reducing), then to the compute type ct.  dti is the
+ * dtype's position, -1 where it is keyword-only. */
+static ValId
+input_as(Lower *L, int dti, DType ct)
+{
+	ValId x = lw_in(L, 0, "self");
+	if (!x)
+		return 0;
+	int errs = L->m->nerrors;
+	DType dt = lw_dtype_arg(L, dti, "dtype");
+	if (L->m->nerrors != errs)
+		return 0;
+	if (dt)
+		x = lw_cast(L, x, dt);
+	return lw_cast(L, x, ct);
+}
+
+/* ------------------------------------------------------ plain reductions */
+
+/* Shared by sum/mean/prod/amax/amin/max/min: dimi < 0 means "all axes",
+ * keepi < 0 means keepdim=False. */
+static int
+simple(Lower *L, const char *op, DType (*ctype)(DType), int dimi,
+    const char *dimkw, int keepi)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv || sv->kind != VK_TENSOR)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	Axes ax = {.n = -1, .rank = sv->rank};
+	if (dimi >= 0 && read_axes(L, dimi, dimkw, sv, &ax) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype);
+	ValId x = input_as(L, -1, ctype(od));
+	if (!x)
+		return -1;
+	lw_bind(L, 0, lw_cast(L, reduce(L, op, x, &ax, keep), od));
+	return 0;
+}
+
+/* sum.default(self, *, dtype) */
+static int
+sum_all(Lower *L)
+{
+	return simple(L, "ReduceSum", acc_type, -1, NULL, -1);
+}
+
+/* sum.dim_IntList(self, dim, keepdim=False, *, dtype) */
+static int
+sum_dim(Lower *L)
+{
+	return simple(L, "ReduceSum", acc_type, 1, "dim", 2);
+}
+
+static int
+mean_all(Lower *L)
+{
+	return simple(L, "ReduceMean", float_type, -1, NULL, -1);
+}
+
+/* mean.dim(self, dim, keepdim=False, *, dtype) */
+static int
+mean_dim(Lower *L)
+{
+	return simple(L, "ReduceMean", float_type, 1, "dim", 2);
+}
+
+static int
+prod_all(Lower *L)
+{
+	return simple(L, "ReduceProd", acc_type, -1, NULL, -1);
+}
+
+/* prod.dim_int(self, dim, keepdim=False, *, dtype) */
+static int
+prod_dim(Lower *L)
+{
+	return simple(L, "ReduceProd", acc_type, 1, "dim", 2);
+}
+
+/* amax(self, dim=[], keepdim=False): [] reduces every axis */
+static int
+amax(Lower *L)
+{
+	return simple(L, "ReduceMax", acc_type, 1, "dim", 2);
+}
+
+static int
+amin(Lower *L)
+{
+	return simple(L, "ReduceMin", acc_type, 1, "dim", 2);
+}
+
+static int
+max_all(Lower *L)
+{
+	return simple(L, "ReduceMax", acc_type, -1, NULL, -1);
+}
+
+static int
+min_all(Lower *L)
+{
+	return simple(L, "ReduceMin", acc_type, -1, NULL, -1);
+}
+
+/* ----------------------------------------------- reductions with indices */
+
+/* ArgMax/ArgMin along one axis; ties give the first index, as in torch. */
+static ValId
+argred(Lower *L, const char *op, ValId x, int64_t axis, bool keep)
+{
+	x = lw_cast(L, x, cmp_type(lw_dtype(L, x)));
+	NodeId n = lw_emit(L, op, 1, &x, 1);
+	lw_attr_int(L, n, "axis", axis);
+	lw_attr_int(L, n, "keepdims", keep);
+	lw_attr_int(L, n, "select_last_index", 0);
+	ValId r = lw_res(L, n, 0);
+	lw_settype(L, r, DT_I64);
+	return r;
+}
+
+/* max.dim / min.dim(self, dim, keepdim=False) -> (values, indices) */
+static int
+extreme_dim(Lower *L, bool ismax)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	int64_t d;
+	if (!x || read_dim(L, 1, "dim", sv, 0, &d) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	bool keep = lw_bool(L, 2, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype);
+	Axes ax = {.n = 1, .rank = sv->rank, .v = {d}};
+	ValId xc = lw_cast(L, x, acc_type(od));
+	lw_bind(L, 0, lw_cast(L, reduce(L, ismax ? "ReduceMax" : "ReduceMin",
+	    xc, &ax, keep), od));
+	if (!has_out(L, 1))
+		return 0;
+	if (sv->rank == 0)
+		lw_bind(L, 1, lw_scalar_i64(L, 0));
+	else
+		lw_bind(L, 1, argred(L, ismax ? "ArgMax" : "ArgMin", x, d,
+		    keep));
+	return 0;
+}
+
+static int
+max_dim(Lower *L)
+{
+	return extreme_dim(L, true);
+}
+
+static int
+min_dim(Lower *L)
+{
+	return extreme_dim(L, false);
+}
+
+/* argmax / argmin(self, dim=None, keepdim=False); dim None searches the
+ * flattened tensor */
+static int
+arg_extreme(Lower *L, const char *op)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	if (!x)
+		return -1;
+	int errs = L->m->nerrors;
+	bool keep = lw_bool(L, 2, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	if (sv->rank == 0) {
+		lw_bind(L, 0, lw_scalar_i64(L, 0));
+		return 0;
+	}
+	if (lw_has(L, 1, "dim")) {
+		int64_t d;
+		if (read_dim(L, 1, "dim", sv, 0, &d) < 0)
+			return -1;
+		lw_bind(L, 0, argred(L, op, x, d, keep));
+		return 0;
+	}
+	if (sv->rank < 0)
+		return lw_fail(L, "the input's rank is unknown");
+	ValId flat = lw_op2(L, "Reshape", x, lw_const_i64s(L,
+	    (int64_t[]){-1}, 1));
+	ValId r = argred(L, op, flat, 0, false);
+	if (keep) { /* torch keeps every dim as 1 */
+		int64_t ones[MAXAXES];
+		if (sv->rank > MAXAXES)
+			return lw_fail(L, "rank %d is too large", sv->rank);
+		for (int k = 0; k < sv->rank; k++)
+			ones[k] = 1;
+		r = lw_op2(L, "Reshape", r, lw_const_i64s(L, ones, sv->rank));
+	}
+	lw_bind(L, 0, r);
+	return 0;
+}
+
+static int
+argmax(Lower *L)
+{
+	return arg_extreme(L, "ArgMax");
+}
+
+static int
+argmin(Lower *L)
+{
+	return arg_extreme(L, "ArgMin");
+}
+
+/* logsumexp(self, dim, keepdim=False): max-subtracted like torch, with an
+ * infinite maximum replaced by 0 so all -inf rows give -inf, not NaN */
+static int
+logsumexp(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	Axes ax = {0};
+	if (read_axes(L, 1, "dim", sv, &ax) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	bool keep = lw_bool(L, 2, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	DType od = outdt(L, 0, DT_F32), ct = float_type(od);
+	ValId x = input_as(L, -1, ct);
+	if (!x)
+		return -1;
+	if (sv->rank == 0) {
+		lw_bind(L, 0, lw_cast(L, x, od));
+		return 0;
+	}
+	ValId m = reduce(L, "ReduceMax", x, &ax, true);
+	m = where(L, op1t(L, "IsInf", m, DT_BOOL), lw_scalar(L, 0, ct), m);
+	ValId e = lw_op1(L, "Exp", lw_op2(L, "Sub", x, m));
+	ValId s = lw_op1(L, "Log", reduce(L, "ReduceSum", e, &ax, keep));
+	if (!keep) { /* drop the reduced dims of m too */
+		if (ax.n > 0 && !ax.cst)
+			ax.cst = lw_const_i64s(L, ax.v, ax.n);
+		ValId in[2] = {m, ax.n > 0 ? ax.cst : 0};
+		NodeId n = lw_emit(L, "Squeeze", in[1] ? 2 : 1, in, 1);
+		m = lw_res(L, n, 0);
+		lw_settype(L, m, ct);
+	}
+	lw_bind(L, 0, lw_cast(L, lw_op2(L, "Add", s, m), od));
+	return 0;
+}
+
+/* --------------------------------------------------- variance and norms */
+
+/* How many elements a reduction over ax folds into each result, as a 0-d
+ * tensor of dt: a constant when those dims are static, else read from the
+ * shape at run time. */
+static ValId
+reduced_count(Lower *L, const Value *sv, ValId x, Axes *ax, DType dt)
+{
+	int64_t cnt = 1, d;
+	bool fixed = true;
+	int n = ax->n < 0 ? sv->rank : ax->n;
+	for (int k = 0; k < n; k++) {
+		int a = ax->n < 0 ? k : (int)ax->v[k];
+		if (lw_dim_static(sv, L->src, a, &d))
+			cnt *= d;
+		else
+			fixed = false;
+	}
+	if (fixed)
+		return lw_scalar(L, (double)cnt, dt);
+	ValId shape = op1t(L, "Shape", x, DT_I64);
+	if (ax->n > 0) {
+		if (!ax->cst)
+			ax->cst = lw_const_i64s(L, ax->v, ax->n);
+		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){shape, ax->cst},
+		    1);
+		lw_attr_int(L, g, "axis", 0);
+		shape = lw_res(L, g, 0);
+		lw_settype(L, shape, DT_I64);
+	}
+	Axes all = {.n = -1, .rank = 1};
+	return lw_cast(L, reduce(L, "ReduceProd", shape, &all, false), dt);
+}
+
+/* var/std and var_mean/std_mean: sum((x - mean)^2) / max(N - correction,
+ * 0).  Output 0 is the variance (or its root), output 1 the mean. */
+static int
+variance(Lower *L, bool root, int dimi, double corr, bool keep)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv || sv->kind != VK_TENSOR)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	Axes ax = {.n = -1, .rank = sv->rank};
+	if (dimi >= 0 && read_axes(L, dimi, "dim", sv, &ax) < 0)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype), ct = float_type(od);
+	ValId x = input_as(L, -1, ct);
+	if (!x)
+		return -1;
+	ValId mean = reduce(L, "ReduceMean", x, &ax, true);
+	ValId dev = lw_op2(L, "Sub", x, mean);
+	ValId ss = reduce(L, "ReduceSum", lw_op2(L, "Mul", dev, dev), &ax,
+	    keep);
+	ValId n = reduced_count(L, sv, x, &ax, ct);
+	ValId den = lw_op2(L, "Max", lw_op2(L, "Sub", n, lw_scalar(L, corr,
+	    ct)), lw_scalar(L, 0, ct));
+	ValId v = lw_op2(L, "Div", ss, den);
+	if (root)
+		v = lw_op1(L, "Sqrt", v);
+	lw_bind(L, 0, lw_cast(L, v, od));
+	if (has_out(L, 1)) {
+		if (!keep)
+			mean = reduce(L, "ReduceMean", x, &ax, false);
+		lw_bind(L, 1, lw_cast(L, mean, outdt(L, 1, od)));
+	}
+	return 0;
+}
+
+/* var.correction(self, dim=None, *, correction=None, keepdim=False) */
+static int
+var_correction_common(Lower *L, bool root)
+{
+	int errs = L->m->nerrors;
+	double corr = lw_float(L, -1, "correction", 1);
+	bool keep = lw_bool(L, -1, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	return variance(L, root, 1, corr, keep);
+}
+
+/* var.dim(self, dim, unbiased=True, keepdim=False) */
+static int
+var_dim_common(Lower *L, bool root)
+{
+	int errs = L->m->nerrors;
+	bool unbiased = lw_bool(L, 2, "unbiased", true);
+	bool keep = lw_bool(L, 3, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	return variance(L, root, 1, unbiased ? 1 : 0, keep);
+}
+
+/* var.default(self, unbiased=True) */
+static int
+var_all_common(Lower *L, bool root)
+{
+	int errs = L->m->nerrors;
+	bool unbiased = lw_bool(L, 1, "unbiased", true);
+	if (L->m->nerrors != errs)
+		return -1;
+	return variance(L, root, -1, unbiased ? 1 : 0, false);
+}
+
+static int
+var_correction(Lower *L)
+{
+	return var_correction_common(L, false);
+}
+
+static int
+std_correction(Lower *L)
+{
+	return var_correction_common(L, true);
+}
+
+static int
+var_dim(Lower *L)
+{
+	return var_dim_common(L, false);
+}
+
+static int
+std_dim(Lower *L)
+{
+	return var_dim_common(L, true);
+}
+
+static int
+var_all(Lower *L)
+{
+	return var_all_common(L, false);
+}
+
+static int
+std_all(Lower *L)
+{
+	return var_all_common(L, true);
+}
+
+/* The p-norm over ax of x (already in a float compute type). */
+static ValId
+pnorm(Lower *L, ValId x, double p, Axes *ax, bool keep)
+{
+	DType ct = lw_dtype(L, x);
+	if (p == 2)
+		return reduce(L, "ReduceL2", x, ax, keep);
+	if (p == 1)
+		return reduce(L, "ReduceL1", x, ax, keep);
+	if (isinf(p))
+		return reduce(L, p > 0 ? "ReduceMax" : "ReduceMin",
+		    lw_op1(L, "Abs", x), ax, keep);
+	if (p == 0) { /* the count of nonzero elements */
+		ValId nz = op1t(L, "Not", lw_op2t(L, "Equal", x,
+		    lw_scalar(L, 0, ct), DT_BOOL), DT_BOOL);
+		return reduce(L, "ReduceSum", lw_cast(L, nz, ct), ax, keep);
+	}
+	ValId pw = lw_op2(L, "Pow", lw_op1(L, "Abs", x), lw_scalar(L, p, ct));
+	return lw_op2(L, "Pow", reduce(L, "ReduceSum", pw, ax, keep),
+	    lw_scalar(L, 1 / p, ct));
+}
+
+static int
+norm_common(Lower *L, int pi, const char *pkw, double pdflt, int dimi,
+    int keepi)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv || sv->kind != VK_TENSOR)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	if (sv->dtype == DT_C64 || sv->dtype == DT_C128)
+		return lw_fail(L, "norms of complex tensors are not supported");
+	Axes ax = {.n = -1, .rank = sv->rank};
+	if (dimi >= 0 && read_axes(L, dimi, "dim", sv, &ax) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	double p = lw_float(L, pi, pkw, pdflt);
+	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	DType od = outdt(L, 0, DT_F32);
+	ValId x = input_as(L, -1, float_type(od));
+	if (!x)
+		return -1;
+	lw_bind(L, 0, lw_cast(L, pnorm(L, x, p, &ax, keep), od));
+	return 0;
+}
+
+/* norm.ScalarOpt_dim(self, p, dim, keepdim=False) and _dtype */
+static int
+norm_dim(Lower *L)
+{
+	return norm_common(L, 1, "p", 2, 2, 3);
+}
+
+/* norm.Scalar(self, p=2), norm.ScalarOpt_dtype(self, p, *, dtype) */
+static int
+norm_all(Lower *L)
+{
+	return norm_common(L, 1, "p", 2, -1, -1);
+}
+
+/* linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype) */
+static int
+vector_norm(Lower *L)
+{
+	return norm_common(L, 1, "ord", 2, 2, 3);
+}
+
+/* ------------------------------------------------------------ any / all */
+
+/* any/all(self, dim, keepdim): the max/min of the truth values */
+static int
+truth(Lower *L, bool isany, int dimi, int keepi)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	if (!x)
+		return -1;
+	Axes ax = {.n = -1, .rank = sv->rank};
+	if (dimi >= 0 && read_axes(L, dimi, "dim", sv, &ax) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	ValId b = lw_cast(L, lw_cast(L, x, DT_BOOL), DT_I32);
+	ValId r = reduce(L, isany ? "ReduceMax" : "ReduceMin", b, &ax, keep);
+	/* uint8 inputs give uint8 results in torch: the annotation says */
+	lw_bind(L, 0, lw_cast(L, lw_cast(L, r, DT_BOOL), outdt(L, 0,
+	    DT_BOOL)));
+	return 0;
+}
+
+static int
+any_all(Lower *L)
+{
+	return truth(L, true, -1, -1);
+}
+
+static int
+any_dim(Lower *L)
+{
+	return truth(L, true, 1, 2);
+}
+
+static int
+all_all(Lower *L)
+{
+	return truth(L, false, -1, -1);
+}
+
+static int
+all_dim(Lower *L)
+{
+	return truth(L, false, 1, 2);
+}
+
+/* count_nonzero(self, dim=None) and .dim_IntList(self, dim) */
+static int
+count_nonzero(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	if (!x)
+		return -1;
+	Axes ax = {.n = -1, .rank = sv->rank};
+	if (read_axes(L, 1, "dim", sv, &ax) < 0)
+		return -1;
+	ValId nz = lw_cast(L, lw_cast(L, x, DT_BOOL), DT_I64);
+	lw_bind(L, 0, lw_cast(L, reduce(L, "ReduceSum", nz, &ax, false),
+	    outdt(L, 0, DT_I64)));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- scans */
+
+/* cumsum(self, dim, *, dtype) */
+static int
+cumsum(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	int64_t d;
+	if (read_dim(L, 1, "dim", sv, 0, &d) < 0)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype);
+	ValId x = input_as(L, -1, acc_type(od));
+	if (!x)
+		return -1;
+	if (sv->rank == 0) {
+		lw_bind(L, 0, lw_cast(L, x, od));
+		return 0;
+	}
+	ValId r = lw_op2(L, "CumSum", x, lw_scalar_i64(L, d));
+	lw_bind(L, 0, lw_cast(L, r, od));
+	return 0;
+}
+
+/* cumprod(self, dim, *, dtype): ONNX has no product scan, so a running
+ * product over static slices; exact for integers, unlike exp(cumsum(log)) */
+static int
+cumprod(Lower *L)
+{
+	enum { LIMIT = 256 };
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	int64_t d, len;
+	if (read_dim(L, 1, "dim", sv, 0, &d) < 0)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype);
+	ValId x = input_as(L, -1, acc_type(od));
+	if (!x)
+		return -1;
+	if (sv->rank == 0) {
+		lw_bind(L, 0, lw_cast(L, x, od));
+		return 0;
+	}
+	if (!lw_dim_static(sv, L->src, (int)d, &len))
+		return lw_fail(L, "cumprod needs a static size along dim %lld",
+		    (long long)d);
+	if (len > LIMIT)
+		return lw_fail(L, "cumprod over %lld elements (more than %d) "
+		    "is not supported", (long long)len, LIMIT);
+	if (len <= 1) {
+		lw_bind(L, 0, lw_cast(L, x, od));
+		return 0;
+	}
+	ValId parts[LIMIT], run = 0;
+	ValId axis = lw_const_i64s(L, &d, 1);
+	for (int64_t k = 0; k < len; k++) {
+		int64_t e = k + 1;
+		ValId in[4] = {x, lw_const_i64s(L, &k, 1),
+			lw_const_i64s(L, &e, 1), axis};
+		NodeId s = lw_emit(L, "Slice", 4, in, 1);
+		ValId sl = lw_res(L, s, 0);
+		lw_settype(L, sl, lw_dtype(L, x));
+		run = run ? lw_op2(L, "Mul", run, sl) : sl;
+		parts[k] = run;
+	}
+	NodeId c = lw_emit(L, "Concat", (int)len, parts, 1);
+	lw_attr_int(L, c, "axis", d);
+	ValId r = lw_res(L, c, 0);
+	lw_settype(L, r, lw_dtype(L, x));
+	lw_bind(L, 0, lw_cast(L, r, od));
+	return 0;
+}
+
+/* -------------------------------------------------------------- softmax */
+
+/* Softmax or LogSoftmax along dim.  half_to_float and the dtype kwarg
+ * show in the output annotation. */
+static int
+softmax_common(Lower *L, const char *op, bool dtype_kw)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	int64_t d;
+	if (read_dim(L, 1, "dim", sv, -1, &d) < 0)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype), ct = float_type(od);
+	/* the .int overloads take dtype as their third argument */
+	ValId x = dtype_kw ? input_as(L, 2, ct) : lw_in(L, 0, "self");
+	if (!x)
+		return -1;
+	x = lw_cast(L, x, ct);
+	ValId r;
+	if (sv->rank == 0) { /* one element: softmax 1, log_softmax 0 */
+		r = lw_op2(L, "Sub", x, x);
+		if (!strcmp(op, "Softmax"))
+			r = lw_op1(L, "Exp", r);
+	} else {
+		NodeId n = lw_emit(L, op, 1, &x, 1);
+		lw_attr_int(L, n, "axis", d);
+		r = lw_res(L, n, 0);
+		lw_settype(L, r, ct);
+	}
+	lw_bind(L, 0, lw_cast(L, r, od));
+	return 0;
+}
+
+/* _softmax(self, dim, half_to_float) */
+static int
+softmax_(Lower *L)
+{
+	return softmax_common(L, "Softmax", false);
+}
+
+/* softmax.int(self, dim, dtype=None) */
+static int
+softmax_int(Lower *L)
+{
+	return softmax_common(L, "Softmax", true);
+}
+
+static int
+log_softmax_(Lower *L)
+{
+	return softmax_common(L, "LogSoftmax", false);
+}
+
+static int
+log_softmax_int(Lower *L)
+{
+	return softmax_common(L, "LogSoftmax", true);
+}
+
+/* _safe_softmax(self, dim, dtype=None): softmax, but 0 along rows that
+ * are entirely -inf (fully masked attention rows) instead of NaN */
+static int
+safe_softmax(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	int64_t d;
+	if (read_dim(L, 1, "dim", sv, -1, &d) < 0)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype), ct = float_type(od);
+	ValId x = input_as(L, 2, ct);
+	if (!x)
+		return -1;
+	if (sv->rank == 0)
+		return lw_fail(L, "_safe_softmax of a 0-d tensor is not "
+		    "supported");
+	NodeId n = lw_emit(L, "Softmax", 1, &x, 1);
+	lw_attr_int(L, n, "axis", d);
+	ValId s = lw_res(L, n, 0);
+	lw_settype(L, s, ct);
+	ValId masked = lw_op2t(L, "Equal", x, lw_scalar(L, -INFINITY, ct),
+	    DT_BOOL);
+	Axes ax = {.n = 1, .rank = sv->rank, .v = {d}};
+	ValId rows = reduce(L, "ReduceMin", lw_cast(L, masked, DT_I32), &ax,
+	    true);
+	ValId r = where(L, lw_cast(L, rows, DT_BOOL), lw_scalar(L, 0, ct), s);
+	lw_bind(L, 0, lw_cast(L, r, od));
+	return 0;
+}
+
+/* ----------------------------------------------------------- topk, sort */
+
+/* TopK of x along d with k a 1-D INT64 tensor; binds values and indices.
+ * ONNX puts equal elements in index order, which is what torch's stable
+ * sort does. */
+static int
+topk_common(Lower *L, const Value *sv, ValId k, int64_t d, bool largest)
+{
+	ValId x = lw_in(L, 0, "self");
+	if (!x || !k)
+		return -1;
+	DType od = outdt(L, 0, (DType)sv->dtype);
+	if (sv->rank == 0) {
+		lw_bind(L, 0, lw_cast(L, x, od));
+		if (has_out(L, 1))
+			lw_bind(L, 1, lw_scalar_i64(L, 0));
+		return 0;
+	}
+	DType ct = cmp_type(od);
+	if (ct == DT_F64 && od == DT_I64)
+		ct = DT_I64; /* TopK has int64 kernels: stay exact */
+	ValId xc = lw_cast(L, x, ct);
+	NodeId n = lw_emit(L, "TopK", 2, (ValId[]){xc, k}, 2);
+	lw_attr_int(L, n, "axis", d);
+	lw_attr_int(L, n, "largest", largest);
+	lw_attr_int(L, n, "sorted", 1);
+	ValId v = lw_res(L, n, 0), idx = lw_res(L, n, 1);
+	lw_settype(L, v, ct);
+	lw_settype(L, idx, DT_I64);
+	lw_bind(L, 0, lw_cast(L, v, od));
+	if (has_out(L, 1))
+		lw_bind(L, 1, idx);
+	return 0;
+}
+
+/* topk(self, k, dim=-1, largest=True, sorted=True); sorted=False leaves
+ * the order to the implementation, so sorted order is correct too */
+static int
+topk(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	int64_t d;
+	if (read_dim(L, 2, "dim", sv, -1, &d) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	bool largest = lw_bool(L, 3, "largest", true);
+	if (L->m->nerrors != errs)
+		return -1;
+	ValId k = lw_shape_list(L, 1, "k");
+	return topk_common(L, sv, k, d, largest);
+}
+
+/* sort: a TopK over the whole dim */
+static int
+sort_common(Lower *L, int dimi, int desci)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	if (!sv || !x)
+		return -1;
+	int64_t d;
+	if (read_dim(L, dimi, "dim", sv, -1, &d) < 0)
+		return -1;
+	int errs = L->m->nerrors;
+	bool desc = lw_bool(L, desci, "descending", false);
+	if (L->m->nerrors != errs)
+		return -1;
+	ValId k = 0;
+	if (sv->rank > 0) {
+		NodeId n = lw_emit(L, "Shape", 1, &x, 1);
+		lw_attr_int(L, n, "start", d);
+		lw_attr_int(L, n, "end", d + 1);
+		k = lw_res(L, n, 0);
+		lw_settype(L, k, DT_I64);
+	} else {
+		k = lw_const_i64s(L, (int64_t[]){1}, 1);
+	}
+	return topk_common(L, sv, k, d, desc);
+}
+
+/* sort(self, dim=-1, descending=False) */
+static int
+sort(Lower *L)
+{
+	return sort_common(L, 1, 2);
+}
+
+/* sort.stable(self, *, stable, dim=-1, descending=False) */
+static int
+sort_stable(Lower *L)
+{
+	return sort_common(L, -1, -1);
+}
+
+const LowerRule lw_rules_reduce[] = {
+	{"aten::sum.default", sum_all},
+	{"aten::sum.dim_IntList", sum_dim},
+	{"aten::mean.default", mean_all},
+	{"aten::mean.dim", mean_dim},
+	{"aten::prod.default", prod_all},
+	{"aten::prod.dim_int", prod_dim},
+	{"aten::amax.default", amax},
+	{"aten::amin.default", amin},
+	{"aten::max.default", max_all},
+	{"aten::min.default", min_all},
+	{"aten::max.dim", max_dim},
+	{"aten::min.dim", min_dim},
+	{"aten::argmax.default", argmax},
+	{"aten::argmin.default", argmin},
+	{"aten::logsumexp.default", logsumexp},
+	{"aten::var.correction", var_correction},
+	{"aten::var.dim", var_dim},
+	{"aten::var.default", var_all},
+	{"aten::std.correction", std_correction},
+	{"aten::std.dim", std_dim},
+	{"aten::std.default", std_all},
+	{"aten::var_mean.correction", var_correction},
+	{"aten::var_mean.dim", var_dim},
+	{"aten::var_mean.default", var_all},
+	{"aten::std_mean.correction", std_correction},
+	{"aten::std_mean.dim", std_dim},
+	{"aten::std_mean.default", std_all},
+	{"aten::norm.ScalarOpt_dim", norm_dim},
+	{"aten::norm.ScalarOpt_dim_dtype", norm_dim},
+	{"aten::norm.Scalar", norm_all},
+	{"aten::norm.ScalarOpt_dtype", norm_all},
+	{"aten::linalg_vector_norm.default", vector_norm},
+	{"aten::any.default", any_all},
+	{"aten::any.dim", any_dim},
+	{"aten::any.dims", any_dim},
+	{"aten::all.default", all_all},
+	{"aten::all.dim", all_dim},
+	{"aten::all.dims", all_dim},
+	{"aten::count_nonzero.default", count_nonzero},
+	{"aten::count_nonzero.dim_IntList", count_nonzero},
+	{"aten::cumsum.default", cumsum},
+	{"aten::cumprod.default", cumprod},
+	{"aten::_softmax.default", softmax_},
+	{"aten::softmax.int", softmax_int},
+	{"aten::_log_softmax.default", log_softmax_},
+	{"aten::log_softmax.int", log_softmax_int},
+	{"aten::_safe_softmax.default", safe_softmax},
+	{"aten::topk.default", topk},
+	{"aten::sort.default", sort},
+	{"aten::sort.stable", sort_stable},
+	{NULL, NULL},
+};
