@@ -1,0 +1,197 @@
+// Runs an ONNX model in ONNX Runtime for Node on every sample of a case and compares each output
+// with the reference PyTorch computed.
+//
+// usage: node compare.js [-v] MODEL.onnx CASE_DIR
+//
+// CASE_DIR holds case.json (inputs, outputs, samples, rtol, atol) and io.safetensors
+// ('<k>/in/<input name>', '<k>/out/<output index>').  Floats match when
+// |got - want| <= atol + rtol * |want| (NaN matches NaN, infinities match exactly); integers and
+// booleans must be equal; dtypes and shapes must be equal.  Model inputs are fed by name, outputs
+// are compared in order.  Exit 0 when every sample matches; otherwise one line on stderr saying
+// which sample, output and element differ, and exit 1 (2 for bad usage or unreadable files).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+let ort;
+try {
+	ort = require('onnxruntime-node');
+} catch (e) {
+	const tools = path.resolve(__dirname, '..', '..', 'tools');
+	console.error('compare.js: cannot load onnxruntime-node (' + String(e.message).split('\n')[0] + ').\n' +
+		`Install it with:  (cd ${tools} && npm ci --ignore-scripts)\n` +
+		`and run with NODE_PATH=${path.join(tools, 'node_modules')}`);
+	process.exit(2);
+}
+
+// safetensors dtype -> [ONNX Runtime tensor type, typed array]
+const DTYPES = {
+	F64: ['float64', Float64Array], F32: ['float32', Float32Array], F16: ['float16', Uint16Array],
+	I64: ['int64', BigInt64Array], I32: ['int32', Int32Array], I16: ['int16', Int16Array],
+	I8: ['int8', Int8Array], U8: ['uint8', Uint8Array], BOOL: ['bool', Uint8Array],
+};
+
+function readSafetensors(file) {
+	const buf = fs.readFileSync(file);
+	if (buf.length < 8)
+		throw new Error(`${file}: too short for a safetensors file`);
+	const n = Number(buf.readBigUInt64LE(0));
+	if (8 + n > buf.length)
+		throw new Error(`${file}: header length ${n} runs past the end`);
+	const hdr = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+	const out = {};
+	for (const [k, v] of Object.entries(hdr)) {
+		if (k === '__metadata__')
+			continue;
+		const T = DTYPES[v.dtype];
+		if (!T)
+			throw new Error(`${file}: tensor '${k}' has dtype ${v.dtype}, which this harness cannot feed`);
+		const [b, e] = v.data_offsets;
+		if (8 + n + e > buf.length)
+			throw new Error(`${file}: tensor '${k}' runs past the end`);
+		// copy: typed arrays need aligned storage
+		const raw = Uint8Array.prototype.slice.call(buf, 8 + n + b, 8 + n + e);
+		out[k] = {type: T[0], data: new T[1](raw.buffer), dims: v.shape};
+	}
+	return out;
+}
+
+function f16ToNumber(h) {
+	const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e === 0)
+		return s * Math.pow(2, -14) * (m / 1024);
+	if (e === 31)
+		return m ? NaN : s * Infinity;
+	return s * Math.pow(2, e - 15) * (1 + m / 1024);
+}
+
+// ONNX Runtime hands float16 back as Uint16Array, or as Float16Array where Node has one
+function numbers(t) {
+	if (t.type === 'float16' && t.data instanceof Uint16Array)
+		return Array.from(t.data, f16ToNumber);
+	if (t.type === 'bool')
+		return Array.from(t.data, (x) => (x ? 1 : 0));
+	return Array.from(t.data); // BigInt for int64: compared exactly
+}
+
+function fmtNum(x) {
+	return typeof x === 'bigint' ? x.toString() : String(x);
+}
+
+// returns null when got matches want, else why not
+function compare(got, want, rtol, atol) {
+	const gd = Array.from(got.dims, Number), wd = want.dims;
+	if (got.type !== want.type)
+		return `dtype ${got.type}, expected ${want.type}`;
+	if (gd.length !== wd.length || gd.some((d, i) => d !== wd[i]))
+		return `shape [${gd.join(', ')}], expected [${wd.join(', ')}]`;
+	const a = numbers(got), b = numbers(want);
+	if (a.length !== b.length)
+		return `${a.length} elements, expected ${b.length}`;
+	const exact = !['float16', 'float32', 'float64'].includes(want.type);
+	let bad = -1, nbad = 0, worst = 0;
+	for (let i = 0; i < b.length; i++) {
+		if (a[i] === b[i])
+			continue;
+		if (!exact && Number.isNaN(a[i]) && Number.isNaN(b[i]))
+			continue;
+		if (!exact) {
+			const err = Math.abs(a[i] - b[i]);
+			if (err > worst || Number.isNaN(err))
+				worst = Number.isNaN(worst) ? worst : err;
+			if (err <= atol + rtol * Math.abs(b[i]))
+				continue; // false for NaN and for an infinity on one side only
+		}
+		nbad++;
+		if (bad < 0)
+			bad = i;
+	}
+	if (bad < 0)
+		return null;
+	const idx = [];
+	for (let r = bad, k = wd.length - 1; k >= 0; k--) {
+		idx.unshift(r % wd[k]);
+		r = Math.floor(r / wd[k]);
+	}
+	let msg = `${nbad} of ${b.length} elements differ; first at [${idx.join(', ')}]: ` +
+		`got ${fmtNum(a[bad])}, expected ${fmtNum(b[bad])}`;
+	if (!exact)
+		msg += ` (max abs err ${worst}, rtol ${rtol}, atol ${atol})`;
+	return msg;
+}
+
+async function main(argv) {
+	const verbose = argv[0] === '-v';
+	if (verbose)
+		argv = argv.slice(1);
+	if (argv.length !== 2) {
+		console.error('usage: node compare.js [-v] MODEL.onnx CASE_DIR');
+		return 2;
+	}
+	const [model, dir] = argv;
+	let meta, io;
+	try {
+		meta = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
+		io = readSafetensors(path.join(dir, 'io.safetensors'));
+	} catch (e) {
+		console.error(`compare.js: ${e.message}`);
+		return 2;
+	}
+	const rtol = meta.rtol ?? 1e-4, atol = meta.atol ?? 1e-5;
+	let sess;
+	try {
+		sess = await ort.InferenceSession.create(model, {graphOptimizationLevel: 'all'});
+	} catch (e) {
+		console.error(`ONNX Runtime rejects ${model}: ${String(e.message).split('\n')[0]}`);
+		return 1;
+	}
+	const missing = meta.inputs.filter((n) => !sess.inputNames.includes(n));
+	const extra = sess.inputNames.filter((n) => !meta.inputs.includes(n));
+	if (missing.length || extra.length) {
+		console.error(`model inputs [${sess.inputNames.join(', ')}], expected [${meta.inputs.join(', ')}]`);
+		return 1;
+	}
+	if (sess.outputNames.length !== meta.outputs) {
+		console.error(`model has ${sess.outputNames.length} outputs, expected ${meta.outputs}`);
+		return 1;
+	}
+	for (let k = 0; k < meta.samples; k++) {
+		const feeds = {};
+		for (const name of meta.inputs) {
+			const t = io[`${k}/in/${name}`];
+			if (!t) {
+				console.error(`io.safetensors has no '${k}/in/${name}'`);
+				return 2;
+			}
+			feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+		}
+		let out;
+		try {
+			out = await sess.run(feeds);
+		} catch (e) {
+			console.error(`sample ${k}: ONNX Runtime failed: ${String(e.message).split('\n')[0]}`);
+			return 1;
+		}
+		for (let j = 0; j < meta.outputs; j++) {
+			const nm = sess.outputNames[j];
+			const want = io[`${k}/out/${j}`];
+			if (!want) {
+				console.error(`io.safetensors has no '${k}/out/${j}'`);
+				return 2;
+			}
+			const err = compare(out[nm], want, rtol, atol);
+			if (err) {
+				console.error(`sample ${k} output ${j} (${nm}): ${err}`);
+				return 1;
+			}
+		}
+		if (verbose)
+			console.log(`sample ${k}: ${meta.outputs} outputs match`);
+	}
+	return 0;
+}
+
+main(process.argv.slice(2)).then((rc) => process.exit(rc), (e) => {
+	console.error(`compare.js: ${e.stack || e}`);
+	process.exit(2);
+});

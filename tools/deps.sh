@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what onnxc needs to build and test, from Debian packages and npm,
+# skipping what is already there.  Safe to run again.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# build: cmake, protobuf-c; tests: cmocka, python3-onnx (checker), node+npm
+# (ONNX Runtime); fuzz: clang (libFuzzer ships with it)
+pkgs="build-essential cmake pkg-config libprotobuf-c-dev protobuf-c-compiler
+      libcmocka-dev python3 python3-onnx nodejs npm clang"
+missing=()
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ONNX Runtime for Node, pinned by tools/package-lock.json; its CPU binaries
+# ship inside the package, so no install scripts are needed
+if [ ! -d "$top/tools/node_modules/onnxruntime-node" ]; then
+  echo "deps: installing onnxruntime-node"
+  (cd "$top/tools" && npm ci --ignore-scripts --no-audit --no-fund --silent)
+fi

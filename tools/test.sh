@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test: unit and end-to-end tests on a normal build, then the same
+# under AddressSanitizer + UBSan, then the shared corpus when ../shared is
+# beside the checkout.  Exits non-zero if anything failed.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+tools/deps.sh
+jobs=$(nproc)
+status=0
+
+run() { echo "== $*"; "$@" || status=1; }
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs" 2>&1 | grep -E 'warning|error' && status=1
+run ctest --test-dir build --output-on-failure -j"$jobs"
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DONNXC_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs" 2>&1 | grep -E 'warning|error' && status=1
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+if [ -d "$top/../shared/corpus" ]; then
+  run tests/corpus/run.sh build/onnxc "$top/../shared/corpus"
+fi
+[ $status = 0 ] && echo "all tests passed" || echo "SOME TESTS FAILED"
+exit $status
