@@ -7,11 +7,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # build: cmake, protobuf-c; tests: cmocka, python3-onnx (checker), node+npm
 # (ONNX Runtime); fuzz: clang (libFuzzer ships with it)
 pkgs="build-essential cmake pkg-config libprotobuf-c-dev protobuf-c-compiler
-      libcmocka-dev python3 python3-onnx nodejs npm clang"
+      libcmocka-dev python3 python3-onnx clang"
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# node may come from elsewhere than Debian (with its own npm): ask for the
+# commands, not the packages
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
   sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
