@@ -136,4 +136,49 @@ int lw_fail(Lower *L, const char *fmt, ...);
  * their category */
 DType lw_promote(Lower *L, int i, const char *kwi, int j, const char *kwj);
 
+/* --- lower_kit.c: helpers shared by rule files --- */
+enum { LW_MAXRANK = 64 }; /* torch's own limit on tensor rank */
+
+/* the tensors of a Tensor[] argument: ONNX values and FX values */
+typedef struct LwTensorList {
+	ValId *v;
+	const Value **s;
+} LwTensorList;
+
+/* dtype of the FX annotation of output 0 */
+DType lw_outdtype(Lower *L);
+/* result 0 of node n, typed dt */
+ValId lw_typed(Lower *L, NodeId n, DType dt);
+/* The rank of a tensor argument, or -1 after reporting. */
+int lw_rank_of(Lower *L, int i, const char *kw);
+/* Normalise a torch dim for a tensor of rank r (0-d tensors accept 0 and
+ * -1, like torch).  Returns 0, or -1 after reporting. */
+int lw_normdim(Lower *L, int64_t *d, int r);
+/* lw_dim_static on the FX graph */
+bool lw_sdim(Lower *L, const Value *v, int d, int64_t *n);
+/* [v] as a 1-D INT64 constant */
+ValId lw_i64v(Lower *L, int64_t v);
+/* Unsqueeze or Squeeze (op) over constant axes. */
+ValId lw_axes_op(Lower *L, const char *op, ValId x, const int64_t *axes,
+    int n);
+ValId lw_transpose(Lower *L, ValId x, const int64_t *perm, int n);
+bool lw_is_identity_perm(const int64_t *perm, int n);
+/* Slice x along constant axes with 1-D starts/ends (and steps, or 0). */
+ValId lw_slice(Lower *L, ValId x, ValId starts, ValId ends,
+    const int64_t *axes, int n, ValId steps);
+ValId lw_slice_const(Lower *L, ValId x, int64_t axis, int64_t start,
+    int64_t end, int64_t step);
+ValId lw_concat(Lower *L, const ValId *parts, int n, int64_t axis, DType dt);
+/* Concat of the non-zero 1-D INT64 parts; an empty constant if none. */
+ValId lw_concat_shape(Lower *L, const ValId *parts, int n);
+/* Shape(x)[d0:d1] at run time. */
+ValId lw_shape_range(Lower *L, ValId x, int d0, int d1);
+/* Dims [d0, d1) of the FX value sv (ONNX value x) as a 1-D INT64 tensor:
+ * a constant when the annotation is static there, else read at run time.
+ * 0 when the range is empty. */
+ValId lw_dims_of(Lower *L, const Value *sv, ValId x, int d0, int d1);
+ValId lw_reshape(Lower *L, ValId x, ValId shape);
+void lw_tensor_list_free(LwTensorList *tl);
+int lw_tensor_list(Lower *L, int i, const char *kw, LwTensorList *tl);
+
 #endif

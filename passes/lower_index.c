@@ -1,8 +1,7 @@
 /* lower_index.c - lowering rules for indexing ATen ops: advanced indexing
  * (index, index_put), gathers and scatters, flip and roll, padding, and
  * tril/triu/diagonal.  Companion of lower_shape.c (views, joins, splits,
- * slices, creation); the two share no code, so the few helpers both need
- * are repeated here.
+ * slices, creation); the helpers both use are in lower_kit.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,222 +9,14 @@
 #include "lower.h"
 
 enum {
-	MAXR = 64,   /* torch's own limit on tensor rank */
 	MAXCONST = 1 << 16, /* longest index list made a constant */
 };
 
 /* ----------------------------------------------------------------- helpers */
 
-static DType
-outdt(Lower *L)
-{
-	return (DType)lw_outval(L, 0)->dtype;
-}
-
-/* result 0 of node n, typed dt */
-static ValId
-typed(Lower *L, NodeId n, DType dt)
-{
-	ValId r = lw_res(L, n, 0);
-	lw_settype(L, r, dt);
-	return r;
-}
-
-/* The rank of a tensor argument, or -1 after reporting. */
-static int
-rank_of(Lower *L, int i, const char *kw)
-{
-	const Value *v = lw_srcval(L, i, kw);
-	if (!v || v->kind != VK_TENSOR || v->rank < 0) {
-		lw_fail(L, "argument '%s' must be a tensor of known rank",
-		    kw ? kw : "?");
-		return -1;
-	}
-	if (v->rank > MAXR) {
-		lw_fail(L, "rank %d is more than torch allows", v->rank);
-		return -1;
-	}
-	return v->rank;
-}
-
-/* Normalise a torch dim for a tensor of rank r (0-d tensors accept 0 and
- * -1, like torch).  Returns 0, or -1 after reporting. */
-static int
-normdim(Lower *L, int64_t *d, int r)
-{
-	int n = r > 0 ? r : 1;
-	if (*d < -n || *d >= n)
-		return lw_fail(L, "dim %lld is out of range for rank %d",
-		    (long long)*d, r);
-	if (*d < 0)
-		*d += n;
-	return 0;
-}
-
-static bool
-sdim(Lower *L, const Value *v, int d, int64_t *n)
-{
-	return lw_dim_static(v, L->src, d, n);
-}
-
-static ValId
-i64s(Lower *L, const int64_t *v, int n)
-{
-	return lw_const_i64s(L, v, n);
-}
-
-static ValId
-i64v(Lower *L, int64_t v)
-{
-	return lw_const_i64s(L, &v, 1);
-}
-
-/* Unsqueeze or Squeeze (op) over constant axes. */
-static ValId
-axes_op(Lower *L, const char *op, ValId x, const int64_t *axes, int n)
-{
-	return lw_op2(L, op, x, i64s(L, axes, n));
-}
-
-static ValId
-transpose(Lower *L, ValId x, const int64_t *perm, int n)
-{
-	NodeId t = lw_emit(L, "Transpose", 1, &x, 1);
-	lw_attr_ints(L, t, "perm", perm, n);
-	return typed(L, t, lw_dtype(L, x));
-}
-
-static bool
-is_identity_perm(const int64_t *perm, int n)
-{
-	for (int k = 0; k < n; k++)
-		if (perm[k] != k)
-			return false;
-	return true;
-}
-
-/* Slice x along constant axes with 1-D starts/ends (and steps, or 0). */
-static ValId
-slice(Lower *L, ValId x, ValId starts, ValId ends, const int64_t *axes,
-    int n, ValId steps)
-{
-	ValId ax = i64s(L, axes, n);
-	ValId in[5] = {x, starts, ends, ax, steps};
-	NodeId s = lw_emit(L, "Slice", steps ? 5 : 4, in, 1);
-	return typed(L, s, lw_dtype(L, x));
-}
-
-static ValId
-slice_c(Lower *L, ValId x, int64_t axis, int64_t start, int64_t end,
-    int64_t step)
-{
-	return slice(L, x, i64v(L, start), i64v(L, end), &axis, 1,
-	    step != 1 ? i64v(L, step) : 0);
-}
-
-static ValId
-concat(Lower *L, const ValId *parts, int n, int64_t axis, DType dt)
-{
-	if (n == 1)
-		return parts[0];
-	NodeId c = lw_emit(L, "Concat", n, parts, 1);
-	lw_attr_int(L, c, "axis", axis);
-	return typed(L, c, dt);
-}
-
-/* Concat of the non-zero 1-D INT64 parts; an empty constant if none. */
-static ValId
-concat_shape(Lower *L, const ValId *parts, int n)
-{
-	ValId p[8];
-	int k = 0;
-	for (int i = 0; i < n && k < 8; i++)
-		if (parts[i])
-			p[k++] = parts[i];
-	if (!k)
-		return i64s(L, NULL, 0);
-	return concat(L, p, k, 0, DT_I64);
-}
-
-/* Shape(x)[d0:d1] at run time. */
-static ValId
-shape_rt(Lower *L, ValId x, int d0, int d1)
-{
-	NodeId s = lw_emit(L, "Shape", 1, &x, 1);
-	lw_attr_int(L, s, "start", d0);
-	lw_attr_int(L, s, "end", d1);
-	return typed(L, s, DT_I64);
-}
-
-/* Dims [d0, d1) of the FX value sv (ONNX value x) as a 1-D INT64 tensor:
- * a constant when the annotation is static there, else read at run time.
- * 0 when the range is empty. */
-static ValId
-dims_of(Lower *L, const Value *sv, ValId x, int d0, int d1)
-{
-	int64_t buf[MAXR];
-	if (d0 >= d1)
-		return 0;
-	for (int d = d0; d < d1; d++)
-		if (!sdim(L, sv, d, &buf[d - d0]))
-			return shape_rt(L, x, d0, d1);
-	return i64s(L, buf, d1 - d0);
-}
-
-static ValId
-reshape(Lower *L, ValId x, ValId shape)
-{
-	return lw_op2(L, "Reshape", x, shape);
-}
-
 /* The tensors of a Tensor[] (or Tensor?[]) argument.  tl->v holds the
  * ONNX values and tl->s the FX values, 0/NULL for None entries; release
  * with tlist_free.  Returns the count, or -1 after reporting. */
-typedef struct TList {
-	ValId *v;
-	const Value **s;
-} TList;
-
-static void
-tlist_free(TList *tl)
-{
-	free(tl->v);
-	free(tl->s);
-}
-
-static int
-tensor_list(Lower *L, int i, const char *kw, TList *tl)
-{
-	const Arg *a = lw_arg(L, i, kw);
-	tl->v = NULL;
-	tl->s = NULL;
-	if (!a || (a->kind != A_LIST && a->kind != A_TUPLE)) {
-		lw_fail(L, "argument '%s' must be a list of tensors", kw);
-		return -1;
-	}
-	tl->v = calloc(a->u.list.n + 1, sizeof *tl->v);
-	tl->s = calloc(a->u.list.n + 1, sizeof *tl->s);
-	if (!tl->v || !tl->s)
-		BUG("out of memory");
-	ValId *vals = tl->v;
-	const Value **srcs = tl->s;
-	const Arg *it = ir_items(L->src, a);
-	for (uint32_t k = 0; k < a->u.list.n; k++) {
-		vals[k] = 0;
-		srcs[k] = NULL;
-		if (it[k].kind == A_NONE)
-			continue;
-		const Value *sv = it[k].kind == A_VAL
-		    ? ir_val(L->src, it[k].u.v) : NULL;
-		if (!sv || sv->kind != VK_TENSOR || !L->map[it[k].u.v]) {
-			lw_fail(L, "element %u of '%s' is not a tensor", k, kw);
-			return -1;
-		}
-		vals[k] = L->map[it[k].u.v];
-		srcs[k] = sv;
-	}
-	return (int)a->u.list.n;
-}
 
 /* ----------------------------------------------------- indexing, gathers */
 
@@ -234,15 +25,15 @@ tensor_list(Lower *L, int i, const char *kw, TList *tl)
 static int
 index_list(Lower *L, int r, ValId *idx, const Value **isv)
 {
-	TList tl;
-	int n = tensor_list(L, 1, "indices", &tl);
+	LwTensorList tl;
+	int n = lw_tensor_list(L, 1, "indices", &tl);
 	if (n > r) {
 		lw_fail(L, "%d indices for a rank-%d tensor", n, r);
 		n = -1;
 	}
 	for (int k = 0; k < n; k++)
 		idx[k] = tl.v[k], isv[k] = tl.s[k];
-	tlist_free(&tl);
+	lw_tensor_list_free(&tl);
 	return n;
 }
 
@@ -252,8 +43,8 @@ wrap_index(Lower *L, const Value *sv, ValId x, int d, ValId idx)
 {
 	/* a 0-d divisor keeps the rank of a 0-d index */
 	int64_t size;
-	ValId n = sdim(L, sv, d, &size) ? lw_scalar_i64(L, size)
-	    : reshape(L, shape_rt(L, x, d, d + 1), i64s(L, NULL, 0));
+	ValId n = lw_sdim(L, sv, d, &size) ? lw_scalar_i64(L, size)
+	    : lw_reshape(L, lw_shape_range(L, x, d, d + 1), lw_const_i64s(L, NULL, 0));
 	/* Mod with fmod=0 takes the divisor's sign: [-n, n) -> [0, n) */
 	return lw_op2(L, "Mod", idx, n);
 }
@@ -272,8 +63,8 @@ stack_indices(Lower *L, const Value *sv, ValId x, ValId *idx,
 		}
 		for (int d = 0; d < isv[0]->rank; d++) {
 			int64_t a, b;
-			if (!sdim(L, isv[0], d, &a) ||
-			    !sdim(L, isv[j], d, &b) || a != b)
+			if (!lw_sdim(L, isv[0], d, &a) ||
+			    !lw_sdim(L, isv[j], d, &b) || a != b)
 				same = false;
 		}
 	}
@@ -286,12 +77,12 @@ stack_indices(Lower *L, const Value *sv, ValId x, ValId *idx,
 		for (int j = 0; j < k; j++)
 			idx[j] = lw_op2(L, "Expand", idx[j], shp);
 	}
-	ValId parts[MAXR];
+	ValId parts[LW_MAXRANK];
 	for (int j = 0; j < k; j++) {
 		ValId w = wrap_index(L, sv, x, (int)pos[j], idx[j]);
-		parts[j] = axes_op(L, "Unsqueeze", w, (int64_t[]){-1}, 1);
+		parts[j] = lw_axes_op(L, "Unsqueeze", w, (int64_t[]){-1}, 1);
 	}
-	return concat(L, parts, k, -1, DT_I64);
+	return lw_concat(L, parts, k, -1, DT_I64);
 }
 
 /* x with dims pos[0..k) moved to the front, the rest in order; the
@@ -299,7 +90,7 @@ stack_indices(Lower *L, const Value *sv, ValId x, ValId *idx,
 static ValId
 front(Lower *L, ValId x, int r, const int64_t *pos, int k, int64_t *perm)
 {
-	bool used[MAXR] = {0};
+	bool used[LW_MAXRANK] = {0};
 	int n = 0;
 	for (int j = 0; j < k; j++) {
 		perm[n++] = pos[j];
@@ -308,7 +99,7 @@ front(Lower *L, ValId x, int r, const int64_t *pos, int k, int64_t *perm)
 	for (int d = 0; d < r; d++)
 		if (!used[d])
 			perm[n++] = d;
-	return is_identity_perm(perm, r) ? x : transpose(L, x, perm, r);
+	return lw_is_identity_perm(perm, r) ? x : lw_transpose(L, x, perm, r);
 }
 
 /* x[mask] for one boolean mask over dims p..p+mr: NonZero gives the
@@ -320,21 +111,21 @@ index_mask(Lower *L, ValId x, int r, ValId mask, int mr, int p)
 		return lw_fail(L, "mask has more dims than the tensor");
 	ValId nz = lw_op1(L, "NonZero", mask);
 	lw_settype(L, nz, DT_I64);
-	ValId coords = transpose(L, nz, (int64_t[]){1, 0}, 2);
-	int64_t pos[MAXR], perm[MAXR];
+	ValId coords = lw_transpose(L, nz, (int64_t[]){1, 0}, 2);
+	int64_t pos[LW_MAXRANK], perm[LW_MAXRANK];
 	for (int j = 0; j < mr; j++)
 		pos[j] = p + j;
 	ValId xt = front(L, x, r, pos, mr, perm);
 	ValId g = lw_op2(L, "GatherND", xt, coords);
 	if (p > 0) {
 		int out = r - mr + 1;
-		int64_t back[MAXR];
+		int64_t back[LW_MAXRANK];
 		for (int j = 0; j < p; j++)
 			back[j] = j + 1;
 		back[p] = 0;
 		for (int j = p + 1; j < out; j++)
 			back[j] = j;
-		g = transpose(L, g, back, out);
+		g = lw_transpose(L, g, back, out);
 	}
 	lw_bind(L, 0, g);
 	return 0;
@@ -347,17 +138,17 @@ index_mask(Lower *L, ValId x, int r, ValId mask, int mr, int p)
 static int
 index_rule(Lower *L)
 {
-	ValId x = lw_in(L, 0, "self"), idx[MAXR];
-	const Value *isv[MAXR];
-	int r = rank_of(L, 0, "self");
+	ValId x = lw_in(L, 0, "self"), idx[LW_MAXRANK];
+	const Value *isv[LW_MAXRANK];
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	int n = index_list(L, r, idx, isv);
 	if (n < 0)
 		return -1;
-	int64_t pos[MAXR];
-	ValId iv[MAXR];
-	const Value *is[MAXR];
+	int64_t pos[LW_MAXRANK];
+	ValId iv[LW_MAXRANK];
+	const Value *is[LW_MAXRANK];
 	int k = 0, nmask = 0;
 	for (int j = 0; j < n; j++) {
 		if (!idx[j])
@@ -388,12 +179,12 @@ index_rule(Lower *L)
 	if (k == 1) {
 		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x, iv[0]}, 1);
 		lw_attr_int(L, g, "axis", pos[0]);
-		lw_bind(L, 0, typed(L, g, lw_dtype(L, x)));
+		lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
 		return 0;
 	}
 	const Value *sv = lw_srcval(L, 0, "self");
 	ValId st = stack_indices(L, sv, x, iv, is, pos, k);
-	int64_t perm[MAXR];
+	int64_t perm[LW_MAXRANK];
 	ValId xt = front(L, x, r, pos, k, perm);
 	ValId g = lw_op2(L, "GatherND", xt, st);
 	bool adjacent = pos[k - 1] - pos[0] == k - 1;
@@ -404,9 +195,9 @@ index_rule(Lower *L)
 			if (is[j]->rank > nb)
 				nb = is[j]->rank;
 		int out = nb + r - k;
-		if (out > MAXR)
+		if (out > LW_MAXRANK)
 			return lw_fail(L, "result rank too large");
-		int64_t back[MAXR];
+		int64_t back[LW_MAXRANK];
 		int m = 0;
 		for (int j = 0; j < p; j++)
 			back[m++] = nb + j;
@@ -414,7 +205,7 @@ index_rule(Lower *L)
 			back[m++] = j;
 		for (int j = nb + p; j < out; j++)
 			back[m++] = j;
-		g = transpose(L, g, back, out);
+		g = lw_transpose(L, g, back, out);
 	}
 	lw_bind(L, 0, g);
 	return 0;
@@ -425,23 +216,23 @@ static int
 index_select(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self"), i = lw_in(L, 2, "index");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || !i || r < 0)
 		return -1;
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	i = lw_cast(L, i, DT_I64);
 	const Value *isv = lw_srcval(L, 2, "index");
 	if (isv->rank == 0) /* keeps the dim, with size 1 */
-		i = axes_op(L, "Unsqueeze", i, (int64_t[]){0}, 1);
+		i = lw_axes_op(L, "Unsqueeze", i, (int64_t[]){0}, 1);
 	if (r == 0) {
-		lw_bind(L, 0, reshape(L, x, i64s(L, NULL, 0)));
+		lw_bind(L, 0, lw_reshape(L, x, lw_const_i64s(L, NULL, 0)));
 		return 0;
 	}
 	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x, i}, 1);
 	lw_attr_int(L, g, "axis", d);
-	lw_bind(L, 0, typed(L, g, lw_dtype(L, x)));
+	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
 	return 0;
 }
 
@@ -450,18 +241,18 @@ static int
 gather(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self"), i = lw_in(L, 2, "index");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || !i || r < 0)
 		return -1;
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "gather on a 0-d tensor is not supported");
 	i = lw_cast(L, i, DT_I64);
 	NodeId g = lw_emit(L, "GatherElements", 2, (ValId[]){x, i}, 1);
 	lw_attr_int(L, g, "axis", d);
-	lw_bind(L, 0, typed(L, g, lw_dtype(L, x)));
+	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
 	return 0;
 }
 
@@ -474,7 +265,7 @@ scatter_elems(Lower *L, ValId x, ValId i, ValId u, int64_t d,
 	lw_attr_int(L, s, "axis", d);
 	if (red && strcmp(red, "none"))
 		lw_attr_str(L, s, "reduction", red);
-	return typed(L, s, lw_dtype(L, x));
+	return lw_typed(L, s, lw_dtype(L, x));
 }
 
 /* Updates for ScatterElements: torch reads src only where index has
@@ -486,18 +277,18 @@ src_like_index(Lower *L, ValId src, const Value *ssv, ValId i,
 	bool same = ssv->rank == isv->rank;
 	for (int d = 0; same && d < isv->rank; d++) {
 		int64_t a, b;
-		if (!sdim(L, ssv, d, &a) || !sdim(L, isv, d, &b) || a != b)
+		if (!lw_sdim(L, ssv, d, &a) || !lw_sdim(L, isv, d, &b) || a != b)
 			same = false;
 	}
 	if (same)
 		return src;
 	int r = isv->rank;
-	int64_t zeros[MAXR], axes[MAXR];
+	int64_t zeros[LW_MAXRANK], axes[LW_MAXRANK];
 	for (int d = 0; d < r; d++)
 		zeros[d] = 0, axes[d] = d;
 	ValId ends = lw_op1(L, "Shape", i);
 	lw_settype(L, ends, DT_I64);
-	return slice(L, src, i64s(L, zeros, r), ends, axes, r, 0);
+	return lw_slice(L, src, lw_const_i64s(L, zeros, r), ends, axes, r, 0);
 }
 
 /* scatter(x, dim, index, src | value [, reduce]), scatter_add,
@@ -506,11 +297,11 @@ static int
 scatter(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self"), i = lw_in(L, 2, "index");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || !i || r < 0)
 		return -1;
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "scatter into a 0-d tensor is not supported");
@@ -576,20 +367,20 @@ static int
 slice_scatter(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self"), src = lw_in(L, 1, "src");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || !src || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "slice_scatter into a 0-d tensor");
 	int64_t d = lw_int(L, 2, "dim", 0), step = lw_int(L, 5, "step", 1);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	if (step <= 0)
 		return lw_fail(L, "step must be positive");
 	int64_t s = lw_int(L, 3, "start", 0), e = lw_int(L, 4, "end",
 	    INT64_MAX), size;
 	ValId rng;
-	if (sdim(L, lw_srcval(L, 0, "self"), (int)d, &size)) {
+	if (lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size)) {
 		clamp_slice(size, &s, &e);
 		int64_t cnt = e > s ? (e - s + step - 1) / step : 0;
 		if (cnt > MAXCONST)
@@ -599,22 +390,22 @@ slice_scatter(Lower *L)
 			BUG("out of memory");
 		for (int64_t k = 0; k < cnt; k++)
 			v[k] = s + k * step;
-		rng = i64s(L, v, (int)cnt);
+		rng = lw_const_i64s(L, v, (int)cnt);
 		free(v);
 	} else if (s >= 0 && e == INT64_MAX) {
-		ValId n = reshape(L, shape_rt(L, x, (int)d, (int)d + 1),
-		    i64s(L, NULL, 0));
+		ValId n = lw_reshape(L, lw_shape_range(L, x, (int)d, (int)d + 1),
+		    lw_const_i64s(L, NULL, 0));
 		ValId in[3] = {lw_scalar_i64(L, s), n, lw_scalar_i64(L, step)};
-		rng = typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
+		rng = lw_typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
 	} else {
 		return lw_fail(L, "slice_scatter with these bounds needs a "
 		    "static size along dim %lld", (long long)d);
 	}
 	/* positions along dim d, shaped [1,..,cnt,..,1] then like src */
-	int64_t shp[MAXR];
+	int64_t shp[LW_MAXRANK];
 	for (int k = 0; k < r; k++)
 		shp[k] = k == d ? -1 : 1;
-	ValId pos = reshape(L, rng, i64s(L, shp, r));
+	ValId pos = lw_reshape(L, rng, lw_const_i64s(L, shp, r));
 	ValId ss = lw_op1(L, "Shape", src);
 	lw_settype(L, ss, DT_I64);
 	ValId idx = lw_op2(L, "Expand", pos, ss);
@@ -628,20 +419,20 @@ static int
 select_scatter(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self"), src = lw_in(L, 1, "src");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || !src || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "select_scatter into a 0-d tensor");
 	int64_t d = lw_int(L, 2, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	ValId i = lw_operand(L, 3, "index", DT_I64);
 	if (!i)
 		return -1;
 	const Value *sv = lw_srcval(L, 0, "self");
 	i = wrap_index(L, sv, x, (int)d, i);
-	ValId u = axes_op(L, "Unsqueeze", lw_cast(L, src, lw_dtype(L, x)), &d,
+	ValId u = lw_axes_op(L, "Unsqueeze", lw_cast(L, src, lw_dtype(L, x)), &d,
 	    1);
 	ValId shp = lw_op1(L, "Shape", u);
 	lw_settype(L, shp, DT_I64);
@@ -655,9 +446,9 @@ select_scatter(Lower *L)
 static int
 index_put(Lower *L)
 {
-	ValId x = lw_in(L, 0, "self"), v = lw_in(L, 2, "values"), idx[MAXR];
-	const Value *isv[MAXR];
-	int r = rank_of(L, 0, "self");
+	ValId x = lw_in(L, 0, "self"), v = lw_in(L, 2, "values"), idx[LW_MAXRANK];
+	const Value *isv[LW_MAXRANK];
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || !v || r < 0)
 		return -1;
 	int n = index_list(L, r, idx, isv);
@@ -672,7 +463,7 @@ index_put(Lower *L)
 		bool one = true;
 		for (int d = 0; d < vs->rank; d++) {
 			int64_t m;
-			if (!sdim(L, vs, d, &m) || m != 1)
+			if (!lw_sdim(L, vs, d, &m) || m != 1)
 				one = false;
 		}
 		if (!one)
@@ -681,21 +472,21 @@ index_put(Lower *L)
 		ValId mask = lw_cast(L, idx[0], DT_BOOL);
 		int mr = isv[0]->rank;
 		if (mr < r) {
-			int64_t ax[MAXR];
+			int64_t ax[LW_MAXRANK];
 			for (int d = mr; d < r; d++)
 				ax[d - mr] = d;
-			mask = axes_op(L, "Unsqueeze", mask, ax, r - mr);
+			mask = lw_axes_op(L, "Unsqueeze", mask, ax, r - mr);
 		}
 		if (vs->rank > 0)
-			v = reshape(L, v, i64s(L, NULL, 0));
+			v = lw_reshape(L, v, lw_const_i64s(L, NULL, 0));
 		ValId nv = acc ? lw_op2(L, "Add", x, v) : v;
 		NodeId w = lw_emit(L, "Where", 3, (ValId[]){mask, nv, x}, 1);
-		lw_bind(L, 0, typed(L, w, dt));
+		lw_bind(L, 0, lw_typed(L, w, dt));
 		return 0;
 	}
-	int64_t pos[MAXR];
-	ValId iv[MAXR];
-	const Value *is[MAXR];
+	int64_t pos[LW_MAXRANK];
+	ValId iv[LW_MAXRANK];
+	const Value *is[LW_MAXRANK];
 	int k = 0;
 	for (int j = 0; j < n; j++) {
 		if (!idx[j])
@@ -715,13 +506,13 @@ index_put(Lower *L)
 	ValId st = stack_indices(L, sv, x, iv, is, pos, k);
 	ValId sst = lw_op1(L, "Shape", st);
 	lw_settype(L, sst, DT_I64);
-	ValId parts[2] = {slice_c(L, sst, 0, 0, -1, 1),
-	    dims_of(L, sv, x, k, r)};
-	ValId u = lw_op2(L, "Expand", v, concat_shape(L, parts, 2));
+	ValId parts[2] = {lw_slice_const(L, sst, 0, 0, -1, 1),
+	    lw_dims_of(L, sv, x, k, r)};
+	ValId u = lw_op2(L, "Expand", v, lw_concat_shape(L, parts, 2));
 	NodeId s = lw_emit(L, "ScatterND", 3, (ValId[]){x, st, u}, 1);
 	if (acc)
 		lw_attr_str(L, s, "reduction", "add");
-	lw_bind(L, 0, typed(L, s, dt));
+	lw_bind(L, 0, lw_typed(L, s, dt));
 	return 0;
 }
 
@@ -740,18 +531,18 @@ repeat_interleave_tensor(Lower *L)
 	r = lw_cast(L, r, DT_I64);
 	ValId ax0 = lw_scalar_i64(L, 0);
 	ValId cs = lw_op2(L, "CumSum", r, ax0);
-	ValId total = lw_op2(L, "ReduceSum", r, i64v(L, 0));
+	ValId total = lw_op2(L, "ReduceSum", r, lw_i64v(L, 0));
 	NodeId last = L->dst->nnodes - 1;
 	lw_attr_int(L, last, "keepdims", 0);
 	ValId in[3] = {lw_scalar_i64(L, 0), total, lw_scalar_i64(L, 1)};
-	ValId pos = typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
+	ValId pos = lw_typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
 	ValId le = lw_op2t(L, "LessOrEqual",
-	    axes_op(L, "Unsqueeze", cs, (int64_t[]){0}, 1),
-	    axes_op(L, "Unsqueeze", pos, (int64_t[]){1}, 1), DT_BOOL);
-	ValId cnt = lw_op2(L, "ReduceSum", lw_cast(L, le, DT_I64), i64v(L, 1));
+	    lw_axes_op(L, "Unsqueeze", cs, (int64_t[]){0}, 1),
+	    lw_axes_op(L, "Unsqueeze", pos, (int64_t[]){1}, 1), DT_BOOL);
+	ValId cnt = lw_op2(L, "ReduceSum", lw_cast(L, le, DT_I64), lw_i64v(L, 1));
 	last = L->dst->nnodes - 1;
 	lw_attr_int(L, last, "keepdims", 0);
-	lw_bind(L, 0, lw_cast(L, cnt, outdt(L)));
+	lw_bind(L, 0, lw_cast(L, cnt, lw_outdtype(L)));
 	return 0;
 }
 
@@ -762,11 +553,11 @@ static int
 flip(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
-	int64_t dims[MAXR], st[MAXR], en[MAXR], sp[MAXR];
-	int n = lw_ints(L, 1, "dims", dims, MAXR);
+	int64_t dims[LW_MAXRANK], st[LW_MAXRANK], en[LW_MAXRANK], sp[LW_MAXRANK];
+	int n = lw_ints(L, 1, "dims", dims, LW_MAXRANK);
 	if (n < 0)
 		return -1;
 	if (r == 0 || n == 0) {
@@ -774,12 +565,12 @@ flip(Lower *L)
 		return 0;
 	}
 	for (int k = 0; k < n; k++) {
-		if (normdim(L, &dims[k], r) < 0)
+		if (lw_normdim(L, &dims[k], r) < 0)
 			return -1;
 		st[k] = -1, en[k] = INT64_MIN, sp[k] = -1;
 	}
-	lw_bind(L, 0, slice(L, x, i64s(L, st, n), i64s(L, en, n), dims, n,
-	    i64s(L, sp, n)));
+	lw_bind(L, 0, lw_slice(L, x, lw_const_i64s(L, st, n),
+	    lw_const_i64s(L, en, n), dims, n, lw_const_i64s(L, sp, n)));
 	return 0;
 }
 
@@ -788,7 +579,7 @@ static ValId
 roll1(Lower *L, const Value *sv, ValId x, int64_t d, int64_t shift)
 {
 	int64_t size;
-	if (sv && sdim(L, sv, (int)d, &size)) {
+	if (sv && lw_sdim(L, sv, (int)d, &size)) {
 		if (size == 0)
 			return x;
 		shift %= size;
@@ -801,9 +592,9 @@ roll1(Lower *L, const Value *sv, ValId x, int64_t d, int64_t shift)
 		return x;
 	}
 	/* symbolic size: exact when |shift| < size */
-	ValId a = slice_c(L, x, d, -shift, INT64_MAX, 1);
-	ValId b = slice_c(L, x, d, 0, -shift, 1);
-	return concat(L, (ValId[]){a, b}, 2, d, lw_dtype(L, x));
+	ValId a = lw_slice_const(L, x, d, -shift, INT64_MAX, 1);
+	ValId b = lw_slice_const(L, x, d, 0, -shift, 1);
+	return lw_concat(L, (ValId[]){a, b}, 2, d, lw_dtype(L, x));
 }
 
 /* roll(x, shifts, dims); no dims: roll the flattened tensor */
@@ -811,12 +602,12 @@ static int
 roll(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
-	int64_t sh[MAXR], dims[MAXR];
-	int ns = lw_ints(L, 1, "shifts", sh, MAXR);
-	int nd = lw_ints(L, 2, "dims", dims, MAXR);
+	int64_t sh[LW_MAXRANK], dims[LW_MAXRANK];
+	int ns = lw_ints(L, 1, "shifts", sh, LW_MAXRANK);
+	int nd = lw_ints(L, 2, "dims", dims, LW_MAXRANK);
 	if (ns < 0)
 		return -1;
 	if (nd <= 0) {
@@ -825,8 +616,8 @@ roll(Lower *L)
 		const Value *sv = lw_srcval(L, 0, "self");
 		int64_t numel = 1, n;
 		for (int d = 0; d < r && numel >= 0; d++)
-			numel = sdim(L, sv, d, &n) ? numel * n : -1;
-		ValId flat = reshape(L, x, i64v(L, -1));
+			numel = lw_sdim(L, sv, d, &n) ? numel * n : -1;
+		ValId flat = lw_reshape(L, x, lw_i64v(L, -1));
 		ValId shp = lw_op1(L, "Shape", x);
 		lw_settype(L, shp, DT_I64);
 		ValId rolled;
@@ -835,20 +626,20 @@ roll(Lower *L)
 			int64_t s = numel ? sh[0] % numel : 0;
 			if (s < 0)
 				s += numel;
-			rolled = s ? concat(L, (ValId[]){slice_c(L, flat, 0,
-			    numel - s, INT64_MAX, 1), slice_c(L, flat, 0, 0,
+			rolled = s ? lw_concat(L, (ValId[]){lw_slice_const(L, flat, 0,
+			    numel - s, INT64_MAX, 1), lw_slice_const(L, flat, 0, 0,
 			    numel - s, 1)}, 2, 0, lw_dtype(L, x)) : flat;
 		} else {
 			rolled = roll1(L, NULL, flat, 0, sh[0]);
 		}
-		lw_bind(L, 0, reshape(L, rolled, shp));
+		lw_bind(L, 0, lw_reshape(L, rolled, shp));
 		return 0;
 	}
 	if (ns != nd)
 		return lw_fail(L, "shifts and dims differ in length");
 	const Value *sv = lw_srcval(L, 0, "self");
 	for (int k = 0; k < nd; k++) {
-		if (r == 0 || normdim(L, &dims[k], r) < 0)
+		if (r == 0 || lw_normdim(L, &dims[k], r) < 0)
 			return r == 0 ? lw_fail(L, "cannot roll a 0-d tensor")
 			    : -1;
 		x = roll1(L, sv, x, dims[k], sh[k]);
@@ -869,24 +660,24 @@ static int
 pad_common(Lower *L, PadMode mode, int value_arg)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
-	int64_t p[2 * MAXR];
-	int np = lw_ints(L, 1, NULL, p, 2 * MAXR);
+	int64_t p[2 * LW_MAXRANK];
+	int np = lw_ints(L, 1, NULL, p, 2 * LW_MAXRANK);
 	if (np < 0)
 		return -1;
 	if (np % 2 || np / 2 > r)
 		return lw_fail(L, "pad list of length %d for a rank-%d tensor",
 		    np, r);
-	int64_t beg[MAXR] = {0}, end[MAXR] = {0};
+	int64_t beg[LW_MAXRANK] = {0}, end[LW_MAXRANK] = {0};
 	for (int j = 0; j < np / 2; j++) {
 		beg[r - 1 - j] = p[2 * j];
 		end[r - 1 - j] = p[2 * j + 1];
 	}
 	DType dt = lw_dtype(L, x);
 	bool grow = false, crop = false;
-	int64_t pads[2 * MAXR];
+	int64_t pads[2 * LW_MAXRANK];
 	for (int d = 0; d < r; d++) {
 		pads[d] = beg[d] > 0 ? beg[d] : 0;
 		pads[r + d] = end[d] > 0 ? end[d] : 0;
@@ -900,16 +691,16 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 			ValId parts[3];
 			int n = 0;
 			if (pads[d])
-				parts[n++] = slice_c(L, x, d, -pads[d],
+				parts[n++] = lw_slice_const(L, x, d, -pads[d],
 				    INT64_MAX, 1);
 			parts[n++] = x;
 			if (pads[r + d])
-				parts[n++] = slice_c(L, x, d, 0, pads[r + d],
+				parts[n++] = lw_slice_const(L, x, d, 0, pads[r + d],
 				    1);
-			x = concat(L, parts, n, d, dt);
+			x = lw_concat(L, parts, n, d, dt);
 		}
 	} else if (grow) {
-		ValId pv = i64s(L, pads, 2 * r), cv = 0;
+		ValId pv = lw_const_i64s(L, pads, 2 * r), cv = 0;
 		if (mode == PAD_CONSTANT) {
 			cv = lw_has(L, value_arg, "value")
 			    ? lw_operand(L, value_arg, "value", dt)
@@ -921,10 +712,10 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 		    1);
 		lw_attr_str(L, n, "mode", mode == PAD_CONSTANT ? "constant"
 		    : mode == PAD_REFLECT ? "reflect" : "edge");
-		x = typed(L, n, dt);
+		x = lw_typed(L, n, dt);
 	}
 	if (crop) {
-		int64_t st[MAXR], en[MAXR], ax[MAXR];
+		int64_t st[LW_MAXRANK], en[LW_MAXRANK], ax[LW_MAXRANK];
 		int n = 0;
 		for (int d = 0; d < r; d++) {
 			if (beg[d] >= 0 && end[d] >= 0)
@@ -934,7 +725,8 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 			en[n] = end[d] < 0 ? end[d] : INT64_MAX;
 			n++;
 		}
-		x = slice(L, x, i64s(L, st, n), i64s(L, en, n), ax, n, 0);
+		x = lw_slice(L, x, lw_const_i64s(L, st, n),
+		    lw_const_i64s(L, en, n), ax, n, 0);
 	}
 	lw_bind(L, 0, x);
 	return 0;
@@ -990,7 +782,7 @@ trilu(Lower *L, bool upper)
 		return -1;
 	NodeId n = lw_emit(L, "Trilu", 2, (ValId[]){x, k}, 1);
 	lw_attr_int(L, n, "upper", upper);
-	lw_bind(L, 0, typed(L, n, lw_dtype(L, x)));
+	lw_bind(L, 0, lw_typed(L, n, lw_dtype(L, x)));
 	return 0;
 }
 
@@ -1013,20 +805,20 @@ static int
 diagonal(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r < 2)
 		return lw_fail(L, "diagonal needs at least 2 dims");
 	int64_t off = lw_int(L, 1, "offset", 0), d1 = lw_int(L, 2, "dim1", 0),
 		d2 = lw_int(L, 3, "dim2", 1);
-	if (normdim(L, &d1, r) < 0 || normdim(L, &d2, r) < 0)
+	if (lw_normdim(L, &d1, r) < 0 || lw_normdim(L, &d2, r) < 0)
 		return -1;
 	if (d1 == d2)
 		return lw_fail(L, "dim1 and dim2 are the same");
 	const Value *sv = lw_srcval(L, 0, "self");
 	int64_t n, m;
-	if (!sdim(L, sv, (int)d1, &n) || !sdim(L, sv, (int)d2, &m))
+	if (!lw_sdim(L, sv, (int)d1, &n) || !lw_sdim(L, sv, (int)d2, &m))
 		return lw_fail(L, "diagonal needs static sizes on its dims");
 	int64_t r0 = off < 0 ? -off : 0, c0 = off > 0 ? off : 0;
 	int64_t len = n - r0 < m - c0 ? n - r0 : m - c0;
@@ -1034,36 +826,36 @@ diagonal(Lower *L)
 		len = 0;
 	if (len > MAXCONST)
 		return lw_fail(L, "diagonal too long");
-	int64_t fperm[MAXR];
+	int64_t fperm[LW_MAXRANK];
 	int q = 0;
 	for (int d = 0; d < r; d++)
 		if (d != d1 && d != d2)
 			fperm[q++] = d;
 	fperm[q++] = d1;
 	fperm[q++] = d2;
-	ValId t = is_identity_perm(fperm, r) ? x : transpose(L, x, fperm, r);
+	ValId t = lw_is_identity_perm(fperm, r) ? x : lw_transpose(L, x, fperm, r);
 	int64_t *rows = calloc((size_t)len + 1, sizeof *rows);
 	int64_t *cols = calloc((size_t)len + 1, sizeof *cols);
 	if (!rows || !cols)
 		BUG("out of memory");
 	for (int64_t k = 0; k < len; k++)
 		rows[k] = r0 + k, cols[k] = c0 + k;
-	ValId rv = i64s(L, rows, (int)len);
+	ValId rv = lw_const_i64s(L, rows, (int)len);
 	int64_t cd[2] = {len, 1};
 	ValId cv = lw_const(L, DT_I64, 2, cd, cols);
 	free(rows);
 	free(cols);
 	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){t, rv}, 1);
 	lw_attr_int(L, g, "axis", r - 2);
-	ValId gr = typed(L, g, lw_dtype(L, x)); /* [..., len, m] */
-	ValId bparts[2] = {r > 2 ? shape_rt(L, gr, 0, r - 2) : 0,
-	    i64s(L, cd, 2)};
-	ValId bshape = concat_shape(L, bparts, 2);
+	ValId gr = lw_typed(L, g, lw_dtype(L, x)); /* [..., len, m] */
+	ValId bparts[2] = {r > 2 ? lw_shape_range(L, gr, 0, r - 2) : 0,
+	    lw_const_i64s(L, cd, 2)};
+	ValId bshape = lw_concat_shape(L, bparts, 2);
 	ValId ci = lw_op2(L, "Expand", cv, bshape);
 	NodeId ge = lw_emit(L, "GatherElements", 2, (ValId[]){gr, ci}, 1);
 	lw_attr_int(L, ge, "axis", r - 1);
-	ValId e = typed(L, ge, lw_dtype(L, x));
-	lw_bind(L, 0, axes_op(L, "Squeeze", e, (int64_t[]){-1}, 1));
+	ValId e = lw_typed(L, ge, lw_dtype(L, x));
+	lw_bind(L, 0, lw_axes_op(L, "Squeeze", e, (int64_t[]){-1}, 1));
 	return 0;
 }
 

@@ -14,65 +14,12 @@
 #include "lower.h"
 
 enum {
-	MAXR = 64,   /* torch's own limit on tensor rank */
 	MAXT = 1024, /* tensors in one Tensor[] argument */
 	/* static aranges up to this many elements become constants */
 	MAXCONST = 1 << 16,
 };
 
 /* ----------------------------------------------------------------- helpers */
-
-static DType
-outdt(Lower *L)
-{
-	return (DType)lw_outval(L, 0)->dtype;
-}
-
-/* result 0 of node n, typed dt */
-static ValId
-typed(Lower *L, NodeId n, DType dt)
-{
-	ValId r = lw_res(L, n, 0);
-	lw_settype(L, r, dt);
-	return r;
-}
-
-/* The rank of a tensor argument, or -1 after reporting. */
-static int
-rank_of(Lower *L, int i, const char *kw)
-{
-	const Value *v = lw_srcval(L, i, kw);
-	if (!v || v->kind != VK_TENSOR || v->rank < 0) {
-		lw_fail(L, "argument '%s' must be a tensor of known rank",
-		    kw ? kw : "?");
-		return -1;
-	}
-	if (v->rank > MAXR) {
-		lw_fail(L, "rank %d is more than torch allows", v->rank);
-		return -1;
-	}
-	return v->rank;
-}
-
-/* Normalise a torch dim for a tensor of rank r (0-d tensors accept 0 and
- * -1, like torch).  Returns 0, or -1 after reporting. */
-static int
-normdim(Lower *L, int64_t *d, int r)
-{
-	int n = r > 0 ? r : 1;
-	if (*d < -n || *d >= n)
-		return lw_fail(L, "dim %lld is out of range for rank %d",
-		    (long long)*d, r);
-	if (*d < 0)
-		*d += n;
-	return 0;
-}
-
-static bool
-sdim(Lower *L, const Value *v, int d, int64_t *n)
-{
-	return lw_dim_static(v, L->src, d, n);
-}
 
 /* The number an int-like argument stands for, if it is static. */
 static bool
@@ -94,116 +41,6 @@ argnum(Lower *L, const Arg *a, int64_t *out)
 	return false;
 }
 
-static ValId
-i64s(Lower *L, const int64_t *v, int n)
-{
-	return lw_const_i64s(L, v, n);
-}
-
-static ValId
-i64v(Lower *L, int64_t v)
-{
-	return lw_const_i64s(L, &v, 1);
-}
-
-/* Unsqueeze or Squeeze (op) over constant axes. */
-static ValId
-axes_op(Lower *L, const char *op, ValId x, const int64_t *axes, int n)
-{
-	return lw_op2(L, op, x, i64s(L, axes, n));
-}
-
-static ValId
-transpose(Lower *L, ValId x, const int64_t *perm, int n)
-{
-	NodeId t = lw_emit(L, "Transpose", 1, &x, 1);
-	lw_attr_ints(L, t, "perm", perm, n);
-	return typed(L, t, lw_dtype(L, x));
-}
-
-static bool
-is_identity_perm(const int64_t *perm, int n)
-{
-	for (int k = 0; k < n; k++)
-		if (perm[k] != k)
-			return false;
-	return true;
-}
-
-/* Slice x along constant axes with 1-D starts/ends (and steps, or 0). */
-static ValId
-slice(Lower *L, ValId x, ValId starts, ValId ends, const int64_t *axes,
-    int n, ValId steps)
-{
-	ValId ax = i64s(L, axes, n);
-	ValId in[5] = {x, starts, ends, ax, steps};
-	NodeId s = lw_emit(L, "Slice", steps ? 5 : 4, in, 1);
-	return typed(L, s, lw_dtype(L, x));
-}
-
-static ValId
-slice_c(Lower *L, ValId x, int64_t axis, int64_t start, int64_t end,
-    int64_t step)
-{
-	return slice(L, x, i64v(L, start), i64v(L, end), &axis, 1,
-	    step != 1 ? i64v(L, step) : 0);
-}
-
-static ValId
-concat(Lower *L, const ValId *parts, int n, int64_t axis, DType dt)
-{
-	if (n == 1)
-		return parts[0];
-	NodeId c = lw_emit(L, "Concat", n, parts, 1);
-	lw_attr_int(L, c, "axis", axis);
-	return typed(L, c, dt);
-}
-
-/* Concat of the non-zero 1-D INT64 parts; an empty constant if none. */
-static ValId
-concat_shape(Lower *L, const ValId *parts, int n)
-{
-	ValId p[8];
-	int k = 0;
-	for (int i = 0; i < n && k < 8; i++)
-		if (parts[i])
-			p[k++] = parts[i];
-	if (!k)
-		return i64s(L, NULL, 0);
-	return concat(L, p, k, 0, DT_I64);
-}
-
-/* Shape(x)[d0:d1] at run time. */
-static ValId
-shape_rt(Lower *L, ValId x, int d0, int d1)
-{
-	NodeId s = lw_emit(L, "Shape", 1, &x, 1);
-	lw_attr_int(L, s, "start", d0);
-	lw_attr_int(L, s, "end", d1);
-	return typed(L, s, DT_I64);
-}
-
-/* Dims [d0, d1) of the FX value sv (ONNX value x) as a 1-D INT64 tensor:
- * a constant when the annotation is static there, else read at run time.
- * 0 when the range is empty. */
-static ValId
-dims_of(Lower *L, const Value *sv, ValId x, int d0, int d1)
-{
-	int64_t buf[MAXR];
-	if (d0 >= d1)
-		return 0;
-	for (int d = d0; d < d1; d++)
-		if (!sdim(L, sv, d, &buf[d - d0]))
-			return shape_rt(L, x, d0, d1);
-	return i64s(L, buf, d1 - d0);
-}
-
-static ValId
-reshape(Lower *L, ValId x, ValId shape)
-{
-	return lw_op2(L, "Reshape", x, shape);
-}
-
 /* An int or SymInt argument as a 1-D INT64 tensor of one element; dflt
  * when absent or None. */
 static ValId
@@ -212,63 +49,18 @@ int1(Lower *L, int i, const char *kw, int64_t dflt)
 	const Arg *a = lw_arg(L, i, kw);
 	int64_t n;
 	if (!a || a->kind == A_NONE)
-		return i64v(L, dflt);
+		return lw_i64v(L, dflt);
 	if (argnum(L, a, &n))
-		return i64v(L, n);
+		return lw_i64v(L, n);
 	ValId v = lw_operand(L, i, kw, DT_I64);
 	if (!v)
 		return 0;
-	return axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
+	return lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
 }
 
 /* The tensors of a Tensor[] (or Tensor?[]) argument.  tl->v holds the
  * ONNX values and tl->s the FX values, 0/NULL for None entries; release
  * with tlist_free.  Returns the count, or -1 after reporting. */
-typedef struct TList {
-	ValId *v;
-	const Value **s;
-} TList;
-
-static void
-tlist_free(TList *tl)
-{
-	free(tl->v);
-	free(tl->s);
-}
-
-static int
-tensor_list(Lower *L, int i, const char *kw, TList *tl)
-{
-	const Arg *a = lw_arg(L, i, kw);
-	tl->v = NULL;
-	tl->s = NULL;
-	if (!a || (a->kind != A_LIST && a->kind != A_TUPLE)) {
-		lw_fail(L, "argument '%s' must be a list of tensors", kw);
-		return -1;
-	}
-	tl->v = calloc(a->u.list.n + 1, sizeof *tl->v);
-	tl->s = calloc(a->u.list.n + 1, sizeof *tl->s);
-	if (!tl->v || !tl->s)
-		BUG("out of memory");
-	ValId *vals = tl->v;
-	const Value **srcs = tl->s;
-	const Arg *it = ir_items(L->src, a);
-	for (uint32_t k = 0; k < a->u.list.n; k++) {
-		vals[k] = 0;
-		srcs[k] = NULL;
-		if (it[k].kind == A_NONE)
-			continue;
-		const Value *sv = it[k].kind == A_VAL
-		    ? ir_val(L->src, it[k].u.v) : NULL;
-		if (!sv || sv->kind != VK_TENSOR || !L->map[it[k].u.v]) {
-			lw_fail(L, "element %u of '%s' is not a tensor", k, kw);
-			return -1;
-		}
-		vals[k] = L->map[it[k].u.v];
-		srcs[k] = sv;
-	}
-	return (int)a->u.list.n;
-}
 
 /* Bind the ONNX results of node n to the first nout FX outputs. */
 static void
@@ -308,7 +100,7 @@ item(Lower *L)
 	ValId x = lw_in(L, 0, "self");
 	if (!x)
 		return -1;
-	ValId r = reshape(L, x, i64s(L, NULL, 0));
+	ValId r = lw_reshape(L, x, lw_const_i64s(L, NULL, 0));
 	const Value *o = lw_outval(L, 0);
 	DType dt = o->kind == VK_SYMINT ? DT_I64
 	    : o->kind == VK_SYMFLOAT ? DT_F64
@@ -323,13 +115,13 @@ item(Lower *L)
 static int
 as_strided(Lower *L)
 {
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (r < 0)
 		return -1;
 	const Value *sv = lw_srcval(L, 0, "self");
-	int64_t size[MAXR], stride[MAXR];
-	int ns = lw_ints(L, 1, "size", size, MAXR);
-	int nt = lw_ints(L, 2, "stride", stride, MAXR);
+	int64_t size[LW_MAXRANK], stride[LW_MAXRANK];
+	int ns = lw_ints(L, 1, "size", size, LW_MAXRANK);
+	int nt = lw_ints(L, 2, "stride", stride, LW_MAXRANK);
 	int64_t off = lw_int(L, 3, "storage_offset", 0);
 	if (ns < 0 || nt < 0)
 		return -1;
@@ -337,7 +129,7 @@ as_strided(Lower *L)
 	int64_t want = 1;
 	for (int d = r - 1; ok && d >= 0; d--) {
 		int64_t n;
-		if (!sdim(L, sv, d, &n) || n != size[d] ||
+		if (!lw_sdim(L, sv, d, &n) || n != size[d] ||
 		    (n != 1 && stride[d] != want))
 			ok = false;
 		want *= n;
@@ -350,7 +142,7 @@ as_strided(Lower *L)
 
 /* ------------------------------------------------------ views, reshapes */
 
-/* view/reshape(x, size): Reshape with the sizes as traced (-1 stays -1).
+/* view/lw_reshape(x, size): Reshape with the sizes as traced (-1 stays -1).
  * A literal 0 means an empty dim in torch, so allowzero is set then. */
 static int
 view(Lower *L)
@@ -372,7 +164,7 @@ view(Lower *L)
 	NodeId n = lw_emit(L, "Reshape", 2, (ValId[]){x, shape}, 1);
 	if (zero)
 		lw_attr_int(L, n, "allowzero", 1);
-	lw_bind(L, 0, typed(L, n, lw_dtype(L, x)));
+	lw_bind(L, 0, lw_typed(L, n, lw_dtype(L, x)));
 	return 0;
 }
 
@@ -385,7 +177,7 @@ view_as(Lower *L)
 		return -1;
 	ValId shp = lw_op1(L, "Shape", o);
 	lw_settype(L, shp, DT_I64);
-	lw_bind(L, 0, reshape(L, x, shp));
+	lw_bind(L, 0, lw_reshape(L, x, shp));
 	return 0;
 }
 
@@ -394,16 +186,16 @@ static int
 flatten(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r == 0) {
-		lw_bind(L, 0, reshape(L, x, i64v(L, 1)));
+		lw_bind(L, 0, lw_reshape(L, x, lw_i64v(L, 1)));
 		return 0;
 	}
 	int64_t s = lw_int(L, 1, "start_dim", 0), e = lw_int(L, 2, "end_dim",
 	    -1);
-	if (normdim(L, &s, r) < 0 || normdim(L, &e, r) < 0)
+	if (lw_normdim(L, &s, r) < 0 || lw_normdim(L, &e, r) < 0)
 		return -1;
 	if (s > e)
 		return lw_fail(L, "start_dim comes after end_dim");
@@ -414,9 +206,9 @@ flatten(Lower *L)
 	const Value *sv = lw_srcval(L, 0, "self");
 	int64_t mid = -1;
 	lw_dim_static(lw_outval(L, 0), L->src, (int)s, &mid);
-	ValId parts[3] = {dims_of(L, sv, x, 0, (int)s), i64v(L, mid),
-	    dims_of(L, sv, x, (int)e + 1, r)};
-	lw_bind(L, 0, reshape(L, x, concat_shape(L, parts, 3)));
+	ValId parts[3] = {lw_dims_of(L, sv, x, 0, (int)s), lw_i64v(L, mid),
+	    lw_dims_of(L, sv, x, (int)e + 1, r)};
+	lw_bind(L, 0, lw_reshape(L, x, lw_concat_shape(L, parts, 3)));
 	return 0;
 }
 
@@ -425,19 +217,19 @@ static int
 unflatten(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	ValId sizes = lw_shape_list(L, 2, "sizes");
 	if (!sizes)
 		return -1;
 	const Value *sv = lw_srcval(L, 0, "self");
-	ValId parts[3] = {dims_of(L, sv, x, 0, (int)d), sizes,
-	    dims_of(L, sv, x, (int)d + 1, r)};
-	lw_bind(L, 0, reshape(L, x, concat_shape(L, parts, 3)));
+	ValId parts[3] = {lw_dims_of(L, sv, x, 0, (int)d), sizes,
+	    lw_dims_of(L, sv, x, (int)d + 1, r)};
+	lw_bind(L, 0, lw_reshape(L, x, lw_concat_shape(L, parts, 3)));
 	return 0;
 }
 
@@ -447,45 +239,45 @@ static int
 permute(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
-	int64_t perm[MAXR];
+	int r = lw_rank_of(L, 0, "self");
+	int64_t perm[LW_MAXRANK];
 	if (!x || r < 0)
 		return -1;
-	int n = lw_ints(L, 1, "dims", perm, MAXR);
+	int n = lw_ints(L, 1, "dims", perm, LW_MAXRANK);
 	if (n < 0)
 		return -1;
 	if (n != r)
 		return lw_fail(L, "permutation of %d dims for a rank-%d tensor",
 		    n, r);
 	for (int k = 0; k < n; k++)
-		if (normdim(L, &perm[k], r) < 0)
+		if (lw_normdim(L, &perm[k], r) < 0)
 			return -1;
-	lw_bind(L, 0, is_identity_perm(perm, n) ? x : transpose(L, x, perm,
+	lw_bind(L, 0, lw_is_identity_perm(perm, n) ? x : lw_transpose(L, x, perm,
 	    n));
 	return 0;
 }
 
-/* transpose(x, a, b), swapaxes, swapdims */
+/* lw_transpose(x, a, b), swapaxes, swapdims */
 static int
 transpose_int(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	int64_t a = lw_int(L, 1, NULL, 0), b = lw_int(L, 2, NULL, 0);
-	if (normdim(L, &a, r) < 0 || normdim(L, &b, r) < 0)
+	if (lw_normdim(L, &a, r) < 0 || lw_normdim(L, &b, r) < 0)
 		return -1;
 	if (a == b || r < 2) {
 		lw_bind(L, 0, x);
 		return 0;
 	}
-	int64_t perm[MAXR];
+	int64_t perm[LW_MAXRANK];
 	for (int k = 0; k < r; k++)
 		perm[k] = k;
 	perm[a] = b;
 	perm[b] = a;
-	lw_bind(L, 0, transpose(L, x, perm, r));
+	lw_bind(L, 0, lw_transpose(L, x, perm, r));
 	return 0;
 }
 
@@ -494,19 +286,19 @@ static int
 movedim(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
-	int64_t src[MAXR], dst[MAXR], perm[MAXR];
-	int ns = lw_ints(L, 1, "source", src, MAXR);
-	int nd = lw_ints(L, 2, "destination", dst, MAXR);
+	int64_t src[LW_MAXRANK], dst[LW_MAXRANK], perm[LW_MAXRANK];
+	int ns = lw_ints(L, 1, "source", src, LW_MAXRANK);
+	int nd = lw_ints(L, 2, "destination", dst, LW_MAXRANK);
 	if (ns < 0 || nd < 0)
 		return -1;
 	if (ns != nd)
 		return lw_fail(L, "source and destination differ in length");
-	bool used[MAXR] = {0}, placed[MAXR] = {0};
+	bool used[LW_MAXRANK] = {0}, placed[LW_MAXRANK] = {0};
 	for (int k = 0; k < ns; k++) {
-		if (normdim(L, &src[k], r) < 0 || normdim(L, &dst[k], r) < 0)
+		if (lw_normdim(L, &src[k], r) < 0 || lw_normdim(L, &dst[k], r) < 0)
 			return -1;
 		if (used[src[k]] || placed[dst[k]])
 			return lw_fail(L, "repeated dim in movedim");
@@ -522,7 +314,7 @@ movedim(Lower *L)
 			s++;
 		perm[d] = s++;
 	}
-	lw_bind(L, 0, is_identity_perm(perm, r) ? x : transpose(L, x, perm, r));
+	lw_bind(L, 0, lw_is_identity_perm(perm, r) ? x : lw_transpose(L, x, perm, r));
 	return 0;
 }
 
@@ -532,13 +324,13 @@ static int
 unsqueeze(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r + 1) < 0)
+	if (lw_normdim(L, &d, r + 1) < 0)
 		return -1;
-	lw_bind(L, 0, axes_op(L, "Unsqueeze", x, &d, 1));
+	lw_bind(L, 0, lw_axes_op(L, "Unsqueeze", x, &d, 1));
 	return 0;
 }
 
@@ -548,14 +340,14 @@ static int
 squeeze(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	const Value *sv = lw_srcval(L, 0, "self");
-	int64_t dims[MAXR], axes[MAXR];
+	int64_t dims[LW_MAXRANK], axes[LW_MAXRANK];
 	int nd;
 	if (lw_has(L, 1, "dim")) {
-		nd = lw_ints(L, 1, "dim", dims, MAXR);
+		nd = lw_ints(L, 1, "dim", dims, LW_MAXRANK);
 		if (nd < 0)
 			return -1;
 	} else {
@@ -563,19 +355,19 @@ squeeze(Lower *L)
 		for (int k = 0; k < r; k++)
 			dims[k] = k;
 	}
-	bool pick[MAXR] = {0};
+	bool pick[LW_MAXRANK] = {0};
 	for (int k = 0; k < nd; k++) {
-		if (normdim(L, &dims[k], r) < 0)
+		if (lw_normdim(L, &dims[k], r) < 0)
 			return -1;
 		int64_t n;
-		if (r > 0 && sdim(L, sv, (int)dims[k], &n) && n == 1)
+		if (r > 0 && lw_sdim(L, sv, (int)dims[k], &n) && n == 1)
 			pick[dims[k]] = true;
 	}
 	int na = 0;
 	for (int d = 0; d < r; d++)
 		if (pick[d])
 			axes[na++] = d;
-	lw_bind(L, 0, na ? axes_op(L, "Squeeze", x, axes, na) : x);
+	lw_bind(L, 0, na ? lw_axes_op(L, "Squeeze", x, axes, na) : x);
 	return 0;
 }
 
@@ -595,8 +387,8 @@ expand(Lower *L)
 	const Arg *it = ir_items(L->src, a);
 	uint32_t cnt = a->u.list.n;
 	bool all = true, minus = false;
-	int64_t nums[MAXR];
-	if (cnt > MAXR)
+	int64_t nums[LW_MAXRANK];
+	if (cnt > LW_MAXRANK)
 		return lw_fail(L, "too many sizes (%u)", cnt);
 	for (uint32_t k = 0; k < cnt; k++) {
 		if (!argnum(L, &it[k], &nums[k]))
@@ -606,7 +398,7 @@ expand(Lower *L)
 	}
 	ValId shape;
 	if (all) {
-		shape = i64s(L, nums, (int)cnt);
+		shape = lw_const_i64s(L, nums, (int)cnt);
 	} else {
 		shape = lw_shape_list(L, 1, "size");
 		/* sizes are >= 0 apart from -1, which must become 1 */
@@ -641,24 +433,24 @@ tile(Lower *L, ValId x, int r, int i, const char *kw)
 	const Arg *a = lw_arg(L, i, kw);
 	int n = a && (a->kind == A_LIST || a->kind == A_TUPLE)
 	    ? (int)a->u.list.n : 1;
-	if (n > MAXR) {
+	if (n > LW_MAXRANK) {
 		lw_fail(L, "too many repeat counts (%d)", n);
 		return 0;
 	}
 	if (n > r) {
-		int64_t ax[MAXR];
+		int64_t ax[LW_MAXRANK];
 		for (int k = 0; k < n - r; k++)
 			ax[k] = k;
-		x = axes_op(L, "Unsqueeze", x, ax, n - r);
+		x = lw_axes_op(L, "Unsqueeze", x, ax, n - r);
 	}
 	ValId reps = lw_shape_list(L, i, kw);
 	if (!reps)
 		return 0;
 	if (n < r) {
-		int64_t ones[MAXR];
+		int64_t ones[LW_MAXRANK];
 		for (int k = 0; k < r - n; k++)
 			ones[k] = 1;
-		reps = concat(L, (ValId[]){i64s(L, ones, r - n), reps}, 2, 0,
+		reps = lw_concat(L, (ValId[]){lw_const_i64s(L, ones, r - n), reps}, 2, 0,
 		    DT_I64);
 	}
 	return lw_op2(L, "Tile", x, reps);
@@ -668,7 +460,7 @@ static int
 repeat(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	const Arg *a = lw_arg(L, 1, "repeats");
@@ -686,7 +478,7 @@ static int
 tile_rule(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	ValId t = tile(L, x, r, 1, "dims");
@@ -702,7 +494,7 @@ static int
 repeat_interleave(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	const Arg *ra = lw_arg(L, 1, "repeats");
@@ -714,24 +506,24 @@ repeat_interleave(Lower *L)
 		return -1;
 	int64_t d = 0;
 	if (!lw_has(L, 2, "dim") || r == 0) {
-		x = reshape(L, x, i64v(L, -1));
+		x = lw_reshape(L, x, lw_i64v(L, -1));
 		r = 1;
 	} else {
 		d = lw_int(L, 2, "dim", 0);
-		if (normdim(L, &d, r) < 0)
+		if (lw_normdim(L, &d, r) < 0)
 			return -1;
 	}
 	int64_t ax = d + 1;
-	ValId u = axes_op(L, "Unsqueeze", x, &ax, 1);
-	int64_t ones[MAXR + 1];
+	ValId u = lw_axes_op(L, "Unsqueeze", x, &ax, 1);
+	int64_t ones[LW_MAXRANK + 1];
 	for (int k = 0; k <= r; k++)
 		ones[k] = 1;
-	ValId parts[3] = {d + 1 > 0 ? i64s(L, ones, (int)d + 1) : 0, reps,
-	    r - d - 1 > 0 ? i64s(L, ones, r - (int)d - 1) : 0};
-	ValId e = lw_op2(L, "Expand", u, concat_shape(L, parts, 3));
-	ValId sp[3] = {d > 0 ? shape_rt(L, x, 0, (int)d) : 0, i64v(L, -1),
-	    d + 1 < r ? shape_rt(L, x, (int)d + 1, r) : 0};
-	lw_bind(L, 0, reshape(L, e, concat_shape(L, sp, 3)));
+	ValId parts[3] = {d + 1 > 0 ? lw_const_i64s(L, ones, (int)d + 1) : 0, reps,
+	    r - d - 1 > 0 ? lw_const_i64s(L, ones, r - (int)d - 1) : 0};
+	ValId e = lw_op2(L, "Expand", u, lw_concat_shape(L, parts, 3));
+	ValId sp[3] = {d > 0 ? lw_shape_range(L, x, 0, (int)d) : 0, lw_i64v(L, -1),
+	    d + 1 < r ? lw_shape_range(L, x, (int)d + 1, r) : 0};
+	lw_bind(L, 0, lw_reshape(L, e, lw_concat_shape(L, sp, 3)));
 	return 0;
 }
 
@@ -740,13 +532,13 @@ repeat_interleave(Lower *L)
 static int
 cat(Lower *L)
 {
-	TList tl;
-	int n = tensor_list(L, 0, "tensors", &tl), rc = -1;
+	LwTensorList tl;
+	int n = lw_tensor_list(L, 0, "tensors", &tl), rc = -1;
 	const Value *o = lw_outval(L, 0);
 	int r = o->rank;
 	int64_t d = lw_int(L, 1, "dim", 0);
 	DType dt = (DType)o->dtype;
-	if (n < 0 || normdim(L, &d, r) < 0)
+	if (n < 0 || lw_normdim(L, &d, r) < 0)
 		goto out;
 	if (n == 0) {
 		lw_fail(L, "cat of no tensors");
@@ -761,25 +553,25 @@ cat(Lower *L)
 		}
 		/* torch skips 1-D empty tensors whatever the others are */
 		if (r != 1 && tl.s[k]->rank == 1 &&
-		    sdim(L, tl.s[k], 0, &len) && len == 0)
+		    lw_sdim(L, tl.s[k], 0, &len) && len == 0)
 			continue;
 		tl.v[nk++] = lw_cast(L, tl.v[k], dt);
 	}
 	if (!nk)
 		tl.v[nk++] = lw_cast(L, tl.v[0], dt);
-	lw_bind(L, 0, concat(L, tl.v, nk, d, dt));
+	lw_bind(L, 0, lw_concat(L, tl.v, nk, d, dt));
 	rc = 0;
 out:
-	tlist_free(&tl);
+	lw_tensor_list_free(&tl);
 	return rc;
 }
 
 static int
 stack(Lower *L)
 {
-	TList tl;
-	int n = tensor_list(L, 0, "tensors", &tl), rc = -1;
-	DType dt = outdt(L);
+	LwTensorList tl;
+	int n = lw_tensor_list(L, 0, "tensors", &tl), rc = -1;
+	DType dt = lw_outdtype(L);
 	int64_t d = lw_int(L, 1, "dim", 0);
 	if (n < 0)
 		goto out;
@@ -788,18 +580,18 @@ stack(Lower *L)
 			lw_fail(L, "stack of None");
 			goto out;
 		}
-	if (n == 0 || normdim(L, &d, tl.s[0]->rank + 1) < 0) {
+	if (n == 0 || lw_normdim(L, &d, tl.s[0]->rank + 1) < 0) {
 		if (n == 0)
 			lw_fail(L, "stack of no tensors");
 		goto out;
 	}
 	for (int k = 0; k < n; k++)
-		tl.v[k] = axes_op(L, "Unsqueeze", lw_cast(L, tl.v[k], dt), &d,
+		tl.v[k] = lw_axes_op(L, "Unsqueeze", lw_cast(L, tl.v[k], dt), &d,
 		    1);
-	lw_bind(L, 0, concat(L, tl.v, n, d, dt));
+	lw_bind(L, 0, lw_concat(L, tl.v, n, d, dt));
 	rc = 0;
 out:
-	tlist_free(&tl);
+	lw_tensor_list_free(&tl);
 	return rc;
 }
 
@@ -807,33 +599,33 @@ out:
 static int
 xstack(Lower *L, bool vertical)
 {
-	TList tl;
-	int n = tensor_list(L, 0, "tensors", &tl);
+	LwTensorList tl;
+	int n = lw_tensor_list(L, 0, "tensors", &tl);
 	ValId *vals = tl.v;
 	if (n <= 0) {
-		tlist_free(&tl);
+		lw_tensor_list_free(&tl);
 		return n < 0 ? -1 : lw_fail(L, "stack of no tensors");
 	}
 	for (int k = 0; k < n; k++)
 		if (!vals[k]) {
-			tlist_free(&tl);
+			lw_tensor_list_free(&tl);
 			return lw_fail(L, "None in the tensor list");
 		}
-	DType dt = outdt(L);
+	DType dt = lw_outdtype(L);
 	int r0 = tl.s[0]->rank;
 	for (int k = 0; k < n; k++) {
 		ValId v = lw_cast(L, vals[k], dt);
 		int r = tl.s[k]->rank;
 		if (vertical && r < 2)
-			v = axes_op(L, "Unsqueeze", v, (int64_t[]){0, 1},
+			v = lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0, 1},
 			    2 - r);
 		else if (r == 0)
-			v = axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
+			v = lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
 		vals[k] = v;
 	}
 	int64_t d = vertical || r0 <= 1 ? 0 : 1;
-	lw_bind(L, 0, concat(L, vals, n, d, dt));
-	tlist_free(&tl);
+	lw_bind(L, 0, lw_concat(L, vals, n, d, dt));
+	lw_tensor_list_free(&tl);
 	return 0;
 }
 
@@ -855,7 +647,7 @@ vstack(Lower *L)
 static void
 split_sizes(Lower *L, ValId x, int64_t d, const int64_t *sizes, int n)
 {
-	ValId sp = i64s(L, sizes, n);
+	ValId sp = lw_const_i64s(L, sizes, n);
 	NodeId s = lw_emit(L, "Split", 2, (ValId[]){x, sp}, n);
 	lw_attr_int(L, s, "axis", d);
 	for (int k = 0; k < n; k++)
@@ -869,13 +661,13 @@ static int
 split_with_sizes(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "cannot split a 0-d tensor");
 	int64_t d = lw_int(L, 2, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	const Arg *la = lw_arg(L, 1, NULL);
 	int n = la && (la->kind == A_LIST || la->kind == A_TUPLE)
@@ -899,7 +691,7 @@ static int
 split(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	const Arg *sa = lw_arg(L, 1, "split_size");
@@ -907,7 +699,7 @@ split(Lower *L)
 		return split_with_sizes(L); /* split.sizes */
 	int64_t s = lw_int(L, 1, "split_size", 0);
 	int64_t d = lw_int(L, 2, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "cannot split a 0-d tensor");
@@ -915,7 +707,7 @@ split(Lower *L)
 		return lw_fail(L, "split_size must be positive");
 	const Value *sv = lw_srcval(L, 0, "self");
 	int64_t size;
-	if (sdim(L, sv, (int)d, &size)) {
+	if (lw_sdim(L, sv, (int)d, &size)) {
 		int64_t n = size ? (size + s - 1) / s : 1;
 		if (n > MAXT)
 			return lw_fail(L, "too many pieces (%lld)",
@@ -931,7 +723,7 @@ split(Lower *L)
 	}
 	int nout = (int)lw_node(L)->nout;
 	for (int k = 0; k < nout; k++)
-		lw_bind(L, k, slice_c(L, x, d, k * s, (k + 1) * s, 1));
+		lw_bind(L, k, lw_slice_const(L, x, d, k * s, (k + 1) * s, 1));
 	return 0;
 }
 
@@ -940,16 +732,16 @@ static int
 chunk(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	int64_t c = lw_int(L, 1, "chunks", 1), d = lw_int(L, 2, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	if (c <= 0)
 		return lw_fail(L, "chunks must be positive");
 	int64_t size;
-	if (r == 0 || !sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
+	if (r == 0 || !lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
 		return lw_fail(L, "chunk needs a static size along dim %lld",
 		    (long long)d);
 	int64_t s = (size + c - 1) / c;
@@ -973,20 +765,20 @@ static int
 unbind(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	int64_t d = lw_int(L, 1, "dim", 0);
 	if (r == 0)
 		return lw_fail(L, "cannot unbind a 0-d tensor");
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	int nout = (int)lw_node(L)->nout;
 	for (int k = 0; k < nout; k++) {
 		ValId idx = lw_scalar_i64(L, k);
 		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x, idx}, 1);
 		lw_attr_int(L, g, "axis", d);
-		lw_bind(L, k, typed(L, g, lw_dtype(L, x)));
+		lw_bind(L, k, lw_typed(L, g, lw_dtype(L, x)));
 	}
 	return 0;
 }
@@ -996,13 +788,13 @@ static int
 tensor_split(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "cannot split a 0-d tensor");
 	int64_t d = lw_int(L, 2, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	const Arg *a = lw_arg(L, 1, NULL);
 	if (!a)
@@ -1018,20 +810,20 @@ tensor_split(Lower *L)
 			int64_t e = k < n ? ix[k] : INT64_MAX;
 			/* a start past the end gives an empty piece, as in
 			 * torch, since ONNX clamps both ends */
-			lw_bind(L, k, slice_c(L, x, d, s, e, 1));
+			lw_bind(L, k, lw_slice_const(L, x, d, s, e, 1));
 		}
 		return 0;
 	}
 	int64_t sec = lw_int(L, 1, "sections", 1), size;
 	if (sec <= 0)
 		return lw_fail(L, "sections must be positive");
-	if (!sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
+	if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
 		return lw_fail(L, "tensor_split needs a static size along dim "
 		    "%lld", (long long)d);
 	int64_t q = size / sec, rem = size % sec, s = 0;
 	for (int k = 0; k < nout && k < sec; k++) {
 		int64_t len = q + (k < rem);
-		lw_bind(L, k, slice_c(L, x, d, s, s + len, 1));
+		lw_bind(L, k, lw_slice_const(L, x, d, s, s + len, 1));
 		s += len;
 	}
 	return 0;
@@ -1039,20 +831,20 @@ tensor_split(Lower *L)
 
 /* --------------------------------------------------- slicing, selecting */
 
-/* slice(x, dim, start, end, step): ONNX Slice clamps out-of-range and
+/* lw_slice(x, dim, start, end, step): ONNX Slice clamps out-of-range and
  * negative bounds the way Python does. */
 static int
 slice_rule(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "cannot slice a 0-d tensor");
 	int64_t d = lw_int(L, 1, "dim", 0);
 	int64_t step = lw_int(L, 4, "step", 1);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	if (step <= 0)
 		return lw_fail(L, "slice step must be positive");
@@ -1061,7 +853,7 @@ slice_rule(Lower *L)
 	    &s);
 	bool se = !lw_has(L, 3, "end") || argnum(L, lw_arg(L, 3, "end"), &e);
 	bool full = ss && se && step == 1 && s == 0 && (e == INT64_MAX ||
-	    (sdim(L, lw_srcval(L, 0, "self"), (int)d, &size) && e >= size));
+	    (lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size) && e >= size));
 	if (full) {
 		lw_bind(L, 0, x);
 		return 0;
@@ -1069,7 +861,7 @@ slice_rule(Lower *L)
 	ValId sv = int1(L, 2, "start", 0), ev = int1(L, 3, "end", INT64_MAX);
 	if (!sv || !ev)
 		return -1;
-	lw_bind(L, 0, slice(L, x, sv, ev, &d, 1, step != 1 ? i64v(L, step)
+	lw_bind(L, 0, lw_slice(L, x, sv, ev, &d, 1, step != 1 ? lw_i64v(L, step)
 	    : 0));
 	return 0;
 }
@@ -1080,20 +872,20 @@ static int
 select_rule(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "cannot select from a 0-d tensor");
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	ValId idx = lw_operand(L, 2, "index", DT_I64);
 	if (!idx)
 		return -1;
 	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x, idx}, 1);
 	lw_attr_int(L, g, "axis", d);
-	lw_bind(L, 0, typed(L, g, lw_dtype(L, x)));
+	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
 	return 0;
 }
 
@@ -1102,32 +894,32 @@ static int
 narrow(Lower *L)
 {
 	ValId x = lw_in(L, 0, "self");
-	int r = rank_of(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
 	if (!x || r < 0)
 		return -1;
 	if (r == 0)
 		return lw_fail(L, "cannot narrow a 0-d tensor");
 	int64_t d = lw_int(L, 1, "dim", 0);
-	if (normdim(L, &d, r) < 0)
+	if (lw_normdim(L, &d, r) < 0)
 		return -1;
 	int64_t s, len, size;
 	bool ss = argnum(L, lw_arg(L, 2, "start"), &s);
 	bool sl = argnum(L, lw_arg(L, 3, "length"), &len);
 	if (ss && s < 0) {
 		/* torch wraps a negative start once */
-		if (!sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
+		if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
 			return lw_fail(L, "negative start needs a static size");
 		s += size;
 	}
 	if (ss && sl) {
-		lw_bind(L, 0, slice_c(L, x, d, s, s + len, 1));
+		lw_bind(L, 0, lw_slice_const(L, x, d, s, s + len, 1));
 		return 0;
 	}
-	ValId sv = ss ? i64v(L, s) : int1(L, 2, "start", 0);
+	ValId sv = ss ? lw_i64v(L, s) : int1(L, 2, "start", 0);
 	ValId lv = int1(L, 3, "length", 0);
 	if (!sv || !lv)
 		return -1;
-	lw_bind(L, 0, slice(L, x, sv, lw_op2(L, "Add", sv, lv), &d, 1, 0));
+	lw_bind(L, 0, lw_slice(L, x, sv, lw_op2(L, "Add", sv, lv), &d, 1, 0));
 	return 0;
 }
 
@@ -1166,7 +958,7 @@ arange(Lower *L)
 	const char *op = ir_str(L->m, lw_node(L)->op);
 	bool has_start = strstr(op, ".start") != NULL;
 	int ie = has_start ? 1 : 0;
-	DType dt = outdt(L);
+	DType dt = lw_outdtype(L);
 	double fs = 0, fe = 0, fp = 1;
 	int64_t is = 0, ie_ = 0, ip = 1;
 	bool ints = true, xi;
@@ -1224,7 +1016,7 @@ arange(Lower *L)
 	if (!s || !e || !p)
 		return -1;
 	NodeId n = lw_emit(L, "Range", 3, (ValId[]){s, e, p}, 1);
-	lw_bind(L, 0, lw_cast(L, typed(L, n, rt), dt));
+	lw_bind(L, 0, lw_cast(L, lw_typed(L, n, rt), dt));
 	return 0;
 }
 
@@ -1243,44 +1035,44 @@ filled(Lower *L, int i, ValId fill)
 static int
 zeros(Lower *L)
 {
-	return filled(L, 0, lw_scalar_int(L, 0, outdt(L)));
+	return filled(L, 0, lw_scalar_int(L, 0, lw_outdtype(L)));
 }
 
 static int
 ones(Lower *L)
 {
-	return filled(L, 0, lw_scalar_int(L, 1, outdt(L)));
+	return filled(L, 0, lw_scalar_int(L, 1, lw_outdtype(L)));
 }
 
 static int
 full(Lower *L)
 {
-	return filled(L, 0, lw_operand(L, 1, "fill_value", outdt(L)));
+	return filled(L, 0, lw_operand(L, 1, "fill_value", lw_outdtype(L)));
 }
 
 static int
 new_zeros(Lower *L)
 {
-	return filled(L, 1, lw_scalar_int(L, 0, outdt(L)));
+	return filled(L, 1, lw_scalar_int(L, 0, lw_outdtype(L)));
 }
 
 static int
 new_ones(Lower *L)
 {
-	return filled(L, 1, lw_scalar_int(L, 1, outdt(L)));
+	return filled(L, 1, lw_scalar_int(L, 1, lw_outdtype(L)));
 }
 
 static int
 new_full(Lower *L)
 {
-	return filled(L, 1, lw_operand(L, 2, "fill_value", outdt(L)));
+	return filled(L, 1, lw_operand(L, 2, "fill_value", lw_outdtype(L)));
 }
 
 /* scalar_tensor(s, dtype=f32) */
 static int
 scalar_tensor(Lower *L)
 {
-	ValId v = lw_operand(L, 0, "s", outdt(L));
+	ValId v = lw_operand(L, 0, "s", lw_outdtype(L));
 	if (!v)
 		return -1;
 	lw_bind(L, 0, v);
