@@ -6,6 +6,18 @@
 
 #include "fx_int.h"
 
+/* Dims of one tensor type, as in safetensors.c; PyTorch allows fewer. */
+enum { MAXRANK = 64 };
+
+/* Quoted input in messages is cut to this many bytes. */
+enum { QUOTE = 60 };
+
+static int
+quotelen(size_t n)
+{
+	return n > QUOTE ? QUOTE : (int)n;
+}
+
 static Loc
 at(Loc base, size_t off)
 {
@@ -84,10 +96,16 @@ parsedim(Module *m, const char *s, size_t n, Loc loc, Dim *d)
 	size_t err = 0;
 	if (ir_expr_parse(m, s + i, n - i, &e, &err) != 0) {
 		ir_error(m, at(loc, i + err),
-		    "bad dimension expression '%.*s'", (int)(n - i), s + i);
+		    "bad dimension expression '%.*s%s'", quotelen(n - i),
+		    s + i, n - i > QUOTE ? "..." : "");
 		return -1;
 	}
 	const Expr *x = ir_exprp(m, e);
+	if (x->kind == E_INT && x->n < 0) {
+		ir_error(m, at(loc, i), "negative dimension %lld",
+		    (long long)x->n);
+		return -1;
+	}
 	if (x->kind == E_INT) {
 		d->n = x->n;
 		d->e = 0;
@@ -113,6 +131,21 @@ closing(const char *s, size_t n, size_t i)
 	return n;
 }
 
+/* Are the known dims' elements of dt addressable (under 2^63 bytes)?  Size
+ * arithmetic in passes and backends can then not overflow. */
+static bool
+fits(const Dim *dims, uint32_t rank, DType dt)
+{
+	uint64_t n = ir_dtype_size(dt) ? ir_dtype_size(dt) : 1;
+	for (uint32_t i = 0; i < rank; i++) {
+		uint64_t d = dims[i].e ? 1 : (uint64_t)dims[i].n;
+		if (d && n > (uint64_t)INT64_MAX / d)
+			return false;
+		n *= d;
+	}
+	return true;
+}
+
 static int
 tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 {
@@ -121,14 +154,15 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 	    (s[i] >= '0' && s[i] <= '9')))
 		i++;
 	if (i == 0 || i >= n || s[i] != '[') {
-		ir_error(m, loc, "unrecognised type annotation '%.*s' "
+		ir_error(m, loc, "unrecognised type annotation '%.*s%s' "
 		    "(expected a tensor type like f32[2, 3] or Sym(...))",
-		    (int)(n > 60 ? 60 : n), s);
+		    quotelen(n), s, n > QUOTE ? "..." : "");
 		return -1;
 	}
 	DType dt = ir_dtype_parse(s, i);
 	if (dt == DT_UNDEF) {
-		ir_error(m, loc, "unknown dtype code '%.*s'", (int)i, s);
+		ir_error(m, loc, "unknown dtype code '%.*s%s'", quotelen(i), s,
+		    i > QUOTE ? "..." : "");
 		return -1;
 	}
 	size_t open = i, close = closing(s, n, open);
@@ -155,6 +189,12 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 				depth--;
 			if (k < close && (c != ',' || depth > 0))
 				continue;
+			if (rank == MAXRANK) {
+				ir_error(m, at(loc, b), "tensor type with more "
+				    "than %d dimensions", MAXRANK);
+				rc = -1;
+				break;
+			}
 			vgrow((void **)&dims, &cap, rank + 1, sizeof *dims);
 			if (parsedim(m, s + b, k - b, at(loc, b),
 			    &dims[rank]) != 0)
@@ -162,6 +202,11 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 			rank++;
 			b = k + 1;
 		}
+	}
+	if (rc == 0 && !fits(dims, rank, dt)) {
+		ir_error(m, loc, "tensor type '%.*s' holds more than 2^63 "
+		    "bytes", quotelen(close + 1), s);
+		rc = -1;
 	}
 	if (rc == 0)
 		ir_set_tensor(g, v, dt, (int32_t)rank, dims);
@@ -215,8 +260,8 @@ fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 		size_t err = 0;
 		if (ir_expr_parse(m, s + 4, n - 5, &e, &err) != 0) {
 			ir_error(m, at(loc, 4 + err),
-			    "bad symbolic expression '%.*s'", (int)(n - 5),
-			    s + 4);
+			    "bad symbolic expression '%.*s%s'",
+			    quotelen(n - 5), s + 4, n - 5 > QUOTE ? "..." : "");
 			return -1;
 		}
 		Value *val = ir_val(g, v);

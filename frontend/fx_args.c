@@ -244,7 +244,7 @@ parselist(Ctx *c, Arg *out, int depth)
 			*out = c->scr[base];  /* (x) is just x */
 		else
 			*out = ir_list(c->g, tuple ? A_TUPLE : A_LIST,
-			    c->scr + base, n);
+			    n ? c->scr + base : NULL, n);
 	}
 	c->nscr = base;
 	return ok;

@@ -12,6 +12,13 @@
 
 #include "fx_int.h"
 
+/* Limits that keep hostile input cheap, far above what PyTorch prints (the
+ * longest real lines are def lines of a few hundred KB). */
+enum {
+	MAXLINE = 16 << 20,   /* bytes in one line */
+	MAXTOKEN = 64 << 10   /* bytes in a name, number or string */
+};
+
 void
 fx_lex_init(Lexer *lx, const char *s, size_t n)
 {
@@ -243,6 +250,34 @@ lexnumber(Lexer *lx, Token *t, size_t start)
 	skipbytes(lx, i - start);
 }
 
+/* A line over MAXLINE is one error token; the rest of it is skipped
+ * unread, up to its newline. */
+static bool
+longline(Lexer *lx, Token *t)
+{
+	size_t rest = lx->n - lx->pos;
+	const char *nl = memchr(lx->s + lx->pos, '\n', rest);
+	size_t len = nl ? (size_t)(nl - (lx->s + lx->pos)) : rest;
+	if (len <= MAXLINE)
+		return false;
+	t->loc = (Loc){lx->line, lx->col};
+	settok(lx, t, T_ERR, lx->pos, 1);
+	t->msg = "line longer than 16 MB (not a PyTorch dump line)";
+	lx->pos += len;
+	return true;
+}
+
+/* A token over MAXTOKEN becomes an error token; its bytes are consumed. */
+static void
+toolong(Token *t, const char *what)
+{
+	if (t->n <= MAXTOKEN)
+		return;
+	t->kind = T_ERR;
+	t->msg = what;
+	t->n = 1;
+}
+
 static const char *const puncts[] = {
 	"**", "//", "==", "!=", "<=", ">=", "->",
 	"(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "=", "+", "-",
@@ -255,8 +290,11 @@ fx_lex_next(Lexer *lx, Token *t)
 	memset(t, 0, sizeof *t);
 	const char *s = lx->s;
 	for (;;) {
-		if (lx->bol && lx->pos < lx->n)
+		if (lx->bol && lx->pos < lx->n) {
 			linestart(lx);
+			if (longline(lx, t))
+				return;
+		}
 		t->loc = (Loc){lx->line, lx->col};
 		if (lx->pos >= lx->n) {
 			if (lx->sawtok) {
@@ -306,11 +344,13 @@ fx_lex_next(Lexer *lx, Token *t)
 			i++;
 		settok(lx, t, T_NAME, start, i - start);
 		skipbytes(lx, i - start);
+		toolong(t, "name longer than 64 KB");
 		return;
 	}
 	if (isdig(c) || (c == '.' && start + 1 < lx->n &&
 	    isdig(s[start + 1]))) {
 		lexnumber(lx, t, start);
+		toolong(t, "number longer than 64 KB");
 		return;
 	}
 	if (c == '\'' || c == '"') {
@@ -330,6 +370,7 @@ fx_lex_next(Lexer *lx, Token *t)
 		}
 		settok(lx, t, T_STR, start, i + 1 - start);
 		skipbytes(lx, i + 1 - start);
+		toolong(t, "string longer than 64 KB");
 		return;
 	}
 	if (c == '#') {

@@ -17,6 +17,16 @@
 #include <string.h>
 
 #include "fx_int.h"
+
+/* Limits that keep hostile input cheap; real dumps stay far below them. */
+enum {
+	MAXCLASSES = 1024,       /* modules (graphs) in one dump */
+	MAXREFS = 65536,         /* "x = self.attr" lines */
+	MAXSYMS = 10000,         /* distinct symbols in annotations */
+	MAXOUTPUTS = 65536       /* values one forward() returns */
+};
+#define MAXSRC ((size_t)1 << 30) /* bytes of dump text */
+
 static bool
 tokeq(const Token *t, const char *s)
 {
@@ -244,6 +254,18 @@ getitem(Ctx *c, StrId name, Loc loc, const char *an, size_t ann, Loc anloc)
 	bind(c, name, B_VAL, v, loc, false);
 }
 
+/* Outputs that no getitem names cost no text, so they are the one way a
+ * small dump could make very many values: all values of the module are
+ * kept under a budget proportional to the text. */
+static bool
+outputs_fit(Ctx *c, uint32_t hint)
+{
+	uint64_t n = hint;
+	for (GraphId i = 1; i < c->m->ngraphs; i++)
+		n += c->m->graphs[i]->nvals;
+	return n <= c->m->srclen / 4 + 65536;
+}
+
 /* A call: dotted callee, then (args). */
 static void
 callstmt(Ctx *c, StrId name, Loc loc, const char *an, size_t ann,
@@ -316,6 +338,14 @@ callstmt(Ctx *c, StrId name, Loc loc, const char *an, size_t ann,
 		return;
 	}
 	uint32_t hint = fx_map_get(&c->nout, name);
+	if (hint > 1 && !outputs_fit(c, hint)) {
+		fx_err(p, loc, "'%s' would get %u outputs (from its getitem "
+		    "uses), more values than a dump of this size can hold",
+		    ir_str(m, name), hint);
+		c->nscr = base;
+		bind(c, name, B_POISON, 0, loc, false);
+		return;
+	}
 	NodeId nd = mknode(c, op, hint ? hint : 1, oploc, name, base);
 	if (hint && an)
 		an = NULL;  /* tuple-valued nodes carry no annotation */
@@ -413,6 +443,9 @@ getattr(Ctx *c, StrId name, Loc loc, bool annotated)
 		    "unlifted module (ep.module()) whose weights are not "
 		    "graph inputs; dump print(exported_program) instead", len,
 		    start.p);
+	} else if (c->nrefs >= MAXREFS) {
+		fx_err(p, start.loc, "more than %d subgraph references in one "
+		    "dump", MAXREFS);
 	} else {
 		vgrow((void **)&c->refs, &c->crefs, c->nrefs + 1,
 		    sizeof *c->refs);
@@ -489,6 +522,10 @@ retval(Ctx *c)
 		if (!b) {
 			fx_err(p, t.loc, "use of undefined value '%.*s'",
 			    (int)t.n, t.p);
+			return false;
+		}
+		if (b->kind == B_VAL && c->g->noutputs >= MAXOUTPUTS) {
+			fx_err(p, t.loc, "more than %d outputs", MAXOUTPUTS);
 			return false;
 		}
 		if (b->kind == B_VAL) {
@@ -660,8 +697,11 @@ parsedef(Ctx *c, GraphId gid)
 		const char *an;
 		size_t ann = 0;
 		Loc anloc;
-		if (!annotation(c, &an, &ann, &anloc, true))
+		if (!annotation(c, &an, &ann, &anloc, true)) {
+			/* uses of it are not errors of their own */
+			bind(c, tokstr(m, &nt), B_POISON, 0, nt.loc, false);
 			break;
+		}
 		if (fx_accept(p, "=")) {
 			Arg dflt;
 			if (!fx_arg(c, &dflt, NULL, 0))
@@ -770,6 +810,11 @@ parseclass(Ctx *c)
 	if (fx_expect(p, ":") && !fx_eol(p))
 		fx_expected(p, "end of line");
 	fx_skip_line(p);
+	if (c->ncls >= MAXCLASSES) {
+		ir_error(m, ct.loc, "class '%s': more than %d classes (graphs) "
+		    "in one dump", ir_str(m, name), MAXCLASSES);
+		return;
+	}
 	GraphId parent = 0;
 	if (c->main) {
 		/* the innermost earlier class indented less than this one */
@@ -896,6 +941,18 @@ detectform(Ctx *c)
 	return -1;
 }
 
+/* Passes relate symbols pairwise; their number is kept sane. */
+static void
+countsyms(Module *m)
+{
+	uint32_t n = 0;
+	for (ExprId e = 1; e < m->nexprs; e++)
+		n += m->exprs[e].kind == E_SYM;
+	if (n > MAXSYMS)
+		ir_error(m, (Loc){0, 0}, "the dump uses %u distinct symbols; "
+		    "onnxc handles at most %d", n, MAXSYMS);
+}
+
 int
 fx_parse(Module *m, GraphId *out)
 {
@@ -904,6 +961,11 @@ fx_parse(Module *m, GraphId *out)
 	memset(&c, 0, sizeof c);
 	c.m = m;
 	c.p.m = m;
+	if (m->srclen > MAXSRC) {
+		ir_error(m, (Loc){0, 0}, "the dump is %zu bytes; onnxc reads "
+		    "dumps of at most 1 GB", m->srclen);
+		return -1;
+	}
 	fx_lex_init(&c.p.lx, m->src ? m->src : "", m->src ? m->srclen : 0);
 	if (detectform(&c) != 0)
 		return -1;
@@ -950,8 +1012,13 @@ fx_parse(Module *m, GraphId *out)
 			continue;
 		}
 		char buf[48];
-		fx_err(p, t->loc, "unexpected %s (expected 'class', 'def' or a "
-		    "section like 'Graph signature:')", fx_tok_desc(t, buf));
+		if (t->kind == T_ERR)
+			fx_err(p, t->loc, "%s (expected 'class', 'def' or a "
+			    "section like 'Graph signature:')", t->msg);
+		else
+			fx_err(p, t->loc, "unexpected %s (expected 'class', "
+			    "'def' or a section like 'Graph signature:')",
+			    fx_tok_desc(t, buf));
 		fx_skip_line(p);
 	}
 	if (!c.main)
@@ -960,6 +1027,7 @@ fx_parse(Module *m, GraphId *out)
 		resolve(&c);
 	if (c.main)
 		fx_apply_sig(p, c.main);
+	countsyms(m);
 	resetbody(&c);
 	free(c.binds);
 	free(c.scr);

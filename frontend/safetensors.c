@@ -623,6 +623,48 @@ byname_cmp(const void *a, const void *b, void *arg)
 	return strcmp(x, y);
 }
 
+static int
+byoff_cmp(const void *a, const void *b, void *arg)
+{
+	const StFile *f = arg;
+	const Tensor *x = &f->t[*(const uint32_t *)a];
+	const Tensor *y = &f->t[*(const uint32_t *)b];
+	if (x->data != y->data)
+		return (const unsigned char *)x->data <
+		    (const unsigned char *)y->data ? -1 : 1;
+	return x->nbytes < y->nbytes ? -1 : x->nbytes > y->nbytes;
+}
+
+/* Tensors whose bytes overlap would let a small file stand for many
+ * times its size of weights (and writers never produce them). */
+static void
+overlaps(StFile *f)
+{
+	uint32_t *ord = xrealloc(NULL, (f->n ? f->n : 1) * sizeof *ord);
+	for (uint32_t i = 0; i < f->n; i++)
+		ord[i] = i;
+	qsort_r(ord, f->n, sizeof *ord, byoff_cmp, f);
+	const Tensor *prev = NULL;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const Tensor *t = &f->t[ord[i]];
+		if (t->nbytes == 0)
+			continue;
+		if (prev && (const unsigned char *)prev->data + prev->nbytes >
+		    (const unsigned char *)t->data) {
+			uint64_t b = (uint64_t)((const unsigned char *)t->data -
+			    f->data);
+			bad(f, ir_str(f->m, t->name), "data_offsets [%llu, "
+			    "%llu] overlap those of tensor '%s'",
+			    (unsigned long long)b,
+			    (unsigned long long)(b + t->nbytes),
+			    ir_str(f->m, prev->name));
+			continue;
+		}
+		prev = t;
+	}
+	free(ord);
+}
+
 /* Parse the header; false if it was unusable (reported). */
 static bool
 header(StFile *f, const char *s, size_t n)
@@ -668,6 +710,7 @@ header(StFile *f, const char *s, size_t n)
 		if (f->t[f->byname[i]].name == f->t[f->byname[i - 1]].name)
 			bad(f, ir_str(f->m, f->t[f->byname[i]].name),
 			    "appears twice in the header");
+	overlaps(f);
 	return f->m->nerrors == errs;
 }
 

@@ -14,12 +14,17 @@
 
 /* Deeper nesting is reported rather than recursed into (fuzzed input). */
 #define MAXDEPTH 64
+/* Operators in one expression.  Loops build left-leaning chains
+ * (s0 + s0 + ...) that nesting does not limit, and passes walk
+ * expressions recursively: this bounds their height too. */
+#define MAXOPS 1024
 
 typedef struct {
 	Module *m;
 	const char *s;
 	size_t n, pos;
 	int depth;
+	int nops;
 	size_t errpos;
 	bool err;
 } EP;
@@ -89,10 +94,21 @@ acceptkw(EP *p, const char *kw)
 	return true;
 }
 
+/* Count an operator; false (and failed at the current position) when
+ * the expression has too many. */
+static bool
+op(EP *p)
+{
+	if (++p->nops <= MAXOPS)
+		return true;
+	fail(p, p->pos);
+	return false;
+}
+
 static ExprId
 mk(EP *p, ExprKind k, ExprId a, ExprId b)
 {
-	if (p->err)
+	if (p->err || !op(p))
 		return 0;
 	return ir_expr_bin(p->m, k, a, b);
 }
@@ -197,6 +213,8 @@ call(EP *p, size_t namepos, size_t namelen)
 		}
 	}
 	const char *name = p->s + namepos;
+	if (!op(p))
+		return 0;
 	if (namelen == 3 && memcmp(name, "Mod", 3) == 0) {
 		if (nargs != 2) {
 			fail(p, namepos);

@@ -247,9 +247,10 @@ ir_numel(const Tensor *t)
 static const char *
 srcline(const Module *m, uint32_t line, size_t *len)
 {
-	const char *p = m->src, *end = m->src + m->srclen;
+	const char *p = m->src;
 	if (!p || line == 0)
 		return NULL;
+	const char *end = p + m->srclen;
 	for (uint32_t l = 1; l < line; l++) {
 		p = memchr(p, '\n', (size_t)(end - p));
 		if (!p)
