@@ -4,8 +4,9 @@
  *                       listing, the 2.3-2.7 one-line dataclass repr with
  *                       input_specs/output_specs, and the 2.1-2.2 repr
  *                       with inputs_to_parameters/buffers_to_mutate maps;
- *   Range constraints:  kept as text in Module.ranges (advisory);
- *   Equality constraints: accepted and dropped (2.1-2.2).
+ *   Range constraints:  kept as text in Module.ranges and parsed into the
+ *                       range table (sym.c), in every layout;
+ *   Equality constraints: (2.1-2.2) pairs of InputDim into Module.eqs.
  *
  * The dataclass reprs are parsed into a small tree of Python values first
  * (PV) and then read; newlines inside their brackets are ignored.
@@ -493,7 +494,7 @@ dataclass(Parser *p)
 	arena_free(a);
 }
 
-/* A bracketed value kept as text (ranges) or skipped (equalities). */
+/* A bracketed value kept as text (ranges) or skipped. */
 static StrId
 bracketed(Parser *p, bool keep)
 {
@@ -535,6 +536,74 @@ bracketed(Parser *p, bool keep)
 	}
 }
 
+/* The range table (sym.c) from the text; ranges are advisory, so text
+ * that does not read is a warning. */
+static void
+ranges(Parser *p, StrId text, Loc at)
+{
+	Module *m = p->m;
+	const char *s = ir_str(m, text);
+	size_t err = 0;
+	if (sym_parse_ranges(m, s, strlen(s), &err) == 0)
+		return;
+	/* the text may span lines; point into its first one */
+	size_t nl = strcspn(s, "\n");
+	if (err <= nl)
+		at.col += (uint32_t)err;
+	ir_warning(m, at, "range constraints not understood; they are kept "
+	    "as text only");
+}
+
+/* [(InputDim(input_name='x', dim=0), InputDim(input_name='y', dim=0))] */
+static bool
+inputdim(const PV *v, StrId *name, int64_t *dim)
+{
+	PV *n = kwarg(v, "input_name"), *d = kwarg(v, "dim");
+	if (!v || v->kind != PV_CALL || !pvis(v, "InputDim") || !n ||
+	    n->kind != PV_STR || !d || d->kind != PV_NUM)
+		return false;
+	char buf[32];
+	if (d->n >= sizeof buf)
+		return false;
+	memcpy(buf, d->text, d->n);
+	buf[d->n] = 0;
+	char *end;
+	long long x = strtoll(buf, &end, 10);
+	if (*end)
+		return false;
+	*name = n->s;
+	*dim = x;
+	return true;
+}
+
+static void
+equalities(Parser *p)
+{
+	Module *m = p->m;
+	Arena *a = arena_new();
+	Token start = *fx_cur(p);
+	p->join++;
+	PV *v = pvparse(p, a, 0);
+	p->join--;
+	if (v && v->kind != PV_LIST)
+		fx_err(p, start.loc, "expected a list of equality constraints");
+	for (PV *e = v && v->kind == PV_LIST ? v->kids : NULL; e;
+	    e = e->next) {
+		SymEq eq;
+		if (e->kind != PV_LIST || !e->kids || !e->kids->next ||
+		    e->kids->next->next ||
+		    !inputdim(e->kids, &eq.a, &eq.adim) ||
+		    !inputdim(e->kids->next, &eq.b, &eq.bdim)) {
+			ir_warning(m, e->loc, "equality constraint not "
+			    "understood (expected (InputDim(...), "
+			    "InputDim(...))); ignored");
+			continue;
+		}
+		sym_eq_add(m, eq);
+	}
+	arena_free(a);
+}
+
 int
 fx_section(Parser *p)
 {
@@ -562,26 +631,22 @@ fx_section(Parser *p)
 			return m->nerrors == errs ? 0 : -1;
 		}
 		dataclass(p);
+	} else if (tokeq(&t, "Equality")) {
+		if (fx_cur(p)->kind != T_NL && fx_cur(p)->kind != T_EOF)
+			equalities(p);
 	} else if (fx_cur(p)->kind != T_NL && fx_cur(p)->kind != T_EOF) {
-		StrId s = bracketed(p, !tokeq(&t, "Equality"));
-		if (s)
+		Loc at = fx_cur(p)->loc;
+		StrId s = bracketed(p, true);
+		if (s) {
 			m->ranges = s;
+			ranges(p, s, at);
+		}
 	}
 	if (!p->badline && fx_cur(p)->kind != T_NL &&
 	    fx_cur(p)->kind != T_EOF)
 		fx_expected(p, "end of line");
 	fx_skip_line(p);
 	return m->nerrors == errs ? 0 : -1;
-}
-
-static ValId
-findinput(const Module *m, const Graph *g, StrId name)
-{
-	(void)m;
-	for (uint32_t i = 0; i < g->ninputs; i++)
-		if (ir_val(g, g->inputs[i])->name == name)
-			return g->inputs[i];
-	return 0;
 }
 
 /* Without a signature (gm.print_readable()), the placeholder prefixes
@@ -618,11 +683,17 @@ fx_apply_sig(Parser *p, GraphId main)
 		byprefix(m, g);
 		return 0;
 	}
+	/* names -> inputs once: a signature entry per input must stay
+	 * linear for exports with many thousands of weights */
+	StrMap inputs = {0};
+	for (uint32_t i = 0; i < g->ninputs; i++)
+		fx_map_set(&inputs, ir_val(g, g->inputs[i])->name,
+		    g->inputs[i]);
 	for (uint32_t i = 0; i < s->nin; i++) {
 		SigEntry *e = &s->in[i];
 		if (!e->name)
 			continue;
-		ValId v = findinput(m, g, e->name);
+		ValId v = fx_map_get(&inputs, e->name);
 		if (!v) {
 			ir_error(m, e->loc, "the graph signature names '%s', "
 			    "which is not a placeholder of forward()",
@@ -633,16 +704,20 @@ fx_apply_sig(Parser *p, GraphId main)
 		val->role = e->kind;
 		val->target = e->target;
 	}
+	fx_map_free(&inputs);
 	if (s->bynames) {
+		StrMap outs = {0}; /* signature output name -> index + 1 */
+		for (uint32_t k = 0; k < s->nout; k++)
+			fx_map_set(&outs, s->out[k].name, k + 1);
 		for (uint32_t i = 0; i < g->noutputs; i++) {
-			StrId name = ir_val(g, g->outputs[i])->name;
-			for (uint32_t k = 0; k < s->nout; k++) {
-				if (s->out[k].name != name)
-					continue;
-				g->outkind[i] = s->out[k].kind;
-				g->outtarget[i] = s->out[k].target;
-			}
+			uint32_t k = fx_map_get(&outs,
+			    ir_val(g, g->outputs[i])->name);
+			if (!k)
+				continue;
+			g->outkind[i] = s->out[k - 1].kind;
+			g->outtarget[i] = s->out[k - 1].target;
 		}
+		fx_map_free(&outs);
 		return m->nerrors == errs ? 0 : -1;
 	}
 	if (s->nout != g->noutputs) {

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define ONNXC_VERSION "0.1.0"
+#define ONNXC_VERSION_STRING "0.1.0"
 
 typedef uint32_t StrId;    /* interned string; 0 is "" */
 typedef uint32_t ExprId;   /* symbolic expression in Module.exprs */
@@ -270,6 +270,12 @@ struct Module {
 	GraphId main;
 	/* range constraints as printed, for metadata */
 	StrId ranges;
+	/* the same, structured (sym.c); arrays live in the arena */
+	struct SymRange *rng;
+	uint32_t nrng, crng;
+	/* equality constraints of 2.1-2.2 dumps (sym.c) */
+	struct SymEq *eqs;
+	uint32_t neqs, ceqs;
 	/* diagnostics */
 	const char *file;   /* the dump's path as given */
 	const char *src;    /* its text, for source lines under messages */
@@ -362,5 +368,51 @@ void ir_print(Module *m, GraphId g, FILE *f);
 
 /* verify.c: structural invariants; reports each broken one as an error */
 int ir_verify(Module *m, GraphId g);
+
+/* sym.c: symbolic algebra on Exprs (a canonical sum-of-products form with
+ * integer coefficients, printed as sympy prints it), evaluation under
+ * bindings, substitution, and the range/equality constraint tables */
+#define SYM_INF INT64_MAX   /* int_oo: an unbounded side of a range */
+#define SYM_NINF INT64_MIN  /* -int_oo */
+typedef struct SymRange {
+	ExprId e;         /* a symbol or an expression over symbols */
+	int64_t lo, hi;   /* inclusive; SYM_NINF / SYM_INF when unbounded */
+} SymRange;
+/* dim adim of input a always equals dim bdim of input b */
+typedef struct SymEq {
+	StrId a, b;
+	int64_t adim, bdim;
+} SymEq;
+typedef struct SymBind {
+	ExprId sym;       /* an E_SYM */
+	int64_t n;
+} SymBind;
+/* the canonical form of e (equal values of e give equal ExprIds as far as
+ * the normal form can tell); expressions it cannot normalise are kept with
+ * their operands simplified */
+ExprId sym_simplify(Module *m, ExprId e);
+/* canonical text, as PyTorch prints it ("2*s0", "s0 + 1", "5 - s0") */
+int sym_print(Module *m, ExprId e, char *buf, size_t cap);
+const char *sym_text(Module *m, ExprId e);      /* same, into the arena */
+/* the integer value of e; -1 when a symbol is unbound, a division is by
+ * zero, it overflows or it is not an integer expression */
+int sym_eval(const Module *m, ExprId e, const SymBind *b, uint32_t nb,
+    int64_t *out);
+/* e with every occurrence of symbol sym replaced by by, simplified */
+ExprId sym_subst(Module *m, ExprId e, ExprId sym, ExprId by);
+bool sym_mentions(const Module *m, ExprId e, ExprId sym);
+/* bounds of e that the range table proves (SYM_NINF/SYM_INF if none) */
+void sym_bounds(Module *m, ExprId e, int64_t *lo, int64_t *hi);
+/* ranges: set replaces an existing entry for the same expression */
+void sym_range_set(Module *m, ExprId e, int64_t lo, int64_t hi);
+const SymRange *sym_range_find(const Module *m, ExprId e);
+/* "{s0: VR[2, int_oo], ...}" in any layout PyTorch printed (VR[..],
+ * RangeConstraint(min_val=, max_val=), ValueRanges(lower=, upper=)) into
+ * the table; -1 with *errpos on malformed text */
+int sym_parse_ranges(Module *m, const char *s, size_t n, size_t *errpos);
+/* the table as the reference exporter's metadata text:
+ * "{s0: VR[2, int_oo], 2*s0: VR[4, int_oo]}" (str() of the dict) */
+const char *sym_ranges_text(Module *m);
+void sym_eq_add(Module *m, SymEq eq);
 
 #endif

@@ -2,6 +2,7 @@
 // with the reference PyTorch computed.
 //
 // usage: node compare.js [-v] MODEL.onnx CASE_DIR
+//        node compare.js --args CASE_DIR
 //
 // CASE_DIR holds case.json (inputs, outputs, samples, rtol, atol) and io.safetensors
 // ('<k>/in/<input name>', '<k>/out/<output index>').  Floats match when
@@ -9,9 +10,40 @@
 // booleans must be equal; dtypes and shapes must be equal.  Model inputs are fed by name, outputs
 // are compared in order.  Exit 0 when every sample matches; otherwise one line on stderr saying
 // which sample, output and element differ, and exit 1 (2 for bad usage or unreadable files).
+//
+// --args prints the onnxc arguments case.json asks for, one per line: '--dynamic' and
+// 'NAME:DIM=LABEL' for each "symbolize": {NAME: {DIM: LABEL}} (a static dump that must be made
+// dynamic), then the strings of "flags" as they are (--dynamic renames, --static LABEL=VALUE).
 'use strict';
 const fs = require('fs');
 const path = require('path');
+
+function caseArgs(meta) {
+	const out = [];
+	for (const [n, dims] of Object.entries(meta.symbolize || {}))
+		for (const [d, label] of Object.entries(dims))
+			out.push('--dynamic', `${n}:${d}=${label}`);
+	const flags = meta.flags || [];
+	if (!Array.isArray(flags) || flags.some((f) => typeof f !== 'string'))
+		throw new Error('case.json "flags" must be a list of strings');
+	return out.concat(flags);
+}
+
+if (process.argv[2] === '--args') {
+	if (process.argv.length !== 4) {
+		console.error('usage: node compare.js --args CASE_DIR');
+		process.exit(2);
+	}
+	try {
+		const meta = JSON.parse(fs.readFileSync(path.join(process.argv[3], 'case.json'), 'utf8'));
+		for (const a of caseArgs(meta))
+			console.log(a);
+	} catch (e) {
+		console.error(`compare.js: ${e.message}`);
+		process.exit(2);
+	}
+	process.exit(0);
+}
 
 let ort;
 try {

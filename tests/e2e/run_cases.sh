@@ -4,8 +4,10 @@
 # usage: run_cases.sh ONNXC CASES_DIR [NAME_REGEX]
 # A case is a folder with graph.txt, case.json, io.safetensors and (when the model has state)
 # weights.safetensors; cases whose case.json says "expect": "diagnose" must convert or exit 1 with
-# an 'error:' diagnostic.  Prints 'PASS name' or 'FAIL name: why' per case, then the plain line
-# 'N passed, N failed'.  Exit 1 if any case failed, 2 on bad usage or missing tools.
+# an 'error:' diagnostic.  case.json "symbolize" and "flags" add onnxc arguments (see
+# 'compare.js --args'); "expect_warning" is an extended regex that onnxc's output must match.
+# Prints 'PASS name' or 'FAIL name: why' per case, then the plain line 'N passed, N failed'.
+# Exit 1 if any case failed, 2 on bad usage or missing tools.
 # Environment: E2E_TIMEOUT (seconds per conversion, default 60), E2E_KEEP=DIR keeps the models.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,13 +40,15 @@ while IFS= read -r meta; do
 	rm -f "$out"
 	w=()
 	[ -f "$c/weights.safetensors" ] && w=(--weights "$c/weights.safetensors")
-	# a static dump that must be made dynamic: "symbolize": {"x": {"0": "batch"}} -> --dynamic x:0=batch
+	# "symbolize": {"x": {"0": "batch"}} -> --dynamic x:0=batch, then "flags" as they are
+	if ! args=$(node "$here/compare.js" --args "$c" 2>&1); then
+		fail=$((fail + 1)); echo "FAIL $name: $args"; continue
+	fi
 	while IFS= read -r f; do
-		[ -n "$f" ] && w+=(--dynamic "$f")
-	done < <(node -e '
-		const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).symbolize || {};
-		for (const [n, dims] of Object.entries(m))
-			for (const [d, l] of Object.entries(dims)) console.log(`${n}:${d}=${l}`);' "$meta")
+		[ -n "$f" ] && w+=("$f")
+	done <<<"$args"
+	warn=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1],
+		"utf8")).expect_warning || "")' "$meta")
 	msg=$(timeout "$tmo" "$onnxc" "$c/graph.txt" "${w[@]}" -o "$out" 2>&1)
 	rc=$?
 	first=$(printf '%s\n' "$msg" | grep -m1 'error' || printf '%s\n' "$msg" | head -n1)
@@ -64,6 +68,9 @@ while IFS= read -r meta; do
 		fail=$((fail + 1)); echo "FAIL $name: onnxc exit $rc: $first"; continue
 	elif [ ! -s "$out" ]; then
 		fail=$((fail + 1)); echo "FAIL $name: onnxc exit 0 but wrote no $out"; continue
+	elif [ -n "$warn" ] && ! printf '%s\n' "$msg" | grep -Eq -- "$warn"; then
+		fail=$((fail + 1)); echo "FAIL $name: no diagnostic matches /$warn/: ${first:-no output}"
+		continue
 	fi
 	if why=$(node "$here/compare.js" "$out" "$c" 2>&1); then
 		pass=$((pass + 1)); echo "PASS $name"

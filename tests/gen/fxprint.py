@@ -157,6 +157,7 @@ def cleanup(gm, sm_dyn_of):
 
 
 LAYOUTS = ("ep28", "ep24", "ep21", "readable")
+INFIX = {operator.mul: "*", operator.add: "+", operator.sub: "-", operator.floordiv: "//", operator.mod: "%"}
 
 
 def _code(gm, names, sm, quote):
@@ -180,6 +181,8 @@ def _code(gm, names, sm, quote):
         lhs = names[n] + (": " + a if a else "")
         if n.target is operator.getitem:
             rhs = "%s[%s]" % (names[n.args[0]], n.args[1])
+        elif n.target in INFIX:  # SymInt arithmetic: torch prints it as Python
+            rhs = "%s %s %s" % (fmt(n.args[0], names, sm), INFIX[n.target], fmt(n.args[1], names, sm))
         else:
             args = [fmt(x, names, sm) for x in n.args]
             args += ["%s = %s" % (k, fmt(x, names, sm)) for k, x in n.kwargs.items()]
@@ -199,7 +202,7 @@ def _code(gm, names, sm, quote):
     return out, [names[r] for r in res]
 
 
-def render(gm, names, kinds, targets, sm, layout):
+def render(gm, names, kinds, targets, sm, layout, ranges=None):
     """Print gm in one layout:
     ep28      print(ep), torch 2.8+: '# inputs' / '# outputs' signature listing
     ep24      print(ep), torch 2.3-2.7: one-line ExportGraphSignature(input_specs=[InputSpec(...)])
@@ -207,7 +210,9 @@ def render(gm, names, kinds, targets, sm, layout):
               ExportGraphSignature(parameters=[...], inputs_to_parameters={...})
     readable  gm.print_readable(): no signature; kinds come from p_/b_/c_ prefixes
     names maps nodes to their torch 2.4+ names (p_*, b_*, c_*, user names);
-    ep21 renames placeholders itself.  Returns the text."""
+    ep21 renames placeholders itself; ranges {symbol: (lo, hi)} fills 'Range constraints'
+    (ep28, ep24).  Returns the text."""
+    rc = "Range constraints: {%s}" % ", ".join("%s: VR[%s, %s]" % (s, lo, hi) for s, (lo, hi) in (ranges or {}).items())
     ph = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if layout == "ep21":
         names = dict(names)
@@ -233,7 +238,7 @@ def render(gm, names, kinds, targets, sm, layout):
         for r in res:
             out.append("    %s: USER_OUTPUT" % r)
         out.append("    ")
-        out.append("Range constraints: {}")
+        out.append(rc)
         out.append("")
     elif layout == "ep24":
         num = {"USER_INPUT": 1, "PARAMETER": 2, "BUFFER": 3, "CONSTANT_TENSOR": 4}
@@ -248,7 +253,7 @@ def render(gm, names, kinds, targets, sm, layout):
                 for r in res]
         out.append("Graph signature: ExportGraphSignature(input_specs=[%s], output_specs=[%s])"
                    % (", ".join(specs), ", ".join(outs)))
-        out.append("Range constraints: {}")
+        out.append(rc)
         out.append("")
     elif layout == "ep21":
         if any(kinds[p] == "CONSTANT_TENSOR" for p in ph):
