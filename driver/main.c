@@ -1,6 +1,7 @@
-/* main.c - the onnxc command line: parse, bind weights, lower, write.
- * The only place that decides exit codes: 0 converted, 1 input error,
- * 2 usage error. */
+/* main.c - the onnxc command line: load plugins, parse, bind weights, run
+ * the pass pipeline (which lowers to ONNX), write.
+ * The only place that decides exit codes: 0 converted, 1 input or plugin
+ * error, 2 usage error. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,16 +11,25 @@
 #include <unistd.h>
 
 #include "backend/onnx.h"
+#include "backend/ort.h"
 #include "frontend/fx.h"
 #include "frontend/safetensors.h"
 #include "ir/ir.h"
 #include "passes/lower.h"
+#include "passes/pipeline.h"
+#include "plugins/pl.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
-    "usage: onnxc GRAPH [--weights FILE.safetensors] -o OUT.onnx [--opset N]\n"
-    "             [--print-ir] [--help] [--version]\n";
+    "usage: onnxc GRAPH [--weights FILE.safetensors] -o OUT.onnx|OUT.ort\n"
+    "             [--opset N] [--emit onnx|ort] [--dynamic NAME:DIM=LABEL]...\n"
+    "             [--static LABEL=VALUE]... [--strict] [--print-ir]\n"
+    "             [-O0|-O1|-O2|--passes=PIPELINE] [--load-plugin PATH]...\n"
+    "             [--print-ir-after=PASS] [--print-ir-after-all]\n"
+    "             [--verify-each] [--training]\n"
+    "       onnxc --list-passes|--list-lowerings [--load-plugin PATH]...\n"
+    "             [--help] [--version]\n";
 
 static const char help[] =
     "Converts a PyTorch FX graph dump (print(exported_program) or\n"
@@ -31,14 +41,123 @@ static const char help[] =
     "                        become graph inputs\n"
     "  -o, --output OUT      the model to write (written only on success)\n"
     "  --opset N             ONNX opset, 17 to 23 (default 18)\n"
+    "  --emit onnx|ort       output format (default: from OUT's extension,\n"
+    "                        .ort is ONNX Runtime's FlatBuffer format)\n"
+    "  --dynamic NAME:DIM=LABEL\n"
+    "                        name dim DIM of input NAME LABEL: a symbolic dim\n"
+    "                        is renamed, a numeric one becomes symbolic\n"
+    "  --static LABEL=VALUE  specialise a symbol to a number\n"
+    "  --strict              literals not proven to follow a symbolic dim are\n"
+    "                        errors, not warnings\n"
     "  --print-ir            print the IR after parsing and after lowering\n"
+    "\n"
+    "Passes (plugin modules; see --list-passes):\n"
+    "  -O0                   symbolize-shapes,lower\n"
+    "  -O1 (default), -O2    decompose,symbolize-shapes,fold,cse,dce,lower,\n"
+    "                        cse,dce\n"
+    "  --passes=PIPELINE     the passes to run, e.g.\n"
+    "                        'decompose,fold{max-size=1024},cse,dce,lower'\n"
+    "  --load-plugin PATH    load a plugin module (repeatable); plugins are\n"
+    "                        also loaded from $ONNXC_PLUGIN_PATH and the\n"
+    "                        plugin folder of the installation\n"
+    "  --list-passes         the registered passes, their options and modules\n"
+    "  --list-lowerings      the registered lowerings, plugin ones first\n"
+    "  --print-ir-after=PASS print the IR after each run of PASS\n"
+    "  --print-ir-after-all  print the IR after every pass\n"
+    "  --verify-each         verify the IR after every pass\n"
+    "  --training            keep parameters as they are (fold does not touch\n"
+    "                        them), for on-device training exports\n"
     "  --help, --version\n";
+
+enum { MAXSYM = 64, MAXPLUGINS = 64 };
 
 typedef struct Options {
 	const char *graph, *weights, *out;
 	int opset;
 	bool print_ir;
+	bool ort;       /* emit .ort instead of .onnx */
+	bool emit_set;  /* --emit given: the extension does not decide */
+	/* --dynamic and --static entries, joined by commas as the options
+	 * of symbolize-shapes take them */
+	char dynamic[MAXSYM * 256], statics[MAXSYM * 256];
+	int ndyn, nstat;
+	bool strict;
+	const char *passes;      /* --passes text */
+	int level;               /* -O level; -1 when not given */
+	const char *plugins[MAXPLUGINS];
+	int nplugins;
+	bool list_passes, list_lowerings;
+	const char *print_after;
+	bool print_all, verify_each, training;
 } Options;
+
+/* A flag value that is well formed as a flag but wrong: exit 1. */
+static int
+value_error(const char *flag, const char *value, const char *why)
+{
+	fprintf(stderr, "onnxc: error: %s '%s': %s\n", flag, value, why);
+	return EXIT_INPUT;
+}
+
+static bool
+parse_int(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long n = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return false;
+	*out = n;
+	return true;
+}
+
+/* v onto the comma-separated list buf */
+static void
+append(char *buf, size_t cap, const char *v)
+{
+	size_t n = strlen(buf);
+	snprintf(buf + n, cap - n, "%s%s", n ? "," : "", v);
+}
+
+/* NAME:DIM=LABEL */
+static int
+parse_dynamic(Options *o, const char *v)
+{
+	const char *colon = strrchr(v, ':'), *eq = strchr(v, '=');
+	char dim[32];
+	int64_t d;
+	if (o->ndyn == MAXSYM)
+		return value_error("--dynamic", v, "too many");
+	if (!colon || !eq || eq < colon || colon == v || eq[1] == 0 ||
+	    strchr(v, ',') || strlen(v) >= 256)
+		return value_error("--dynamic", v, "expected NAME:DIM=LABEL, "
+		    "e.g. x:0=batch");
+	snprintf(dim, sizeof dim, "%.*s", (int)(eq - colon - 1), colon + 1);
+	if (eq - colon - 1 >= (long)sizeof dim || !parse_int(dim, &d))
+		return value_error("--dynamic", v, "DIM must be an integer");
+	append(o->dynamic, sizeof o->dynamic, v);
+	o->ndyn++;
+	return -1;
+}
+
+/* LABEL=VALUE */
+static int
+parse_static(Options *o, const char *v)
+{
+	const char *eq = strchr(v, '=');
+	int64_t n;
+	if (o->nstat == MAXSYM)
+		return value_error("--static", v, "too many");
+	if (!eq || eq == v || strchr(v, ',') || strlen(v) >= 256)
+		return value_error("--static", v, "expected LABEL=VALUE, "
+		    "e.g. batch=1");
+	if (!parse_int(eq + 1, &n) || n < 0)
+		return value_error("--static", v, "VALUE must be a "
+		    "non-negative integer");
+	append(o->statics, sizeof o->statics, v);
+	o->nstat++;
+	return -1;
+}
 
 /* "--name VALUE" or "--name=VALUE"; NULL if argv[*i] is not --name */
 static const char *
@@ -73,6 +192,7 @@ static int
 parse_args(int argc, char **argv, Options *o)
 {
 	o->opset = 18;
+	o->level = -1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		bool missing = false;
@@ -82,11 +202,53 @@ parse_args(int argc, char **argv, Options *o)
 			return 0;
 		}
 		if (!strcmp(a, "--version")) {
-			printf("onnxc %s\n", ONNXC_VERSION);
+			printf("onnxc %s\n", ONNXC_VERSION_STRING);
 			return 0;
 		}
 		if (!strcmp(a, "--print-ir")) {
 			o->print_ir = true;
+		} else if (a[0] == '-' && a[1] == 'O' && a[2]) {
+			if (a[3] || a[2] < '0' || a[2] > '2')
+				return usage_error("unknown option '%s' (-O "
+				    "takes 0, 1 or 2)", a);
+			o->level = a[2] - '0';
+		} else if (!strcmp(a, "--list-passes")) {
+			o->list_passes = true;
+		} else if (!strcmp(a, "--list-lowerings")) {
+			o->list_lowerings = true;
+		} else if (!strcmp(a, "--print-ir-after-all")) {
+			o->print_all = true;
+		} else if (!strcmp(a, "--verify-each")) {
+			o->verify_each = true;
+		} else if (!strcmp(a, "--training")) {
+			o->training = true;
+		} else if ((v = optval(argc, argv, &i, "--passes", &missing))) {
+			o->passes = v;
+		} else if ((v = optval(argc, argv, &i, "--print-ir-after",
+		    &missing))) {
+			o->print_after = v;
+		} else if ((v = optval(argc, argv, &i, "--load-plugin",
+		    &missing))) {
+			if (o->nplugins == MAXPLUGINS)
+				return value_error("--load-plugin", v,
+				    "too many plugins");
+			o->plugins[o->nplugins++] = v;
+		} else if (!strcmp(a, "--strict")) {
+			o->strict = true;
+		} else if ((v = optval(argc, argv, &i, "--dynamic", &missing))) {
+			int rc = parse_dynamic(o, v);
+			if (rc >= 0)
+				return rc;
+		} else if ((v = optval(argc, argv, &i, "--static", &missing))) {
+			int rc = parse_static(o, v);
+			if (rc >= 0)
+				return rc;
+		} else if ((v = optval(argc, argv, &i, "--emit", &missing))) {
+			if (strcmp(v, "onnx") && strcmp(v, "ort"))
+				return usage_error("--emit takes onnx or ort, "
+				    "not '%s'", v);
+			o->ort = !strcmp(v, "ort");
+			o->emit_set = true;
 		} else if ((v = optval(argc, argv, &i, "--weights", &missing))) {
 			o->weights = v;
 		} else if ((v = optval(argc, argv, &i, "--output", &missing)) ||
@@ -97,8 +259,8 @@ parse_args(int argc, char **argv, Options *o)
 			errno = 0;
 			long n = strtol(v, &end, 10);
 			if (errno || *end || end == v || n < 17 || n > 23)
-				return usage_error("--opset takes a number "
-				    "from 17 to 23, not '%s'", v);
+				return value_error("--opset", v, "onnxc writes "
+				    "opsets 17 to 23");
 			o->opset = (int)n;
 		} else if (missing) {
 			return usage_error("%s needs a value", a);
@@ -110,10 +272,19 @@ parse_args(int argc, char **argv, Options *o)
 			o->graph = a;
 		}
 	}
+	if (o->passes && o->level >= 0)
+		return usage_error("%s", "--passes and -O<level> both given: "
+		    "one pipeline at a time");
+	if (o->list_passes || o->list_lowerings)
+		return -1;
 	if (!o->graph)
 		return usage_error("%s", "no GRAPH given");
 	if (!o->out && !o->print_ir)
 		return usage_error("%s", "no output given (-o OUT.onnx)");
+	if (o->out && !o->emit_set) {
+		size_t n = strlen(o->out);
+		o->ort = n > 4 && !strcmp(o->out + n - 4, ".ort");
+	}
 	return -1;
 }
 
@@ -153,8 +324,133 @@ map_source(Module *m, const char *path, void **map, size_t *len)
 	return 0;
 }
 
+/* Plugins: lower (built in), then --load-plugin in order, then the search
+ * path; the first plugin of a name wins. */
 static int
-compile(Module *m, const Options *o)
+load_plugins(PlRegistry *r, const Options *o, const char *argv0)
+{
+	int rc = pl_add_static(r, &onnxc_plugin_lower);
+	for (int i = 0; i < o->nplugins; i++)
+		if (pl_load(r, o->plugins[i]) < 0)
+			rc = -1;
+	if (pl_load_search_path(r, argv0) < 0)
+		rc = -1;
+	return rc;
+}
+
+static void
+list_passes(const PlRegistry *r)
+{
+	for (uint32_t i = 0; i < r->npasses; i++) {
+		const PlPass *p = &r->passes[i];
+		printf("%-18s %-46s %s\n", p->info.name, p->info.summary,
+		    pl_where(r, p->plugin));
+		for (uint32_t k = 0; k < p->info.noptions; k++) {
+			const onnxc_option *op = &p->info.options[k];
+			printf("    {%s=%s} default '%s'%s%s\n", op->name,
+			    pl_opt_type_name(op->type), op->dflt,
+			    *op->help ? ": " : "", op->help);
+		}
+	}
+}
+
+static void
+list_rules(Module *m, const LowerRule *t, uint8_t **seen, uint32_t *cap)
+{
+	for (; t->op; t++) {
+		StrId s = ir_intern(m, t->op);
+		vgrow((void **)seen, cap, s + 1, 1);
+		if ((*seen)[s]++)
+			continue; /* the first table's rule is the one used */
+		printf("%-40s %-10s %-9s %s\n", t->op, "ai.onnx", "",
+		    "built-in");
+	}
+}
+
+/* Plugin lowerings first, in the order they are tried, then the rules
+ * onnxc has itself. */
+static void
+list_lowerings(Module *m, const PlRegistry *r)
+{
+	for (uint32_t i = 0; i < r->nlowerings; i++) {
+		const onnxc_lowering_info *l = &r->lowerings[i].info;
+		char range[32];
+		if (l->opset_min && l->opset_max)
+			snprintf(range, sizeof range, "%d-%d", l->opset_min,
+			    l->opset_max);
+		else if (l->opset_min || l->opset_max)
+			snprintf(range, sizeof range, "%s%d",
+			    l->opset_min ? ">=" : "<=",
+			    l->opset_min ? l->opset_min : l->opset_max);
+		else
+			snprintf(range, sizeof range, "any");
+		printf("%-40s %-10s %-9s %s\n", l->target,
+		    *l->domain ? l->domain : "ai.onnx", range,
+		    pl_where(r, r->lowerings[i].plugin));
+	}
+	uint8_t *seen = NULL;
+	uint32_t cap = 0;
+	for (size_t i = 0; lw_rule_tables[i]; i++)
+		list_rules(m, lw_rule_tables[i], &seen, &cap);
+	free(seen);
+}
+
+/* The pipeline: --passes, else the -O preset (1 by default). */
+static int
+make_pipeline(Module *m, const PlRegistry *r, const Options *o,
+    PmPipeline *p)
+{
+	char flag[8];
+	if (o->passes)
+		return pm_parse(m, r, "--passes", o->passes, p);
+	int level = o->level < 0 ? 1 : o->level;
+	snprintf(flag, sizeof flag, "-O%d", level);
+	if (pm_check_preset(m, r, level) < 0)
+		return -1;
+	return pm_parse(m, r, flag, pm_preset(level), p);
+}
+
+/* --dynamic, --static and --strict are the options of symbolize-shapes:
+ * set on each of its steps (replacing what --passes gave them). */
+static int
+symbolize_options(Module *m, const Options *o, PmPipeline *p)
+{
+	int steps = 0;
+	for (uint32_t i = 0; i < p->n; i++) {
+		const onnxc_pass_info *pi = &p->steps[i].pass->info;
+		if (strcmp(pi->name, "symbolize-shapes"))
+			continue;
+		steps++;
+		for (uint32_t k = 0; k < pi->noptions; k++) {
+			const char *name = pi->options[k].name, *text = NULL;
+			if (!strcmp(name, "dynamic") && o->ndyn)
+				text = o->dynamic;
+			else if (!strcmp(name, "static") && o->nstat)
+				text = o->statics;
+			else if (!strcmp(name, "strict") && o->strict)
+				text = "true";
+			if (text && pl_opt_parse(m->arena, pi->options[k].type,
+			    text, strlen(text), &p->steps[i].opts[k]) < 0) {
+				fprintf(stderr, "onnxc: error: the pass "
+				    "symbolize-shapes loaded does not take "
+				    "option '%s' as text\n", name);
+				m->nerrors++;
+				return -1;
+			}
+		}
+	}
+	if (!steps && (o->ndyn || o->nstat)) {
+		fprintf(stderr, "onnxc: error: --dynamic and --static are "
+		    "options of the pass 'symbolize-shapes', which the "
+		    "--passes pipeline lacks\n");
+		m->nerrors++;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+compile(Module *m, const Options *o, PlRegistry *r, const PmPipeline *pipe)
 {
 	GraphId fx, onnx;
 	if (fx_parse(m, &fx) < 0 || ir_verify(m, fx) < 0)
@@ -169,14 +465,24 @@ compile(Module *m, const Options *o)
 			return -1;
 		}
 	}
-	int rc = pass_lower(m, fx, &onnx, o->opset);
-	if (rc == 0)
+	PmRun run = {.opset = o->opset, .training = o->training,
+		.verify_each = o->verify_each, .print_all = o->print_all,
+		.print_after = o->print_after, .irout = stdout};
+	onnx = fx;
+	int rc = pm_run(m, r, pipe, &run, &onnx);
+	if (rc == 0 && onnx == fx && o->out) {
+		ir_error(m, (Loc){0}, "the pipeline leaves an FX graph, which "
+		    "cannot be written: it needs the pass 'lower'");
+		rc = -1;
+	}
+	if (rc == 0 && onnx != fx)
 		rc = ir_verify(m, onnx);
-	if (rc == 0 && o->print_ir)
+	if (rc == 0 && o->print_ir && onnx != fx)
 		ir_print(m, onnx, stdout);
 	if (rc == 0 && o->out) {
 		OnnxOptions oo = {.opset = o->opset};
-		rc = onnx_write(m, onnx, &oo, o->out);
+		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
+		    : onnx_write(m, onnx, &oo, o->out);
 	}
 	st_close(w);
 	return rc;
@@ -190,20 +496,45 @@ main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	Module *m = ir_module_new();
-	m->file = o.graph;
+	m->file = o.graph ? o.graph : "onnxc";
 	m->maxerrors = 50;
 	void *map = NULL;
 	size_t len = 0;
-	rc = map_source(m, o.graph, &map, &len);
+	PmPipeline pipe = {0};
+	PlRegistry *reg = pl_registry_new(m);
+	rc = load_plugins(reg, &o, argv[0]);
+	if (rc == 0 && (o.list_passes || o.list_lowerings)) {
+		if (o.list_passes)
+			list_passes(reg);
+		if (o.list_lowerings)
+			list_lowerings(m, reg);
+		goto done;
+	}
 	if (rc == 0)
-		rc = compile(m, &o);
+		rc = make_pipeline(m, reg, &o, &pipe);
+	if (rc == 0)
+		rc = symbolize_options(m, &o, &pipe);
+	if (rc == 0 && o.print_after &&
+	    !pl_find_pass(reg, o.print_after, strlen(o.print_after))) {
+		fprintf(stderr, "onnxc: error: --print-ir-after: no pass is "
+		    "named '%s' (see --list-passes)\n", o.print_after);
+		rc = -1;
+		m->nerrors++;
+	}
+	if (rc == 0)
+		rc = map_source(m, o.graph, &map, &len);
+	if (rc == 0)
+		rc = compile(m, &o, reg, &pipe);
+done:
 	if (m->nerrors > m->maxerrors)
-		fprintf(stderr, "%s: note: %d more errors not shown\n", o.graph,
+		fprintf(stderr, "%s: note: %d more errors not shown\n", m->file,
 		    m->nerrors - m->maxerrors);
 	if (rc < 0 && m->nerrors == 0)
-		fprintf(stderr, "%s: error: conversion failed\n", o.graph);
+		fprintf(stderr, "%s: error: conversion failed\n", m->file);
 	if (map)
 		munmap(map, len);
+	pm_free(&pipe);
+	pl_registry_free(reg); /* fini of each plugin, last loaded first */
 	ir_free(m);
 	return rc < 0 ? EXIT_INPUT : 0;
 }

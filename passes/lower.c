@@ -1,16 +1,23 @@
 /* lower.c - pass "lower": FX graph -> ONNX graph, one rule per FX op.
  * Requires: a verified FX graph.  Provides: a new graph of D_ONNX nodes
- * whose inputs, initializers and outputs follow the graph signature. */
+ * whose inputs, initializers and outputs follow the graph signature.
+ *
+ * A built-in plugin: registered through the same descriptor as plugin
+ * modules (ONNXC_PLUGIN_STATIC names it onnxc_plugin_lower).  Lowerings
+ * registered by plugins are tried first, in registration order; one may
+ * decline a node, which then goes to the next one and finally to the
+ * rule tables below. */
+#define ONNXC_PLUGIN_STATIC
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../plugins/pl.h"
 #include "lower.h"
 
-static const LowerRule *tables[] = {
+const LowerRule *const lw_rule_tables[] = {
 	lw_rules_elementwise, lw_rules_reduce, lw_rules_nn, lw_rules_shape,
-	lw_rules_index,
-	lw_rules_sym,
+	lw_rules_index, lw_rules_sym, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per module. */
@@ -22,15 +29,15 @@ typedef struct Registry {
 static void
 registry_build(Module *m, Registry *r)
 {
-	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
-		for (const LowerRule *x = tables[t]; x->op; x++)
+	for (size_t t = 0; lw_rule_tables[t]; t++)
+		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++)
 			ir_intern(m, x->op);
 	r->n = m->nstrs;
 	r->fn = calloc(r->n, sizeof *r->fn);
 	if (!r->fn)
 		BUG("out of memory");
-	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
-		for (const LowerRule *x = tables[t]; x->op; x++) {
+	for (size_t t = 0; lw_rule_tables[t]; t++)
+		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++) {
 			StrId s = ir_intern(m, x->op);
 			if (!r->fn[s])
 				r->fn[s] = x->fn;
@@ -579,7 +586,10 @@ static bool
 store_num(void *p, DType dt, double v, int64_t iv, bool isint)
 {
 	double d = isint ? (double)iv : v;
-	int64_t i = isint ? iv : (int64_t)v;
+	/* a float out of int64's range saturates (NaN gives 0) rather than
+	 * being undefined behaviour */
+	int64_t i = isint ? iv : isnan(v) ? 0 : v >= 0x1p63 ? INT64_MAX
+	    : v < -0x1p63 ? INT64_MIN : (int64_t)v;
 	switch (dt) {
 	case DT_F32: { float f = (float)d; memcpy(p, &f, 4); return true; }
 	case DT_F64: memcpy(p, &d, 8); return true;
@@ -793,9 +803,28 @@ lower_input(Lower *L, ValId sv)
 	return 0; /* constants, objects, tokens: no ONNX input */
 }
 
+/* Whether plugin lowering l applies at the opset (0: no bound). */
+static bool
+in_range(const PlLowering *l, int opset)
+{
+	return (!l->info.opset_min || opset >= l->info.opset_min) &&
+	    (!l->info.opset_max || opset <= l->info.opset_max);
+}
+
+static bool
+plugin_lowers(const Lower *L, const onnxc_ctx *c, StrId op)
+{
+	const char *s = ir_str(L->m, op);
+	for (uint32_t i = 0; c && i < c->reg->nlowerings; i++)
+		if (!strcmp(c->reg->lowerings[i].info.target, s) &&
+		    in_range(&c->reg->lowerings[i], L->opset))
+			return true;
+	return false;
+}
+
 /* Every op without a rule, each op once with its first place. */
 static int
-check_rules(Lower *L, const Registry *r)
+check_rules(Lower *L, const Registry *r, const onnxc_ctx *c)
 {
 	int bad = 0;
 	uint8_t *seen = calloc(L->m->nstrs + 1, 1);
@@ -804,7 +833,7 @@ check_rules(Lower *L, const Registry *r)
 	uint32_t nstrs = L->m->nstrs;
 	for (NodeId n = 1; n < L->src->nnodes; n++) {
 		const Node *p = ir_nodep(L->src, n);
-		if (registry_find(L->m, r, p->op))
+		if (registry_find(L->m, r, p->op) || plugin_lowers(L, c, p->op))
 			continue;
 		bad++;
 		if (p->op < nstrs && seen[p->op])
@@ -854,16 +883,15 @@ name_values(Lower *L)
 
 /* ONNX wants every graph output to be a distinct value made by a node:
  * an input, initializer or repeated output goes through an Identity,
- * named "<name>_out<k>". */
+ * named "<name>_out<k>".  isout marks the values already made outputs. */
 static ValId
-output_value(Lower *L, ValId d)
+output_value(Lower *L, ValId d, uint8_t *isout)
 {
 	const Graph *g = L->dst;
-	bool again = ir_val(g, d)->def == 0;
-	for (uint32_t k = 0; k < g->noutputs && !again; k++)
-		again = g->outputs[k] == d;
-	if (!again)
+	if (ir_val(g, d)->def != 0 && !isout[d]) {
+		isout[d] = 1;
 		return d;
+	}
 	char buf[300];
 	StrId name = ir_val(g, d)->name;
 	Value keep = *ir_val(g, d);
@@ -881,14 +909,95 @@ output_value(Lower *L, ValId d)
 	return r;
 }
 
-int
-pass_lower(Module *m, GraphId srcid, GraphId *out, int opset)
+/* The plugin lowerings of the node, in order, until one lowers it: 0
+ * when one did, 1 when all declined (or none applies), -1 on an error,
+ * which names the plugin. */
+static int
+try_plugins(Lower *L, onnxc_ctx *c)
+{
+	const Node *node = lw_node(L);
+	const char *op = ir_str(L->m, node->op);
+	PlRegistry *reg = c->reg;
+	Graph *d = L->dst;
+	for (uint32_t i = 0; i < reg->nlowerings; i++) {
+		const PlLowering *lo = &reg->lowerings[i];
+		if (strcmp(lo->info.target, op) || !in_range(lo, L->opset))
+			continue;
+		uint32_t nn = d->nnodes, nv = d->nvals, na = d->nargs,
+			 ni = d->nitems, nd = d->ndims;
+		int errs = L->m->nerrors;
+		const char *name = pl_plugin_name(reg, lo->plugin);
+		c->lower = L;
+		c->lower_base = nn;
+		c->nbound = 0;
+		c->who = name;
+		onnxc_status st = lo->info.lower(c, &pl_host, lo->info.user);
+		c->lower = NULL;
+		c->who = NULL;
+		if (st == ONNXC_DECLINE && L->m->nerrors == errs) {
+			/* as if it had not run: the next lowering starts from
+			 * the same ONNX graph */
+			d->nnodes = nn;
+			d->nvals = nv;
+			d->nargs = na;
+			d->nitems = ni;
+			d->ndims = nd;
+			for (uint32_t k = 0; k < node->nout; k++)
+				L->map[node->out + k] = 0;
+			continue;
+		}
+		if (st == ONNXC_OK && L->m->nerrors == errs &&
+		    (c->nbound || node->nout == 0))
+			return 0;
+		if (L->m->nerrors == errs && st == ONNXC_OK)
+			lw_fail(L, "[%.64s] the lowering bound no output (see "
+			    "host->lower_bind)", name);
+		else if (L->m->nerrors == errs)
+			lw_fail(L, "[%.64s] the lowering failed (status %d)",
+			    name, (int)st);
+		else
+			ir_note(L->m, node->loc, "while plugin '%.64s' (%s) "
+			    "lowered %s", name, pl_where(reg, lo->plugin), op);
+		return -1;
+	}
+	return 1;
+}
+
+/* Weights nothing reads (a parameter fold replaced by its folded copy, a
+ * buffer the model never uses) stay out of the model. */
+static void
+drop_unused_initializers(Graph *g)
+{
+	uint8_t *used = calloc(g->nvals + 1, 1);
+	if (!used)
+		BUG("out of memory");
+	for (uint32_t k = 0; k < g->nargs; k++)
+		if (g->args[k].kind == A_VAL)
+			used[g->args[k].u.v] = 1;
+	for (uint32_t k = 0; k < g->nitems; k++)
+		if (g->items[k].kind == A_VAL)
+			used[g->items[k].u.v] = 1;
+	for (uint32_t k = 0; k < g->noutputs; k++)
+		used[g->outputs[k]] = 1;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < g->ninputs; i++) {
+		ValId v = g->inputs[i];
+		if (g->vals[v].init && !used[v])
+			continue;
+		g->inputs[n++] = v;
+	}
+	g->ninputs = n;
+	free(used);
+}
+
+static int
+lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 {
 	Lower L = {.m = m, .opset = opset};
 	L.src = ir_graph(m, srcid);
 	Registry r;
 	registry_build(m, &r);
-	if (check_rules(&L, &r) < 0) {
+	if (check_rules(&L, &r, c) < 0) {
 		free(r.fn);
 		return -1;
 	}
@@ -909,13 +1018,22 @@ pass_lower(Module *m, GraphId srcid, GraphId *out, int opset)
 	int errs = m->nerrors;
 	for (NodeId n = 1; n < L.src->nnodes; n++) {
 		L.node = n;
-		LowerFn fn = registry_find(m, &r, ir_nodep(L.src, n)->op);
-		if (fn(&L) < 0 && m->nerrors == errs)
+		int rc = c ? try_plugins(&L, c) : 1;
+		LowerFn fn = rc == 1 ? registry_find(m, &r,
+		    ir_nodep(L.src, n)->op) : NULL;
+		if (rc == 1 && !fn)
+			lw_fail(&L, "every plugin lowering declined the node, "
+			    "and onnxc has no rule of its own for it");
+		else if (fn && fn(&L) < 0 && m->nerrors == errs)
 			lw_fail(&L, "could not be lowered");
 		if (m->nerrors != errs)
 			break;
 	}
 	if (m->nerrors == errs) {
+		/* every output may add an Identity: room for those too */
+		uint8_t *isout = calloc(L.dst->nvals + L.src->noutputs + 1, 1);
+		if (!isout)
+			BUG("out of memory");
 		for (uint32_t i = 0; i < L.src->noutputs; i++) {
 			ValId sv = L.src->outputs[i];
 			ValId d = L.map[sv];
@@ -926,14 +1044,61 @@ pass_lower(Module *m, GraphId srcid, GraphId *out, int opset)
 				    ir_str(m, s->name));
 				continue;
 			}
-			ir_add_output(L.dst, output_value(&L, d),
+			ir_add_output(L.dst, output_value(&L, d, isout),
 			    (OutKind)L.src->outkind[i], L.src->outtarget[i]);
 		}
+		free(isout);
 	}
-	if (m->nerrors == errs)
+	if (m->nerrors == errs) {
+		drop_unused_initializers(L.dst);
 		name_values(&L);
+	}
 	free(L.map);
 	free(r.fn);
 	*out = L.dstid;
 	return m->nerrors == errs ? 0 : -1;
 }
+
+int
+pass_lower(Module *m, GraphId srcid, GraphId *out, int opset)
+{
+	return lower_with(m, srcid, out, opset, NULL);
+}
+
+/* ------------------------------------------------------ the pass "lower" */
+
+static onnxc_status
+run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
+{
+	(void)host;
+	(void)user;
+	Graph *g = ir_graph(c->m, c->graph);
+	for (NodeId n = 1; n < g->nnodes; n++)
+		if (g->nodes[n].dialect == D_ONNX) {
+			ir_error(c->m, g->nodes[n].loc, "pass 'lower': the "
+			    "graph is ONNX already (lower runs once per "
+			    "pipeline)");
+			return ONNXC_ERROR;
+		}
+	GraphId out;
+	if (lower_with(c->m, c->graph, &out, c->opset, c) < 0)
+		return ONNXC_ERROR;
+	c->graph = out; /* the passes after this one see the ONNX graph */
+	return ONNXC_OK;
+}
+
+static onnxc_status
+init_lower(onnxc_ctx *c, const onnxc_host_api *host, onnxc_registry *reg)
+{
+	static const onnxc_pass_info pass = {
+		.size = sizeof pass,
+		.name = "lower",
+		.summary = "FX graph to ONNX graph: plugin lowerings first, "
+		    "then onnxc's rules",
+		.run = run_lower,
+	};
+	(void)c;
+	return host->register_pass(reg, &pass);
+}
+
+ONNXC_PLUGIN_NAMED(lower, "onnxc-lower", ONNXC_VERSION_STRING, init_lower, NULL);

@@ -44,6 +44,8 @@ extern const LowerRule lw_rules_shape[];
 extern const LowerRule lw_rules_index[];
 extern const LowerRule lw_rules_reduce[];
 extern const LowerRule lw_rules_sym[];
+/* all of them, in lookup order, ending with NULL */
+extern const LowerRule *const lw_rule_tables[];
 
 /* lower.c: the pass.  Builds *out from graph src; returns 0 or -1 (with
  * diagnostics, listing every op that has no rule at once). */

@@ -126,8 +126,11 @@ test_inputs_initializers_and_outputs(void **state)
 	float data[6] = {1, 2, 3, 4, 5, 6};
 	ir_val(f->g, w)->init = ir_tensor(f->m, &(Tensor){.dtype = DT_F32,
 	    .rank = 2, .dims = (int64_t *)d23, .data = data, .nbytes = 24});
+	NodeId add = node(f, "aten::add.Tensor", "add", DT_F32, 2, d23);
+	ir_push_arg(f->g, add, arg_val(x));
+	ir_push_arg(f->g, add, arg_val(w));
 	NodeId relu = node(f, "aten::relu.default", "relu", DT_F32, 2, d23);
-	ir_push_arg(f->g, relu, arg_val(x));
+	ir_push_arg(f->g, relu, arg_val(out(f, add)));
 	/* outputs: relu, relu again, and the user input itself */
 	ir_add_output(f->g, out(f, relu), OUT_USER, 0);
 	ir_add_output(f->g, out(f, relu), OUT_USER, 0);
@@ -152,7 +155,34 @@ test_inputs_initializers_and_outputs(void **state)
 		assert_int_equal(v->dtype, DT_F32);
 		assert_int_equal(v->rank, 2);
 	}
-	assert_string_equal(opname(f, onnx_node(f, o, 1)), "Relu");
+	assert_string_equal(opname(f, onnx_node(f, o, 1)), "Add");
+}
+
+static void
+test_unused_initializers_dropped(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d2[] = {2};
+	float data[2] = {1, 2};
+	Tensor t = {.dtype = DT_F32, .rank = 1, .dims = (int64_t *)d2,
+	    .data = data, .nbytes = 8};
+	ValId used = input(f, "b_used", DT_F32, 1, d2, ROLE_BUFFER, "used");
+	ValId unused = input(f, "b_unused", DT_F32, 1, d2, ROLE_BUFFER,
+	    "unused");
+	ValId noweights = input(f, "p_w", DT_F32, 1, d2, ROLE_PARAM, "w");
+	ir_val(f->g, used)->init = ir_tensor(f->m, &t);
+	ir_val(f->g, unused)->init = ir_tensor(f->m, &t);
+	(void)noweights;
+	NodeId r = node(f, "aten::relu.default", "relu", DT_F32, 1, d2);
+	ir_push_arg(f->g, r, arg_val(used));
+	ir_add_output(f->g, out(f, r), OUT_USER, 0);
+	GraphId o;
+	assert_int_equal(pass_lower(f->m, f->gid, &o, 18), 0);
+	Graph *g = ir_graph(f->m, o);
+	/* the unused initializer goes; an unused graph input stays */
+	assert_int_equal(g->ninputs, 2);
+	assert_string_equal(ir_str(f->m, ir_val(g, g->inputs[0])->name), "used");
+	assert_string_equal(ir_str(f->m, ir_val(g, g->inputs[1])->name), "w");
 }
 
 static void
@@ -379,6 +409,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_inputs_initializers_and_outputs),
+		T(test_unused_initializers_dropped),
 		T(test_unsupported_ops_listed_at_once),
 		T(test_inplace_reads_functional_form),
 		T(test_promotion),

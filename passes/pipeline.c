@@ -1,0 +1,633 @@
+/* pipeline.c - pipeline text, presets and the pass manager (pipeline.h).
+ *
+ * The pass manager runs each pass with an onnxc_ctx on the current graph.
+ * Passes change graphs only through the host table, which records each
+ * graph they touch; afterwards pm_normalize puts that graph back in
+ * def-before-use order with erased nodes dropped, so a pass may append a
+ * node and use it from anywhere.  Then ir_verify, with --verify-each or
+ * in a debug build. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+
+/* The presets, written out.  Passes after lower work on the ONNX graph. */
+static const char *const presets[] = {
+	"symbolize-shapes,lower",
+	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
+	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
+};
+
+/* The module each built-in pass ships in (plugins/builtin/<module>.c). */
+static const struct {
+	const char *pass, *module;
+} builtin[] = {
+	{"decompose", "decompose.so"},
+	{"symbolize-shapes", "symbolize.so"},
+	{"fold", "fold.so"},
+	{"cse", "cse.so"},
+	{"dce", "dce.so"},
+};
+
+const char *
+pm_preset(int level)
+{
+	if (level < 0 || level >= (int)(sizeof presets / sizeof *presets))
+		return NULL;
+	return presets[level];
+}
+
+/* A diagnostic with file shown as the file name and, when text is given,
+ * text as its source with a caret at off. */
+static void
+vreport(Module *m, const char *kind, const char *file, const char *text,
+    size_t off, const char *fmt, va_list ap)
+{
+	const char *f0 = m->file, *s0 = m->src;
+	size_t n0 = m->srclen;
+	Loc loc = {0};
+	m->file = file;
+	if (text) {
+		m->src = text;
+		m->srclen = strlen(text);
+		size_t bol = 0;
+		loc.line = 1;
+		for (size_t i = 0; i < off && i < m->srclen; i++)
+			if (text[i] == '\n') {
+				loc.line++;
+				bol = i + 1;
+			}
+		loc.col = (uint32_t)(off - bol + 1);
+	}
+	ir_vdiag(m, kind, loc, fmt, ap);
+	m->file = f0;
+	m->src = s0;
+	m->srclen = n0;
+}
+
+static void
+report(Module *m, const char *kind, const char *file, const char *text,
+    size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(m, kind, file, text, off, fmt, ap);
+	va_end(ap);
+}
+
+/* A comma-separated list into buf. */
+static void
+join(char *buf, size_t cap, const char *const *items, uint32_t n,
+    size_t stride)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < n && len < cap; i++) {
+		const char *s = *(const char *const *)((const char *)items +
+		    i * stride);
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+		    i ? ", " : "", s);
+	}
+}
+
+int
+pm_check_preset(Module *m, const PlRegistry *r, int level)
+{
+	const char *text = pm_preset(level);
+	char flag[8], dirs[2048];
+	int bad = 0;
+	if (!text)
+		return -1;
+	snprintf(flag, sizeof flag, "-O%d", level);
+	join(dirs, sizeof dirs, r->dirs, r->ndirs, sizeof *r->dirs);
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, ",");
+		if (!pl_find_pass(r, s, n)) {
+			const char *module = "a plugin module";
+			for (size_t i = 0; i < sizeof builtin / sizeof *builtin;
+			    i++)
+				if (strlen(builtin[i].pass) == n &&
+				    !memcmp(builtin[i].pass, s, n))
+					module = builtin[i].module;
+			report(m, "error", flag, text, (size_t)(s - text),
+			    "no plugin provides pass '%.*s': its module %s was "
+			    "expected in %s", (int)n, s, module, r->ndirs ? dirs
+			    : "the plugin folders (none searched)");
+			bad++;
+		}
+		s += n + (s[n] == ',');
+	}
+	return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+typedef struct P {
+	Module *m;
+	const PlRegistry *r;
+	const char *flag, *s;
+	size_t n, pos;
+} P;
+
+static int
+perr(P *p, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(p->m, "error", p->flag, p->s, off, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void
+pnote(P *p, const char *fmt, const char *what)
+{
+	report(p->m, "note", p->flag, NULL, 0, fmt, what);
+}
+
+static bool
+isname(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+static bool
+blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+static void
+blanks(P *p)
+{
+	while (p->pos < p->n && blank(p->s[p->pos]))
+		p->pos++;
+}
+
+static size_t
+word(P *p)
+{
+	size_t at = p->pos;
+	while (p->pos < p->n && isname(p->s[p->pos]))
+		p->pos++;
+	return p->pos - at;
+}
+
+/* The character at pos, quoted for a message. */
+static const char *
+found(P *p, char *buf, size_t cap)
+{
+	if (p->pos >= p->n)
+		return "the end";
+	unsigned char c = (unsigned char)p->s[p->pos];
+	if (c > ' ' && c < 127)
+		snprintf(buf, cap, "'%c'", c);
+	else
+		snprintf(buf, cap, "byte 0x%02x", c);
+	return buf;
+}
+
+/* How much of a value to quote in a message: one line, 40 bytes. */
+static size_t
+shown(const char *v, size_t n)
+{
+	size_t k = 0;
+	while (k < n && k < 40 && (unsigned char)v[k] >= ' ' && v[k] != 127)
+		k++;
+	return k;
+}
+
+static const char *
+takes(uint32_t type)
+{
+	switch (type) {
+	case ONNXC_OPT_BOOL: return "a bool (true, false, 1 or 0)";
+	case ONNXC_OPT_INT: return "an int";
+	case ONNXC_OPT_FLOAT: return "a float";
+	default: return "a string";
+	}
+}
+
+/* An option value at pos: quoted, or bare up to the next punctuation
+ * with trailing blanks dropped.  -1 (reported) when there is none. */
+static int
+value(P *p, const onnxc_option *o, const char **v, size_t *vlen)
+{
+	size_t vat = p->pos;
+	*v = p->s + vat;
+	if (p->pos < p->n && (**v == '\'' || **v == '"')) {
+		const char *close = memchr(*v + 1, **v, p->n - vat - 1);
+		if (!close)
+			return perr(p, vat, "unterminated quoted value (no "
+			    "closing %c)", **v);
+		++*v;
+		*vlen = (size_t)(close - *v);
+		p->pos = (size_t)(close - p->s) + 1;
+		return 0;
+	}
+	while (p->pos < p->n && !strchr(",{}'\"", p->s[p->pos]))
+		p->pos++;
+	*vlen = p->pos - vat;
+	while (*vlen && blank((*v)[*vlen - 1]))
+		--*vlen;
+	if (!*vlen)
+		return perr(p, vat, "expected a value for option '%s'",
+		    o->name);
+	return 0;
+}
+
+/* The option of the pass named s[at..at+len), or noptions. */
+static uint32_t
+find_option(const onnxc_pass_info *pi, const char *s, size_t len)
+{
+	uint32_t i = 0;
+	while (i < pi->noptions && (strlen(pi->options[i].name) != len ||
+	    memcmp(pi->options[i].name, s, len)))
+		i++;
+	return i;
+}
+
+static int
+no_option(P *p, const onnxc_pass_info *pi, size_t at, size_t len)
+{
+	char list[1024];
+	perr(p, at, "pass '%s' has no option '%.*s'", pi->name, (int)len,
+	    p->s + at);
+	if (pi->noptions) {
+		join(list, sizeof list, &pi->options[0].name, pi->noptions,
+		    sizeof *pi->options);
+		pnote(p, "its options: %s", list);
+	} else {
+		pnote(p, "%s", "it takes no options");
+	}
+	return -1;
+}
+
+/* '{' key=value, ... '}' after the pass of step st. */
+static int
+options(P *p, PmStep *st)
+{
+	const onnxc_pass_info *pi = &st->pass->info;
+	size_t open = p->pos++;
+	uint8_t given[64] = {0};
+	char buf[16];
+	const char *unbalanced = "unbalanced '{': no '}' closes it";
+	blanks(p);
+	if (p->pos < p->n && p->s[p->pos] == '}') {
+		p->pos++;
+		return 0;
+	}
+	for (;;) {
+		blanks(p);
+		size_t at = p->pos, len = word(p);
+		if (!len && p->pos >= p->n)
+			return perr(p, open, "%s", unbalanced);
+		if (!len)
+			return perr(p, at, "expected an option name, not %s",
+			    found(p, buf, sizeof buf));
+		uint32_t i = find_option(pi, p->s + at, len);
+		if (i == pi->noptions)
+			return no_option(p, pi, at, len);
+		const onnxc_option *o = &pi->options[i];
+		if (given[i])
+			return perr(p, at, "option '%s' is given twice",
+			    o->name);
+		given[i] = 1;
+		blanks(p);
+		if (p->pos >= p->n || p->s[p->pos] != '=')
+			return perr(p, p->pos, "expected '=' after option "
+			    "'%s', not %s", o->name, found(p, buf, sizeof buf));
+		p->pos++;
+		blanks(p);
+		size_t vat = p->pos, vlen;
+		const char *v;
+		if (value(p, o, &v, &vlen) < 0)
+			return -1;
+		if (pl_opt_parse(p->m->arena, o->type, v, vlen,
+		    &st->opts[i]) < 0)
+			return perr(p, vat, "option '%s' of pass '%s' takes "
+			    "%s, not '%.*s'%s", o->name, pi->name,
+			    takes(o->type), (int)shown(v, vlen), v,
+			    shown(v, vlen) < vlen ? "..." : "");
+		blanks(p);
+		if (p->pos >= p->n)
+			return perr(p, open, "%s", unbalanced);
+		if (p->s[p->pos] == '}') {
+			p->pos++;
+			return 0;
+		}
+		if (p->s[p->pos] != ',')
+			return perr(p, p->pos, "expected ',' or '}' after "
+			    "option '%s', not %s", o->name,
+			    found(p, buf, sizeof buf));
+		p->pos++;
+	}
+}
+
+static void
+unknown_pass(P *p, size_t at, size_t len)
+{
+	perr(p, at, "unknown pass '%.*s'", (int)len, p->s + at);
+	char list[2048];
+	const char **names = calloc(p->r->npasses + 1, sizeof *names);
+	if (!names)
+		BUG("out of memory");
+	for (uint32_t i = 0; i < p->r->npasses; i++)
+		names[i] = p->r->passes[i].info.name;
+	join(list, sizeof list, names, p->r->npasses, sizeof *names);
+	free(names);
+	pnote(p, "registered passes: %s (--list-passes tells where they "
+	    "come from)", p->r->npasses ? list : "none");
+}
+
+int
+pm_parse(Module *m, const PlRegistry *r, const char *flag, const char *text,
+    PmPipeline *out)
+{
+	P p = {.m = m, .r = r, .flag = flag, .s = text, .n = strlen(text)};
+	char buf[16];
+	memset(out, 0, sizeof *out);
+	for (;;) {
+		blanks(&p);
+		size_t at = p.pos, len = word(&p);
+		if (!len)
+			return perr(&p, at, "expected a pass name, not %s",
+			    found(&p, buf, sizeof buf));
+		const PlPass *pass = pl_find_pass(r, text + at, len);
+		if (!pass) {
+			unknown_pass(&p, at, len);
+			return -1;
+		}
+		vgrow((void **)&out->steps, &out->cap, out->n + 1,
+		    sizeof *out->steps);
+		PmStep *st = &out->steps[out->n++];
+		uint32_t k = pass->info.noptions;
+		st->pass = pass;
+		st->off = (uint32_t)at;
+		st->opts = arena_alloc(m->arena, (k + 1) * sizeof *st->opts);
+		if (k)
+			memcpy(st->opts, pass->dflt, k * sizeof *st->opts);
+		blanks(&p);
+		if (p.pos < p.n && text[p.pos] == '{') {
+			if (options(&p, st) < 0)
+				return -1;
+			blanks(&p);
+		}
+		if (p.pos >= p.n)
+			return 0;
+		if (text[p.pos] == '}')
+			return perr(&p, p.pos, "unbalanced '}': no '{' "
+			    "opens it");
+		if (text[p.pos] != ',')
+			return perr(&p, p.pos, "expected ',' or the end after "
+			    "pass '%s', not %s", pass->info.name,
+			    found(&p, buf, sizeof buf));
+		p.pos++;
+	}
+}
+
+void
+pm_free(PmPipeline *p)
+{
+	free(p->steps);
+	memset(p, 0, sizeof *p);
+}
+
+/* ------------------------------------------------------------ normalize */
+
+typedef struct Norm {
+	Module *m;
+	Graph *g;
+	const char *who;
+	NodeId *deps;
+	uint32_t ndeps, cdeps;
+	int bad;
+} Norm;
+
+static const char *
+valname(Module *m, const Graph *g, ValId v)
+{
+	return g->vals[v].name ? ir_str(m, g->vals[v].name) : "(unnamed)";
+}
+
+/* The defining nodes of the values arg a uses, onto z->deps. */
+static void
+collect(Norm *z, NodeId user, const Arg *a, int depth)
+{
+	const Graph *g = z->g;
+	if (a->kind == A_LIST || a->kind == A_TUPLE) {
+		if (depth > 64 ||
+		    (uint64_t)a->u.list.off + a->u.list.n > g->nitems)
+			return; /* ir_verify reports it */
+		for (uint32_t i = 0; i < a->u.list.n; i++)
+			collect(z, user, &g->items[a->u.list.off + i],
+			    depth + 1);
+		return;
+	}
+	if (a->kind != A_VAL || a->u.v == 0 || a->u.v >= g->nvals)
+		return;
+	NodeId d = g->vals[a->u.v].def;
+	if (d == 0 || d >= g->nnodes)
+		return;
+	if (!g->nodes[d].op) {
+		ir_error(z->m, g->nodes[user].loc, "%s: '%s' is still used by "
+		    "%s after the node defining it was erased", z->who,
+		    valname(z->m, g, a->u.v), ir_str(z->m, g->nodes[user].op));
+		z->bad++;
+		return;
+	}
+	vgrow((void **)&z->deps, &z->cdeps, z->ndeps + 1, sizeof *z->deps);
+	z->deps[z->ndeps++] = d;
+}
+
+static void
+cycle(Module *m, const Graph *g, NodeId n, const char *who)
+{
+	ir_error(m, g->nodes[n].loc, "%s: nodes form a cycle through %s", who,
+	    ir_str(m, g->nodes[n].op));
+}
+
+int
+pm_normalize(Module *m, GraphId gid, uint32_t base, const char *who)
+{
+	Graph *g = ir_graph(m, gid);
+	uint32_t nn = g->nnodes;
+	Norm z = {.m = m, .g = g, .who = who};
+	uint32_t *start = calloc(nn + 1, sizeof *start);
+	uint8_t *state = calloc(nn + 1, 1);
+	NodeId *order = calloc(nn + 1, sizeof *order);
+	struct {
+		NodeId n;
+		uint32_t k;
+	} *stack = calloc(nn + 1, sizeof *stack);
+	if (!start || !state || !order || !stack)
+		BUG("out of memory");
+	for (NodeId n = 1; n < nn; n++) {
+		start[n] = z.ndeps;
+		const Node *p = &g->nodes[n];
+		if (!p->op || (uint64_t)p->args + p->nargs > g->nargs)
+			continue;
+		for (uint32_t k = 0; k < p->nargs; k++)
+			collect(&z, n, &g->args[p->args + k], 0);
+	}
+	start[nn] = z.ndeps;
+	for (uint32_t i = 0; i < g->noutputs; i++) {
+		ValId v = g->outputs[i];
+		NodeId d = v && v < g->nvals ? g->vals[v].def : 0;
+		if (d && d < nn && !g->nodes[d].op) {
+			ir_error(m, (Loc){0}, "%s: graph output '%s' was left "
+			    "without its node, which was erased", who,
+			    valname(m, g, v));
+			z.bad++;
+		}
+	}
+	if (z.bad)
+		goto out;
+
+	/* Depth-first from the old nodes in order, then the new ones: each
+	 * node goes after the nodes it uses, which puts new nodes right
+	 * before their first user and keeps a valid old order as it is. */
+	uint32_t norder = 0;
+	for (int pass = 0; pass < 2 && !z.bad; pass++)
+		for (NodeId root = 1; root < nn && !z.bad; root++) {
+			if (!g->nodes[root].op || state[root] ||
+			    (pass == 0) != (root < base))
+				continue;
+			uint32_t sp = 0;
+			stack[sp].n = root;
+			stack[sp++].k = 0;
+			state[root] = 1;
+			while (sp) {
+				NodeId n = stack[sp - 1].n;
+				if (start[n] + stack[sp - 1].k < start[n + 1]) {
+					NodeId d = z.deps[start[n] +
+					    stack[sp - 1].k++];
+					if (state[d] == 1) {
+						cycle(m, g, d, who);
+						z.bad++;
+						break;
+					}
+					if (state[d] == 0) {
+						state[d] = 1;
+						stack[sp].n = d;
+						stack[sp++].k = 0;
+					}
+					continue;
+				}
+				state[n] = 2;
+				order[norder++] = n;
+				sp--;
+			}
+		}
+	if (z.bad)
+		goto out;
+
+	/* Rebuild the node and arg tables in that order.  Values keep their
+	 * ids; outputs of erased nodes are defined by nothing now. */
+	uint32_t total = 0;
+	for (uint32_t i = 0; i < norder; i++)
+		total += g->nodes[order[i]].nargs;
+	Node *nodes = xrealloc(NULL, (norder + 1) * sizeof *nodes);
+	Arg *args = xrealloc(NULL, (total + 1) * sizeof *args);
+	nodes[0] = g->nodes[0];
+	for (NodeId n = 1; n < nn; n++) {
+		const Node *p = &g->nodes[n];
+		if (p->op)
+			continue;
+		for (uint32_t k = 0; k < p->nout && p->out + k < g->nvals; k++)
+			g->vals[p->out + k].def = 0;
+	}
+	uint32_t na = 0;
+	for (uint32_t i = 0; i < norder; i++) {
+		Node p = g->nodes[order[i]];
+		if (p.nargs)
+			memcpy(&args[na], &g->args[p.args],
+			    p.nargs * sizeof *args);
+		p.args = na;
+		na += p.nargs;
+		nodes[i + 1] = p;
+		for (uint32_t k = 0; k < p.nout && p.out + k < g->nvals; k++)
+			g->vals[p.out + k].def = i + 1;
+	}
+	free(g->nodes);
+	free(g->args);
+	g->nodes = nodes;
+	g->nnodes = g->cnodes = norder + 1;
+	g->args = args;
+	g->nargs = na;
+	g->cargs = total + 1;
+out:
+	free(start);
+	free(state);
+	free(order);
+	free(stack);
+	free(z.deps);
+	return z.bad ? -1 : 0;
+}
+
+/* -------------------------------------------------------------- running */
+
+int
+pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
+    GraphId *g)
+{
+	onnxc_ctx c;
+	pl_ctx_init(&c, m, r);
+	c.graph = *g;
+	c.opset = o->opset;
+	c.training = o->training;
+	bool verify = o->verify_each;
+#ifndef NDEBUG
+	verify = true;
+#endif
+	int rc = 0;
+	for (uint32_t i = 0; i < p->n && rc == 0; i++) {
+		const PlPass *pass = p->steps[i].pass;
+		const char *name = pass->info.name;
+		char who[160];
+		snprintf(who, sizeof who, "pass '%s' (plugin '%.64s')", name,
+		    pl_plugin_name(r, pass->plugin));
+		pl_ctx_reset(&c);
+		c.pass = pass;
+		c.opts = p->steps[i].opts;
+		c.who = pl_plugin_name(r, pass->plugin);
+		int errs = m->nerrors;
+		onnxc_status st = pass->info.run(&c, &pl_host, pass->info.user);
+		c.pass = NULL;
+		c.opts = NULL;
+		c.who = NULL;
+		if (st != ONNXC_OK || m->nerrors != errs) {
+			if (m->nerrors == errs)
+				ir_error(m, (Loc){0}, "%s failed (status %d)",
+				    who, (int)st);
+			rc = -1;
+			break;
+		}
+		for (GraphId k = 1; k < c.cbase && k < m->ngraphs; k++)
+			if (c.base[k] && pm_normalize(m, k, c.base[k] - 1,
+			    who) < 0)
+				rc = -1;
+		if (rc == 0 && c.graph && (c.graph >= m->ngraphs ||
+		    (verify && ir_verify(m, c.graph) < 0))) {
+			ir_note(m, (Loc){0}, "the IR was left invalid by %s, "
+			    "from %s", who, pl_where(r, pass->plugin));
+			rc = -1;
+		}
+		for (GraphId k = 1; rc == 0 && verify && k < c.cbase &&
+		    k < m->ngraphs; k++)
+			if (c.base[k] && k != c.graph && ir_verify(m, k) < 0) {
+				ir_note(m, (Loc){0}, "the IR was left invalid "
+				    "by %s", who);
+				rc = -1;
+			}
+		if (rc == 0 && o->irout && (o->print_all || (o->print_after &&
+		    !strcmp(o->print_after, name)))) {
+			fprintf(o->irout, "// IR after %s\n", name);
+			ir_print(m, c.graph, o->irout);
+		}
+	}
+	*g = c.graph;
+	pl_ctx_fini(&c);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/* pipeline.h - the pass pipeline: its text, the presets, and the pass
+ * manager that runs registered passes (plugins/pl.h) in order.
+ *
+ * Pipeline text, as in --passes:
+ *   pipeline := step (',' step)*
+ *   step     := name ('{' [option (',' option)*] '}')?
+ *   option   := key '=' value        value: bare text, or 'quoted, text'
+ * Names and keys are [a-z0-9-]+; blanks around the punctuation are
+ * allowed.  Values are checked against the type the pass declared. */
+#ifndef ONNXC_PIPELINE_H
+#define ONNXC_PIPELINE_H
+
+#include "../plugins/pl.h"
+
+typedef struct PmStep {
+	const PlPass *pass;
+	PlOptVal *opts;   /* one per option of the pass: given or default */
+	uint32_t off;     /* where the step starts in the text */
+} PmStep;
+
+typedef struct PmPipeline {
+	PmStep *steps;
+	uint32_t n, cap;
+} PmPipeline;
+
+typedef struct PmRun {
+	int opset;
+	bool training;
+	bool verify_each;        /* ir_verify after every pass (always in
+	                          * debug builds) */
+	bool print_all;          /* print the IR after every pass */
+	const char *print_after; /* ... or after the passes of this name */
+	FILE *irout;             /* where printed IR goes */
+} PmRun;
+
+/* The text of preset -O<level> (0, 1, 2), or NULL for another level. */
+const char *pm_preset(int level);
+/* Each pass of a preset that no plugin registered is an error naming the
+ * module expected to provide it and where it was looked for.  0 or -1. */
+int pm_check_preset(Module *m, const PlRegistry *r, int level);
+/* Parse text into p.  Errors are reported with flag ("--passes") as the
+ * file name, the text as its line and a caret under the offending part.
+ * 0 or -1; p is freed by pm_free either way. */
+int pm_parse(Module *m, const PlRegistry *r, const char *flag,
+    const char *text, PmPipeline *p);
+void pm_free(PmPipeline *p);
+/* Run the passes on *g, which follows the graph a pass switches to (lower
+ * makes the ONNX graph).  0, or -1 with diagnostics naming the pass and
+ * its plugin. */
+int pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
+    GraphId *g);
+/* After a pass: erased nodes (op 0) dropped, the rest in an order where
+ * every use follows its definition -- the old order where it already
+ * does, a node made by the pass (NodeId >= base) right before its first
+ * user, or at the end when unused.  -1 (reported, naming who) if a value
+ * is used after its node was erased, or nodes form a cycle. */
+int pm_normalize(Module *m, GraphId g, uint32_t base, const char *who);
+
+#endif

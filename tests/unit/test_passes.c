@@ -1,0 +1,667 @@
+/* test_passes.c - the built-in plugin passes fold, cse and dce, loaded as
+ * modules (<build>/plugins/<name>.so, next to onnxc) and run by the real
+ * pass manager on small graphs built here, in both dialects. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "passes/pipeline.h"
+
+typedef struct Fix {
+	Module *m;
+	PlRegistry *reg;
+	GraphId gid;
+	Graph *g;
+	char *diag;
+	size_t diaglen;
+} Fix;
+
+static char plugdir[4096];
+
+/* The modules sit in <dir of onnxc>/plugins; ONNXC_PLUGIN_DIR overrides. */
+static int
+find_plugins(void)
+{
+	const char *d = getenv("ONNXC_PLUGIN_DIR"), *bin = getenv("ONNXC_BIN");
+	if (d) {
+		snprintf(plugdir, sizeof plugdir, "%s", d);
+		return 0;
+	}
+	if (!bin)
+		return -1;
+	const char *slash = strrchr(bin, '/');
+	int n = slash ? (int)(slash - bin) : 1;
+	snprintf(plugdir, sizeof plugdir, "%.*s/plugins", n, slash ? bin : ".");
+	return 0;
+}
+
+static int
+setup(void **state)
+{
+	Fix *f = calloc(1, sizeof *f);
+	f->m = ir_module_new();
+	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
+	f->reg = pl_registry_new(f->m);
+	static const char *const mods[] = {"fold", "cse", "dce"};
+	for (size_t i = 0; i < 3; i++) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s.so", plugdir, mods[i]);
+		if (pl_load(f->reg, path) != 0) {
+			fflush(f->m->diagout);
+			fprintf(stderr, "%s\n", f->diag);
+			return -1;
+		}
+	}
+	f->gid = ir_graph_new(f->m, "main", 0);
+	f->g = ir_graph(f->m, f->gid);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	Fix *f = *state;
+	pl_registry_free(f->reg);
+	fclose(f->m->diagout);
+	free(f->diag);
+	ir_free(f->m);
+	free(f);
+	return 0;
+}
+
+static const char *
+diags(Fix *f)
+{
+	fflush(f->m->diagout);
+	return f->diag ? f->diag : "";
+}
+
+/* Run pipeline text; 0 or -1.  The graph may be rebuilt: refresh f->g. */
+static int
+run(Fix *f, const char *text, bool training)
+{
+	PmPipeline p = {0};
+	int rc = pm_parse(f->m, f->reg, "--passes", text, &p);
+	if (rc == 0) {
+		PmRun o = {.opset = 18, .training = training,
+			.verify_each = true};
+		rc = pm_run(f->m, f->reg, &p, &o, &f->gid);
+	}
+	pm_free(&p);
+	f->g = ir_graph(f->m, f->gid);
+	return rc;
+}
+
+/* ------------------------------------------------------ building graphs */
+
+static ValId
+input(Fix *f, const char *name, DType dt, int rank, const int64_t *dims,
+    Role role, const void *data)
+{
+	Dim d[8];
+	for (int i = 0; i < rank; i++)
+		d[i] = (Dim){dims[i], 0};
+	ValId v = ir_value(f->g, ir_intern(f->m, name));
+	ir_set_tensor(f->g, v, dt, rank, d);
+	ir_val(f->g, v)->role = (uint8_t)role;
+	if (data) {
+		Tensor t = {.name = ir_intern(f->m, name), .dtype = (uint8_t)dt,
+			.rank = rank, .dims = (int64_t *)dims, .data = data};
+		t.nbytes = ir_numel(&t) * ir_dtype_size(dt);
+		ir_val(f->g, v)->init = ir_tensor(f->m, &t);
+		ir_val(f->g, v)->target = ir_intern(f->m, name);
+	}
+	ir_add_input(f->g, v);
+	return v;
+}
+
+/* A node with one output typed dt[dims] (rank -1: no annotation). */
+static ValId
+node(Fix *f, Dialect d, const char *op, const char *name, DType dt, int rank,
+    const int64_t *dims, int nargs, const Arg *args)
+{
+	NodeId n = ir_node(f->g, d, ir_intern(f->m, op), 1);
+	ir_nodep(f->g, n)->name = ir_intern(f->m, name);
+	for (int i = 0; i < nargs; i++)
+		ir_push_arg(f->g, n, args[i]);
+	ValId v = ir_nodep(f->g, n)->out;
+	ir_val(f->g, v)->name = ir_intern(f->m, name);
+	if (rank >= 0) {
+		Dim dd[8];
+		for (int i = 0; i < rank; i++)
+			dd[i] = (Dim){dims[i], 0};
+		ir_set_tensor(f->g, v, dt, rank, dd);
+	}
+	return v;
+}
+
+static ValId
+fx(Fix *f, const char *op, const char *name, DType dt, int rank,
+    const int64_t *dims, int nargs, const Arg *args)
+{
+	return node(f, D_FX, op, name, dt, rank, dims, nargs, args);
+}
+
+static Arg
+ints(Fix *f, int n, const int64_t *v)
+{
+	Arg it[8];
+	for (int i = 0; i < n; i++)
+		it[i] = arg_int(v[i]);
+	return ir_list(f->g, A_LIST, it, (uint32_t)n);
+}
+
+static Arg
+kw(Fix *f, const char *key, Arg a)
+{
+	return arg_keyed(a, ir_intern(f->m, key));
+}
+
+static void
+output(Fix *f, ValId v)
+{
+	ir_add_output(f->g, v, OUT_USER, 0);
+}
+
+/* ---------------------------------------------------- reading results */
+
+static uint32_t
+count_op(Fix *f, const char *op)
+{
+	uint32_t c = 0;
+	for (NodeId n = 1; n < f->g->nnodes; n++)
+		c += !strcmp(ir_str(f->m, ir_nodep(f->g, n)->op), op);
+	return c;
+}
+
+static NodeId
+find_op(Fix *f, const char *op)
+{
+	for (NodeId n = 1; n < f->g->nnodes; n++)
+		if (!strcmp(ir_str(f->m, ir_nodep(f->g, n)->op), op))
+			return n;
+	return 0;
+}
+
+/* The constant tensor behind value v: a bound input or a Constant node. */
+static const Tensor *
+const_of(Fix *f, ValId v)
+{
+	const Value *p = ir_val(f->g, v);
+	if (!p->def)
+		return p->init ? ir_tensorp(f->m, p->init) : NULL;
+	const Node *n = ir_nodep(f->g, p->def);
+	if (strcmp(ir_str(f->m, n->op), "Constant"))
+		return NULL;
+	const Arg *a = ir_find_arg(f->m, f->g, p->def, -1, "value");
+	return a && a->kind == A_TENSOR ? ir_tensorp(f->m, a->u.t) : NULL;
+}
+
+static ValId
+operand(Fix *f, NodeId n, uint32_t i)
+{
+	const Arg *a = ir_arg(f->g, n, i);
+	assert_int_equal(a->kind, A_VAL);
+	return a->u.v;
+}
+
+static const int64_t d23[] = {2, 3}, d32[] = {3, 2}, d6[] = {6}, d3[] = {3};
+static const float w23[] = {1, 2, 3, 4, 5, 6};
+
+/* ----------------------------------------------------------------- dce */
+
+static void
+dce_removes_dead_pure_nodes(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId a = fx(f, "aten::relu.default", "a", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	fx(f, "aten::neg.default", "b", DT_F32, 1, d3, 1, (Arg[]){arg_val(a)});
+	ValId y = fx(f, "aten::sin.default", "y", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	fx(f, "aten::_assert_scalar.default", "as", DT_UNDEF, -1, NULL, 2,
+	    (Arg[]){arg_bool(true), arg_str(ir_intern(f->m, "msg"))});
+	fx(f, "mylib::log.default", "c", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	fx(f, "higher_order::with_effects", "e", DT_UNDEF, -1, NULL, 1,
+	    (Arg[]){arg_val(x)});
+	output(f, y);
+	assert_int_equal(run(f, "dce", false), 0);
+	/* the relu -> neg chain goes in one pass, and so does the assert */
+	assert_int_equal(count_op(f, "aten::relu.default"), 0);
+	assert_int_equal(count_op(f, "aten::neg.default"), 0);
+	assert_int_equal(count_op(f, "aten::_assert_scalar.default"), 0);
+	assert_int_equal(count_op(f, "aten::sin.default"), 1);
+	assert_int_equal(count_op(f, "mylib::log.default"), 1);
+	assert_int_equal(count_op(f, "higher_order::with_effects"), 1);
+	assert_int_equal(f->g->nnodes - 1, 3);
+}
+
+static void
+dce_onnx_keeps_custom_domains(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId a = node(f, D_ONNX, "Relu", "a", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	node(f, D_ONNX, "Neg", "b", DT_F32, 1, d3, 1, (Arg[]){arg_val(a)});
+	ValId c = node(f, D_ONNX, "Gelu", "c", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ir_nodep(f->g, ir_val(f->g, c)->def)->domain =
+	    ir_intern(f->m, "com.microsoft");
+	ValId y = node(f, D_ONNX, "Sin", "y", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	output(f, y);
+	assert_int_equal(run(f, "dce", false), 0);
+	assert_int_equal(count_op(f, "Relu"), 0);
+	assert_int_equal(count_op(f, "Neg"), 0);
+	assert_int_equal(count_op(f, "Gelu"), 1);
+	assert_int_equal(count_op(f, "Sin"), 1);
+}
+
+/* ----------------------------------------------------------------- cse */
+
+static void
+cse_merges_equal_nodes(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 2, d23, ROLE_USER_INPUT, NULL);
+	ValId a = fx(f, "aten::view.default", "a", DT_F32, 1, d6, 2,
+	    (Arg[]){arg_val(x), ints(f, 1, d6)});
+	ValId b = fx(f, "aten::view.default", "b", DT_F32, 1, d6, 2,
+	    (Arg[]){arg_val(x), ints(f, 1, d6)});
+	ValId c = fx(f, "aten::view.default", "c", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(x), ints(f, 2, d32)});
+	/* equal once a and b are one: merging follows through */
+	ValId ra = fx(f, "aten::relu.default", "ra", DT_F32, 1, d6, 1,
+	    (Arg[]){arg_val(a)});
+	ValId rb = fx(f, "aten::relu.default", "rb", DT_F32, 1, d6, 1,
+	    (Arg[]){arg_val(b)});
+	ValId s = fx(f, "aten::add.Tensor", "s", DT_F32, 1, d6, 2,
+	    (Arg[]){arg_val(ra), arg_val(rb)});
+	/* users in lists follow too */
+	Arg parts[2] = {arg_val(ra), arg_val(rb)};
+	ValId cc = fx(f, "aten::cat.default", "cc", DT_F32, 1,
+	    (int64_t[]){12}, 1, (Arg[]){ir_list(f->g, A_LIST, parts, 2)});
+	output(f, s);
+	output(f, c);
+	output(f, cc);
+	assert_int_equal(run(f, "cse,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::view.default"), 2);
+	assert_int_equal(count_op(f, "aten::relu.default"), 1);
+	NodeId add = find_op(f, "aten::add.Tensor");
+	assert_int_not_equal(add, 0);
+	assert_int_equal(operand(f, add, 0), operand(f, add, 1));
+	const Arg *l = ir_arg(f->g, find_op(f, "aten::cat.default"), 0);
+	assert_int_equal(l->kind, A_LIST);
+	const Arg *it = ir_items(f->g, l);
+	assert_int_equal(it[0].u.v, operand(f, add, 0));
+	assert_int_equal(it[1].u.v, operand(f, add, 0));
+}
+
+static void
+cse_leaves_random_and_outputs(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId r1 = fx(f, "aten::rand_like.default", "r1", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ValId r2 = fx(f, "aten::rand_like.default", "r2", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ValId s = fx(f, "aten::add.Tensor", "s", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(r1), arg_val(r2)});
+	/* both outputs: merging would rename one of the model's outputs */
+	ValId o1 = fx(f, "aten::cos.default", "o1", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ValId o2 = fx(f, "aten::cos.default", "o2", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	/* the same op with different unbacked sizes stays apart */
+	ValId n1 = fx(f, "aten::nonzero.default", "n1", DT_I64, -1, NULL, 1,
+	    (Arg[]){arg_val(x)});
+	ValId n2 = fx(f, "aten::nonzero.default", "n2", DT_I64, -1, NULL, 1,
+	    (Arg[]){arg_val(x)});
+	Dim u0[2] = {{0, ir_expr_sym(f->m, "u0")}, {1, 0}};
+	Dim u1[2] = {{0, ir_expr_sym(f->m, "u1")}, {1, 0}};
+	ir_set_tensor(f->g, n1, DT_I64, 2, u0);
+	ir_set_tensor(f->g, n2, DT_I64, 2, u1);
+	ValId nn = fx(f, "aten::add.Tensor", "nn", DT_I64, -1, NULL, 2,
+	    (Arg[]){arg_val(n1), arg_val(n2)});
+	output(f, s);
+	output(f, o1);
+	output(f, o2);
+	output(f, nn);
+	assert_int_equal(run(f, "cse", false), 0);
+	assert_int_equal(count_op(f, "aten::rand_like.default"), 2);
+	assert_int_equal(count_op(f, "aten::cos.default"), 2);
+	assert_int_equal(count_op(f, "aten::nonzero.default"), 2);
+}
+
+static void
+cse_onnx_constants_by_bytes(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	const float one = 1, two = 2;
+	ValId k[3];
+	const float *vals[3] = {&one, &one, &two};
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "k%d", i);
+		Tensor t = {.dtype = DT_F32, .rank = 0, .data = vals[i],
+			.nbytes = 4};
+		k[i] = node(f, D_ONNX, "Constant", name, DT_F32, 0, NULL, 1,
+		    (Arg[]){kw(f, "value", (Arg){.kind = A_TENSOR,
+		    .u.t = ir_tensor(f->m, &t)})});
+	}
+	ValId a = node(f, D_ONNX, "Add", "a", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_val(k[0])});
+	ValId b = node(f, D_ONNX, "Add", "b", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_val(k[1])});
+	ValId c = node(f, D_ONNX, "Add", "c", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_val(k[2])});
+	ValId s = node(f, D_ONNX, "Mul", "s", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(a), arg_val(b)});
+	ValId y = node(f, D_ONNX, "Mul", "y", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(s), arg_val(c)});
+	output(f, y);
+	assert_int_equal(run(f, "cse,dce", false), 0);
+	assert_int_equal(count_op(f, "Constant"), 2);
+	assert_int_equal(count_op(f, "Add"), 2);
+	NodeId mul = find_op(f, "Mul");
+	assert_int_equal(operand(f, mul, 0), operand(f, mul, 1));
+}
+
+/* ---------------------------------------------------------------- fold */
+
+/* x[4,3] @ permute(w[2,3], [1,0]) with w bound: the classic linear. */
+static ValId
+linear(Fix *f, Role role)
+{
+	ValId w = input(f, "w", DT_F32, 2, d23, role, w23);
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){4, 3},
+	    ROLE_USER_INPUT, NULL);
+	ValId t = fx(f, "aten::permute.default", "t", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(w), ints(f, 2, (int64_t[]){1, 0})});
+	ValId y = fx(f, "aten::mm.default", "y", DT_F32, 2,
+	    (int64_t[]){4, 2}, 2, (Arg[]){arg_val(x), arg_val(t)});
+	output(f, y);
+	return y;
+}
+
+static void
+fold_transposes_a_weight(void **state)
+{
+	Fix *f = *state;
+	linear(f, ROLE_PARAM);
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 0);
+	NodeId mm = find_op(f, "aten::mm.default");
+	const Tensor *t = const_of(f, operand(f, mm, 1));
+	assert_non_null(t);
+	assert_int_equal(t->rank, 2);
+	assert_int_equal(t->dims[0], 3);
+	assert_int_equal(t->dims[1], 2);
+	static const float want[] = {1, 4, 2, 5, 3, 6};
+	assert_memory_equal(t->data, want, sizeof want);
+	assert_int_equal(ir_val(f->g, operand(f, mm, 1))->role, ROLE_CONST);
+}
+
+static void
+fold_leaves_parameters_when_training(void **state)
+{
+	Fix *f = *state;
+	linear(f, ROLE_PARAM);
+	assert_int_equal(run(f, "fold", true), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 1);
+	assert_int_equal(f->g->ninputs, 2);
+}
+
+static void
+fold_training_still_folds_lifted_constants(void **state)
+{
+	Fix *f = *state;
+	linear(f, ROLE_CONST);
+	assert_int_equal(run(f, "fold", true), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 0);
+}
+
+static void
+fold_respects_max_size(void **state)
+{
+	Fix *f = *state;
+	linear(f, ROLE_PARAM);
+	assert_int_equal(run(f, "fold{max-size=5}", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 1);
+	assert_int_equal(run(f, "fold{max-size=6}", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 0);
+}
+
+static void
+fold_never_reads_user_inputs(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 2, d23, ROLE_USER_INPUT, NULL);
+	ValId t = fx(f, "aten::permute.default", "t", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(x), ints(f, 2, (int64_t[]){1, 0})});
+	ValId y = fx(f, "aten::relu.default", "y", DT_F32, 2, d32, 1,
+	    (Arg[]){arg_val(t)});
+	output(f, y);
+	assert_int_equal(run(f, "fold", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 1);
+}
+
+/* A chain of folds makes one constant input, for the value used. */
+static void
+fold_chain_makes_one_input(void **state)
+{
+	Fix *f = *state;
+	ValId w = input(f, "w", DT_F32, 2, d23, ROLE_PARAM, w23);
+	ValId x = input(f, "x", DT_F32, 1, d6, ROLE_USER_INPUT, NULL);
+	ValId t = fx(f, "aten::permute.default", "t", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(w), ints(f, 2, (int64_t[]){1, 0})});
+	ValId v = fx(f, "aten::view.default", "v", DT_F32, 1, d6, 2,
+	    (Arg[]){arg_val(t), ints(f, 1, (int64_t[]){-1})});
+	ValId n = fx(f, "aten::neg.default", "n", DT_F32, 1, d6, 1,
+	    (Arg[]){arg_val(v)});
+	ValId y = fx(f, "aten::add.Tensor", "y", DT_F32, 1, d6, 2,
+	    (Arg[]){arg_val(x), arg_val(n)});
+	output(f, y);
+	uint32_t before = f->g->ninputs;
+	assert_int_equal(run(f, "fold", false), 0);
+	assert_int_equal(f->g->ninputs, before + 1);
+	assert_int_equal(f->g->nnodes - 1, 1);
+	const Tensor *c = const_of(f, operand(f, find_op(f,
+	    "aten::add.Tensor"), 1));
+	assert_non_null(c);
+	static const float want[] = {-1, -4, -2, -5, -3, -6};
+	assert_memory_equal(c->data, want, sizeof want);
+	assert_string_equal(ir_str(f->m, c->name ? c->name :
+	    ir_val(f->g, f->g->inputs[before])->name), "n");
+}
+
+static void
+fold_arithmetic_and_data_movement(void **state)
+{
+	Fix *f = *state;
+	static const float col[] = {10, 20};
+	static const int64_t iv[] = {1, 2, 3, 4, 5, 6};
+	ValId w = input(f, "w", DT_F32, 2, d23, ROLE_BUFFER, w23);
+	ValId c = input(f, "c", DT_F32, 2, (int64_t[]){2, 1}, ROLE_CONST, col);
+	ValId i = input(f, "i", DT_I64, 2, d23, ROLE_CONST, iv);
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){2, 5}, ROLE_USER_INPUT,
+	    NULL);
+	/* broadcast add, then divide by a Python number */
+	ValId a = fx(f, "aten::add.Tensor", "a", DT_F32, 2, d23, 2,
+	    (Arg[]){arg_val(w), arg_val(c)});
+	ValId d = fx(f, "aten::div.Tensor", "d", DT_F32, 2, d23, 2,
+	    (Arg[]){arg_val(a), arg_float(2)});
+	/* int64: slice columns 1.., select row 1, cast to f32 */
+	ValId s = fx(f, "aten::slice.Tensor", "s", DT_I64, 2,
+	    (int64_t[]){2, 2}, 3, (Arg[]){arg_val(i), arg_int(1), arg_int(1)});
+	ValId r = fx(f, "aten::select.int", "r", DT_I64, 1, (int64_t[]){2}, 3,
+	    (Arg[]){arg_val(s), arg_int(0), arg_int(-1)});
+	ValId m = fx(f, "aten::mul.Tensor", "m", DT_I64, 1, (int64_t[]){2}, 2,
+	    (Arg[]){arg_val(r), arg_int(-3)});
+	ValId k = fx(f, "aten::_to_copy.default", "k", DT_F32, 1,
+	    (int64_t[]){2}, 2, (Arg[]){arg_val(m), kw(f, "dtype",
+	    (Arg){.kind = A_DTYPE, .u.i = DT_F32})});
+	ValId e = fx(f, "aten::expand.default", "e", DT_F32, 2,
+	    (int64_t[]){2, 2}, 2, (Arg[]){arg_val(k), ints(f, 2,
+	    (int64_t[]){2, -1})});
+	Arg parts[2] = {arg_val(e), arg_val(d)};
+	ValId cc = fx(f, "aten::cat.default", "cc", DT_F32, 2,
+	    (int64_t[]){2, 5}, 2, (Arg[]){ir_list(f->g, A_LIST, parts, 2),
+	    arg_int(1)});
+	ValId y = fx(f, "aten::mul.Tensor", "y", DT_F32, 2, (int64_t[]){2, 5},
+	    2, (Arg[]){arg_val(x), arg_val(cc)});
+	output(f, y);
+	assert_int_equal(run(f, "fold", false), 0);
+	assert_int_equal(f->g->nnodes - 1, 1);
+	const Tensor *t = const_of(f, operand(f, find_op(f,
+	    "aten::mul.Tensor"), 1));
+	assert_non_null(t);
+	assert_int_equal(t->dims[1], 5);
+	/* rows: [-15 -18 | (1+10)/2 (2+10)/2 (3+10)/2],
+	 *       [-15 -18 | (4+20)/2 (5+20)/2 (6+20)/2] */
+	static const float want[] = {-15, -18, 5.5f, 6, 6.5f,
+		-15, -18, 12, 12.5f, 13};
+	assert_memory_equal(t->data, want, sizeof want);
+}
+
+/* clone of a lifted constant is the constant: no copy of the bytes */
+static void
+fold_copy_reuses_the_input(void **state)
+{
+	Fix *f = *state;
+	ValId c = input(f, "c", DT_F32, 1, d6, ROLE_CONST, w23);
+	ValId x = input(f, "x", DT_F32, 1, d6, ROLE_USER_INPUT, NULL);
+	ValId l = fx(f, "aten::lift_fresh_copy.default", "l", DT_F32, 1, d6, 1,
+	    (Arg[]){arg_val(c)});
+	ValId y = fx(f, "aten::add.Tensor", "y", DT_F32, 1, d6, 2,
+	    (Arg[]){arg_val(x), arg_val(l)});
+	output(f, y);
+	assert_int_equal(run(f, "fold", false), 0);
+	assert_int_equal(f->g->ninputs, 2);
+	assert_int_equal(operand(f, find_op(f, "aten::add.Tensor"), 1), c);
+}
+
+/* A folded value that is a graph output keeps its node and name. */
+static void
+fold_leaves_graph_outputs(void **state)
+{
+	Fix *f = *state;
+	ValId w = input(f, "w", DT_F32, 2, d23, ROLE_PARAM, w23);
+	ValId t = fx(f, "aten::permute.default", "t", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(w), ints(f, 2, (int64_t[]){1, 0})});
+	output(f, t);
+	assert_int_equal(run(f, "fold", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 1);
+}
+
+static void
+fold_symint_arithmetic(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){5, 3},
+	    ROLE_USER_INPUT, NULL);
+	ValId s = fx(f, "aten::sym_size.int", "s", DT_UNDEF, -1, NULL, 2,
+	    (Arg[]){arg_val(x), arg_int(0)});
+	ir_val(f->g, s)->kind = VK_SYMINT;
+	ir_val(f->g, s)->sym = ir_expr_sym(f->m, "s0");
+	ValId q = fx(f, "_operator::floordiv", "q", DT_UNDEF, -1, NULL, 2,
+	    (Arg[]){arg_int(-7), arg_val(s)});
+	ir_val(f->g, q)->kind = VK_SYMINT;
+	ValId y = fx(f, "aten::view.default", "y", DT_F32, -1, NULL, 2,
+	    (Arg[]){arg_val(x), ints(f, 1, (int64_t[]){15})});
+	output(f, y);
+	output(f, q);
+	assert_int_equal(run(f, "fold", false), 0);
+	const Expr *e = ir_exprp(f->m, ir_val(f->g, q)->sym);
+	assert_int_equal(e->kind, E_INT);
+	assert_int_equal(e->n, -2); /* Python: -7 // 5 */
+}
+
+static void
+fold_onnx_constants_and_shapes(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 2, d23, ROLE_USER_INPUT, NULL);
+	Tensor t = {.dtype = DT_F32, .rank = 2, .dims = (int64_t *)d23,
+		.data = w23, .nbytes = sizeof w23};
+	ValId k = node(f, D_ONNX, "Constant", "k", DT_F32, 2, d23, 1,
+	    (Arg[]){kw(f, "value", (Arg){.kind = A_TENSOR,
+	    .u.t = ir_tensor(f->m, &t)})});
+	ValId tr = node(f, D_ONNX, "Transpose", "tr", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(k), kw(f, "perm", ints(f, 2, (int64_t[]){1, 0}))});
+	ValId sh = node(f, D_ONNX, "Shape", "sh", DT_I64, 1, (int64_t[]){1}, 2,
+	    (Arg[]){arg_val(x), kw(f, "start", arg_int(-1))});
+	ValId cs = node(f, D_ONNX, "Cast", "cs", DT_F32, -1, NULL, 2,
+	    (Arg[]){arg_val(sh), kw(f, "to", arg_int(DT_F32))});
+	ValId a = node(f, D_ONNX, "Mul", "a", DT_F32, 2, d32, 2,
+	    (Arg[]){arg_val(tr), arg_val(cs)});
+	output(f, a);
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "Transpose"), 0);
+	assert_int_equal(count_op(f, "Shape"), 0);
+	assert_int_equal(count_op(f, "Cast"), 0);
+	assert_int_equal(count_op(f, "Constant"), 2);
+	NodeId mul = find_op(f, "Mul");
+	const Tensor *a0 = const_of(f, operand(f, mul, 0));
+	const Tensor *a1 = const_of(f, operand(f, mul, 1));
+	assert_non_null(a0);
+	assert_non_null(a1);
+	static const float tw[] = {1, 4, 2, 5, 3, 6}, three = 3;
+	assert_memory_equal(a0->data, tw, sizeof tw);
+	assert_int_equal(a1->rank, 1);
+	assert_memory_equal(a1->data, &three, 4);
+	assert_string_equal(ir_str(f->m, ir_val(f->g, operand(f, mul,
+	    0))->name), "tr");
+}
+
+static void
+fold_rejects_a_negative_max_size(void **state)
+{
+	Fix *f = *state;
+	linear(f, ROLE_PARAM);
+	assert_int_equal(run(f, "fold{max-size=-1}", false), -1);
+	assert_non_null(strstr(diags(f), "max-size"));
+}
+
+int
+main(void)
+{
+	if (find_plugins() < 0) {
+		fprintf(stderr, "test_passes: set ONNXC_BIN or "
+		    "ONNXC_PLUGIN_DIR to find the plugin modules\n");
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(dce_removes_dead_pure_nodes),
+		T(dce_onnx_keeps_custom_domains),
+		T(cse_merges_equal_nodes),
+		T(cse_leaves_random_and_outputs),
+		T(cse_onnx_constants_by_bytes),
+		T(fold_transposes_a_weight),
+		T(fold_leaves_parameters_when_training),
+		T(fold_training_still_folds_lifted_constants),
+		T(fold_respects_max_size),
+		T(fold_never_reads_user_inputs),
+		T(fold_chain_makes_one_input),
+		T(fold_arithmetic_and_data_movement),
+		T(fold_copy_reuses_the_input),
+		T(fold_leaves_graph_outputs),
+		T(fold_symint_arithmetic),
+		T(fold_onnx_constants_and_shapes),
+		T(fold_rejects_a_negative_max_size),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
