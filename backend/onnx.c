@@ -524,19 +524,24 @@ graph_proto(Enc *e, GraphId gid)
 	}
 
 	p->output = newarr(e, g->noutputs, sizeof *p->output);
+	uint8_t *isout = calloc(g->nvals, 1);
+	if (!isout)
+		BUG("out of memory");
 	for (uint32_t i = 0; i < g->noutputs; i++) {
 		ValId v = g->outputs[i];
-		for (uint32_t k = 0; k < i; k++)
-			if (g->outputs[k] == v) {
-				internal(e, "'%s' is output twice (the lower "
-				    "pass should have added an Identity)",
-				    valname(e, gid, g, v));
-				return NULL;
-			}
+		if (isout[v]) {
+			internal(e, "'%s' is output twice (the lower pass "
+			    "should have added an Identity)",
+			    valname(e, gid, g, v));
+			free(isout);
+			return NULL;
+		}
+		isout[v] = 1;
 		Onnx__ValueInfoProto *vi = value_info(e, gid, g, v);
 		if (top && !vi->type) {
 			ir_error(m, (Loc){0, 0}, "graph output '%s' has no "
 			    "tensor type", vi->name);
+			free(isout);
 			return NULL;
 		}
 		p->output[p->n_output++] = vi;
@@ -545,11 +550,6 @@ graph_proto(Enc *e, GraphId gid)
 	/* the types the lowering knows for intermediate values, so that
 	 * viewers and runtimes need not infer them */
 	p->value_info = newarr(e, g->nvals, sizeof *p->value_info);
-	uint8_t *isout = calloc(g->nvals, 1);
-	if (!isout)
-		BUG("out of memory");
-	for (uint32_t i = 0; i < g->noutputs; i++)
-		isout[g->outputs[i]] = 1;
 	for (ValId v = 1; v < g->nvals; v++) {
 		const Value *val = ir_val(g, v);
 		if (!val->def || isout[v] || val->kind != VK_TENSOR ||
@@ -598,7 +598,7 @@ model_proto(Enc *e, GraphId gid, const OnnxOptions *o)
 	p->has_ir_version = 1;
 	p->ir_version = ir;
 	p->producer_name = "onnxc";
-	p->producer_version = ONNXC_VERSION;
+	p->producer_version = ONNXC_VERSION_STRING;
 	p->graph = graph_proto(e, gid);
 	if (!p->graph)
 		return NULL;
@@ -613,11 +613,16 @@ model_proto(Enc *e, GraphId gid, const OnnxOptions *o)
 		s->version = i ? 1 : o->opset;
 		p->opset_import[i] = s;
 	}
-	if (m->ranges) {
+	if (m->ranges || m->nrng) {
+		/* regenerated from the table, so that symbols renamed or added
+		 * by symbolize-shapes appear; text the table could not hold is
+		 * written as the dump had it */
+		const char *text = m->nrng ? sym_ranges_text(m)
+		    : str(e, m->ranges);
 		p->n_metadata_props = 1;
 		p->metadata_props = newarr(e, 1, sizeof *p->metadata_props);
 		p->metadata_props[0] = entry(e, "pkg.torch.export."
-		    "ExportedProgram.range_constraints", str(e, m->ranges));
+		    "ExportedProgram.range_constraints", (char *)text);
 	}
 	if (e->weights > MAX_WEIGHT_BYTES) {
 		ir_error(m, (Loc){0, 0}, "the model holds %llu MB of weights; "
@@ -706,67 +711,22 @@ sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 		s->err = errno ? errno : EIO;
 }
 
+/* BeEmit: pack the model into fp */
+static int
+emit_model(void *ctx, FILE *fp)
+{
+	Sink s = {.base = {.append = sink_append}, .fp = fp};
+	onnx__model_proto__pack_to_buffer(ctx, &s.base);
+	return s.err;
+}
+
 int
 onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path)
 {
 	Enc e;
 	enc_init(&e, m);
 	Onnx__ModelProto *p = build(&e, g, o);
-	if (!p) {
-		enc_free(&e);
-		return -1;
-	}
-
-	size_t plen = strlen(path);
-	char *tmp = xrealloc(NULL, plen + sizeof ".tmpXXXXXX");
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
-	int err = 0;
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		goto out;
-	}
-	/* mkstemp makes the file 0600; give it the mode a plain create
-	 * would (onnxc is single-threaded, so reading the umask this way
-	 * races with nothing) */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) < 0) {
-		err = errno;
-		close(fd);
-		goto fail;
-	}
-	Sink s = {.base = {.append = sink_append}};
-	s.fp = fdopen(fd, "wb");
-	if (!s.fp) {
-		err = errno;
-		close(fd);
-		goto fail;
-	}
-	onnx__model_proto__pack_to_buffer(p, &s.base);
-	if (!s.err && fflush(s.fp) != 0)
-		s.err = errno ? errno : EIO;
-	if (!s.err && fsync(fileno(s.fp)) != 0)
-		s.err = errno;
-	if (fclose(s.fp) != 0 && !s.err)
-		s.err = errno ? errno : EIO;
-	if (s.err) {
-		err = s.err;
-		goto fail;
-	}
-	if (rename(tmp, path) != 0) {
-		err = errno;
-		goto fail;
-	}
-	goto out;
-fail:
-	unlink(tmp);
-out:
-	if (err)
-		ir_error(m, (Loc){0, 0}, "cannot write %s: %s", path,
-		    strerror(err));
-	free(tmp);
+	int rc = p ? be_write_atomic(m, path, emit_model, p) : -1;
 	enc_free(&e);
-	return err ? -1 : 0;
+	return rc;
 }

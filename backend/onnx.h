@@ -18,4 +18,11 @@ int onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path);
 int onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
     size_t *len);
 
+/* out.c: write path so that it appears only when complete (temporary file
+ * beside it, renamed on success, removed on failure).  emit writes the
+ * bytes to fp and returns 0 or an errno value.  Returns 0 or -1 (reported
+ * as "cannot write PATH: reason"). */
+typedef int (*BeEmit)(void *ctx, FILE *fp);
+int be_write_atomic(Module *m, const char *path, BeEmit emit, void *ctx);
+
 #endif

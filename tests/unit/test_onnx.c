@@ -240,7 +240,7 @@ test_tiny_model(void **state)
 	assert_true(p->has_ir_version);
 	assert_int_equal(p->ir_version, 8);
 	assert_string_equal(p->producer_name, "onnxc");
-	assert_string_equal(p->producer_version, ONNXC_VERSION);
+	assert_string_equal(p->producer_version, ONNXC_VERSION_STRING);
 	assert_int_equal(p->n_opset_import, 1);
 	assert_string_equal(p->opset_import[0]->domain, "");
 	assert_int_equal(p->opset_import[0]->version, 18);

@@ -1,0 +1,243 @@
+// Compares onnxc's .ort file with the one ONNX Runtime itself writes from onnxc's .onnx of the same
+// model (graph optimizations disabled, session.save_model_format=ORT).  Both are decoded with
+// `flatc --json --raw-binary` and compared, ordering aside:
+// - nodes, by name: op_type, domain, since_version, inputs, outputs, input_arg_counts,
+//   implicit_inputs and attributes (with the schema defaults ONNX Runtime fills in);
+// - node edges, as (producer, output, consumer, input) by node name, both directions;
+// - the kernel type-string resolver: op ids, type strings and their (INPUT|OUTPUT, index) args;
+// - initializers (name, type, dims, bytes), graph inputs and outputs, and node_args (name,
+//   element type, and every dim that both files state as a number).
+//
+// usage: node ort_compare.js MODEL.onnx MODEL.ort SCHEMA.fbs
+// SCHEMA.fbs is ort.fbs as ONNX Runtime 1.30 reads it (backend/ort.fbs in this repository).
+// Exit 0 when they agree; otherwise every difference on stderr (at most 40) and exit 1; exit 2
+// for bad usage or a file that does not decode.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+
+function die(msg, code) {
+	process.stderr.write(msg + '\n');
+	process.exit(code);
+}
+
+function decode(schema, file, dir) {
+	const base = path.basename(file).replace(/\.[^.]*$/, '');
+	try {
+		execFileSync('flatc', ['--json', '--strict-json', '--raw-binary', '-o', dir, schema,
+			'--', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+	} catch (e) {
+		die(`ort_compare: flatc cannot decode ${file}: ${e.stderr || e.message}`, 2);
+	}
+	return loadJson(path.join(dir, base + '.json'));
+}
+
+// flatc prints a [uint8] one element per line: weights would make the text too long for one
+// JavaScript string, so raw_data arrays are summed up line by line into {bytes, hash}.
+function loadJson(file) {
+	const fd = fs.openSync(file, 'r');
+	const out = [];
+	const chunk = Buffer.alloc(1 << 20);
+	let rest = '', inRaw = false, n = 0, h = 0, got;
+	while ((got = fs.readSync(fd, chunk, 0, chunk.length, null)) > 0) {
+		const lines = (rest + chunk.toString('latin1', 0, got)).split('\n');
+		rest = lines.pop();
+		for (const line of lines) {
+			if (inRaw) {
+				const t = line.trim();
+				if (t.startsWith(']')) {
+					out.push(`{"bytes": ${n}, "hash": ${h}}${t.slice(1)}`);
+					inRaw = false;
+				} else {
+					h = (Math.imul(h, 31) + parseInt(t, 10)) | 0;
+					n++;
+				}
+			} else if (/"raw_data": \[$/.test(line)) {
+				out.push(line.slice(0, -1));
+				inRaw = true;
+				n = 0;
+				h = 0;
+			} else if (/"raw_data": \[\]/.test(line)) {
+				out.push(line.replace('[]', '{"bytes": 0, "hash": 0}'));
+			} else {
+				out.push(line);
+			}
+		}
+	}
+	fs.closeSync(fd);
+	out.push(rest);
+	return JSON.parse(Buffer.from(out.join('\n'), 'latin1').toString('utf8'));
+}
+
+function attrValue(a) {
+	// what each AttributeType keeps; absent scalars are their defaults
+	switch (a.type) {
+	case 'FLOAT': return a.f || 0;
+	case 'INT': return a.i || 0;
+	case 'STRING': return a.s || '';
+	case 'FLOATS': return a.floats || [];
+	case 'INTS': return a.ints || [];
+	case 'STRINGS': return a.strings || [];
+	case 'TENSOR': return tensorKey(a.t || {});
+	default: return `unsupported attribute type ${a.type}`;
+	}
+}
+
+function tensorKey(t) {
+	const raw = t.raw_data || { bytes: 0, hash: 0 };
+	return { data_type: t.data_type, dims: t.dims || [], bytes: raw.bytes, hash: raw.hash };
+}
+
+function nodes(g) {
+	const byName = new Map(), byIndex = new Map();
+	for (const n of g.nodes || []) {
+		const attrs = {};
+		for (const a of n.attributes || []) attrs[a.name] = [a.type, attrValue(a)];
+		const sorted = {};
+		for (const k of Object.keys(attrs).sort()) sorted[k] = attrs[k];
+		byName.set(n.name, {
+			op_type: n.op_type, domain: n.domain || '', since_version: n.since_version || 0,
+			inputs: n.inputs || [], outputs: n.outputs || [],
+			input_arg_counts: n.input_arg_counts || [],
+			implicit_inputs: n.implicit_inputs || [], attributes: sorted,
+		});
+		byIndex.set(n.index || 0, n.name);
+	}
+	return { byName, byIndex };
+}
+
+function edges(g, byIndex) {
+	const set = new Set();
+	for (const e of g.node_edges || []) {
+		const me = byIndex.get(e.node_index || 0);
+		for (const x of e.input_edges || [])
+			set.add(`${byIndex.get(x.node_index || 0)}:${x.src_arg_index || 0} -> ` +
+				`${me}:${x.dst_arg_index || 0}`);
+		for (const x of e.output_edges || [])
+			set.add(`${me}:${x.src_arg_index || 0} -> ` +
+				`${byIndex.get(x.node_index || 0)}:${x.dst_arg_index || 0} (out)`);
+	}
+	return set;
+}
+
+function resolver(d) {
+	const out = {};
+	const r = d.kernel_type_str_resolver || {};
+	for (const op of r.op_kernel_type_str_args || []) {
+		const m = {};
+		for (const k of op.kernel_type_str_args || [])
+			m[k.kernel_type_str] = (k.args || [])
+				.map((a) => `${a.arg_type || 'INPUT'}${a.index || 0}`).sort();
+		out[op.op_id] = m;
+	}
+	return out;
+}
+
+function nodeArgs(g) {
+	const m = new Map();
+	for (const v of g.node_args || []) {
+		const t = v.type && v.type.value;
+		const dims = t && t.shape ? (t.shape.dim || []).map((x) => {
+			const dv = x.value || {};
+			return dv.dim_type === 'VALUE' ? (dv.dim_value || 0) : null;
+		}) : null;
+		m.set(v.name, { elem_type: t ? t.elem_type : undefined, dims });
+	}
+	return m;
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+async function main() {
+	const [onnxPath, mine, schemaIn] = process.argv.slice(2);
+	if (!schemaIn) die('usage: node ort_compare.js MODEL.onnx MODEL.ort SCHEMA.fbs', 2);
+	const ort = require('onnxruntime-node');
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort-compare-'));
+	try {
+		// flatc wants a schema file named *.fbs
+		const schema = path.join(dir, 'ort.fbs');
+		fs.copyFileSync(schemaIn, schema);
+		const theirsPath = path.join(dir, 'theirs.ort');
+		const s = await ort.InferenceSession.create(onnxPath, {
+			graphOptimizationLevel: 'disabled', optimizedModelFilePath: theirsPath,
+			logSeverityLevel: 3,
+			extra: { session: { save_model_format: 'ORT' } },
+		});
+		if (s.release) await s.release();
+		fs.mkdirSync(path.join(dir, 'a'));
+		fs.mkdirSync(path.join(dir, 'b'));
+		const A = decode(schema, mine, path.join(dir, 'a'));
+		const B = decode(schema, theirsPath, path.join(dir, 'b'));
+		const diffs = [];
+		const diff = (msg) => diffs.push(msg);
+		if (A.ort_version !== B.ort_version)
+			diff(`ort_version ${A.ort_version} vs ${B.ort_version}`);
+		const ga = A.model.graph, gb = B.model.graph;
+
+		const na = nodes(ga), nb = nodes(gb);
+		for (const [name, a] of na.byName) {
+			const b = nb.byName.get(name);
+			if (!b) { diff(`node ${name} (${a.op_type}) only in onnxc's file`); continue; }
+			for (const k of Object.keys(a))
+				if (!same(a[k], b[k]))
+					diff(`node ${name} (${a.op_type}) ${k}: onnxc ${JSON.stringify(a[k])}` +
+						` ORT ${JSON.stringify(b[k])}`);
+		}
+		for (const [name, b] of nb.byName)
+			if (!na.byName.has(name)) diff(`node ${name} (${b.op_type}) only in ORT's file`);
+		if ((ga.max_node_index || 0) !== na.byName.size)
+			diff(`max_node_index ${ga.max_node_index} for ${na.byName.size} nodes`);
+
+		const ea = edges(ga, na.byIndex), eb = edges(gb, nb.byIndex);
+		for (const x of ea) if (!eb.has(x)) diff(`edge ${x} only in onnxc's file`);
+		for (const x of eb) if (!ea.has(x)) diff(`edge ${x} only in ORT's file`);
+
+		const ra = resolver(A), rb = resolver(B);
+		for (const id of new Set([...Object.keys(ra), ...Object.keys(rb)]))
+			if (!same(ra[id], rb[id]))
+				diff(`resolver ${id}: onnxc ${JSON.stringify(ra[id])} ORT ` +
+					`${JSON.stringify(rb[id])}`);
+
+		const ia = new Map((ga.initializers || []).map((t) => [t.name, tensorKey(t)]));
+		const ib = new Map((gb.initializers || []).map((t) => [t.name, tensorKey(t)]));
+		for (const n of new Set([...ia.keys(), ...ib.keys()]))
+			if (!same(ia.get(n), ib.get(n)))
+				diff(`initializer ${n}: onnxc ${JSON.stringify(ia.get(n))} ORT ` +
+					`${JSON.stringify(ib.get(n))}`);
+		for (const k of ['inputs', 'outputs'])
+			if (!same(ga[k] || [], gb[k] || []))
+				diff(`graph ${k}: onnxc ${JSON.stringify(ga[k])} ORT ${JSON.stringify(gb[k])}`);
+
+		// ORT keeps the node_arg of an initializer it drops for being unused
+		const usedB = new Set([...(gb.inputs || []), ...(gb.outputs || []),
+			...(gb.initializers || []).map((t) => t.name)]);
+		for (const n of gb.nodes || [])
+			for (const x of [...(n.inputs || []), ...(n.outputs || [])]) usedB.add(x);
+		const va = nodeArgs(ga), vb = nodeArgs(gb);
+		for (const n of new Set([...va.keys(), ...vb.keys()])) {
+			const a = va.get(n), b = vb.get(n);
+			if (!a && !usedB.has(n)) continue;
+			if (!a || !b) { diff(`node_arg '${n}' only in ${a ? "onnxc's" : "ORT's"} file`); continue; }
+			if (a.elem_type !== b.elem_type)
+				diff(`node_arg ${n}: elem_type ${a.elem_type} vs ORT ${b.elem_type}`);
+			if (a.dims && b.dims && (a.dims.length !== b.dims.length ||
+			    a.dims.some((x, i) => x !== null && b.dims[i] !== null && x !== b.dims[i])))
+				diff(`node_arg ${n}: dims ${JSON.stringify(a.dims)} vs ORT ` +
+					`${JSON.stringify(b.dims)}`);
+		}
+
+		if (diffs.length) {
+			for (const x of diffs.slice(0, 40)) process.stderr.write(x + '\n');
+			if (diffs.length > 40) process.stderr.write(`... ${diffs.length - 40} more\n`);
+			process.exit(1);
+		}
+		process.stdout.write(`same: ${na.byName.size} nodes, ${ea.size} edges, ` +
+			`${Object.keys(ra).length} resolver entries\n`);
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+main().catch((e) => die(`ort_compare: ${e.message}`, 2));
