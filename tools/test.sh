@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: unit and end-to-end tests on a normal build, then the same
-# under AddressSanitizer + UBSan, then the shared corpus when ../shared is
-# beside the checkout.  Exits non-zero if anything failed.
+# under AddressSanitizer + UBSan, each fuzz target for a bounded time, then
+# the shared corpus when ../shared is beside the checkout.  Exits non-zero if
+# anything failed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,13 +13,22 @@ status=0
 run() { echo "== $*"; "$@" || status=1; }
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$jobs" 2>&1 | grep -E 'warning|error' && status=1
+cmake --build build -j"$jobs" 2>&1 | grep -E 'warning:|error:' && status=1
 run ctest --test-dir build --output-on-failure -j"$jobs"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DONNXC_SANITIZE=ON >/dev/null
-cmake --build build-asan -j"$jobs" 2>&1 | grep -E 'warning|error' && status=1
+cmake --build build-asan -j"$jobs" 2>&1 | grep -E 'warning:|error:' && status=1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+# Fuzz every target in fuzz/ for a bounded time (clang + libFuzzer, ASan +
+# UBSan); a crash, leak or timeout fails the run and is minimized into
+# tests/regress/<target>/.
+if command -v clang >/dev/null; then
+  run tools/fuzz.sh 45
+else
+  echo "== fuzzing skipped: no clang (the fuzz.* tests replayed the corpus)"
+fi
 
 if [ -d "$top/../shared/corpus" ]; then
   run tests/corpus/run.sh build/onnxc "$top/../shared/corpus"
