@@ -963,6 +963,59 @@ try_plugins(Lower *L, onnxc_ctx *c)
 	return 1;
 }
 
+/* Same type, as far as ONNX can tell. */
+static bool
+same_type(const Graph *a, ValId x, const Graph *b, ValId y)
+{
+	const Value *p = ir_val(a, x), *q = ir_val(b, y);
+	if (p->kind != q->kind || p->dtype != q->dtype || p->rank != q->rank)
+		return false;
+	for (int32_t k = 0; k < p->rank; k++) {
+		Dim c = a->dims[p->dims + (uint32_t)k];
+		Dim d = b->dims[q->dims + (uint32_t)k];
+		if (c.e != d.e || (!c.e && c.n != d.n))
+			return false;
+	}
+	return true;
+}
+
+/* Graph inputs.  Placeholders naming the same target (tied weights) are
+ * one ONNX input: its name is the target, which must stay unique. */
+static void
+lower_inputs(Lower *L)
+{
+	Module *m = L->m;
+	uint32_t nstrs = m->nstrs;
+	ValId *first = calloc(nstrs + 1, sizeof *first); /* target -> FX input */
+	if (!first)
+		BUG("out of memory");
+	for (uint32_t i = 0; i < L->src->ninputs; i++) {
+		ValId sv = L->src->inputs[i];
+		const Value *s = ir_val(L->src, sv);
+		bool weight = s->role == ROLE_PARAM || s->role == ROLE_BUFFER ||
+		    s->role == ROLE_CONST;
+		StrId t = weight && s->target < nstrs ? s->target : 0;
+		if (t && first[t]) {
+			ValId f = first[t];
+			if (!same_type(L->src, sv, L->src, f))
+				ir_error(m, (Loc){0}, "placeholders '%s' and "
+				    "'%s' both stand for '%s' but their types "
+				    "differ", ir_str(m, ir_val(L->src, f)->name),
+				    ir_str(m, s->name), ir_str(m, t));
+			L->map[sv] = L->map[f];
+			continue;
+		}
+		ValId d = lower_input(L, sv);
+		if (!d)
+			continue;
+		L->map[sv] = d;
+		ir_add_input(L->dst, d);
+		if (t)
+			first[t] = sv;
+	}
+	free(first);
+}
+
 /* Weights nothing reads (a parameter fold replaced by its folded copy, a
  * buffer the model never uses) stay out of the model. */
 static void
@@ -1007,15 +1060,8 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 	L.map = calloc(L.src->nvals + 1, sizeof *L.map);
 	if (!L.map)
 		BUG("out of memory");
-	for (uint32_t i = 0; i < L.src->ninputs; i++) {
-		ValId sv = L.src->inputs[i];
-		ValId d = lower_input(&L, sv);
-		if (d) {
-			L.map[sv] = d;
-			ir_add_input(L.dst, d);
-		}
-	}
 	int errs = m->nerrors;
+	lower_inputs(&L);
 	for (NodeId n = 1; n < L.src->nnodes; n++) {
 		L.node = n;
 		int rc = c ? try_plugins(&L, c) : 1;

@@ -185,6 +185,33 @@ test_unused_initializers_dropped(void **state)
 	assert_string_equal(ir_str(f->m, ir_val(g, g->inputs[1])->name), "w");
 }
 
+/* Two placeholders for one target (tied weights) are one ONNX input;
+ * with different types they are an error, not a duplicate name. */
+static void
+test_tied_targets(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d2[] = {2}, d3[] = {3};
+	ValId a = input(f, "p_a", DT_F32, 1, d2, ROLE_PARAM, "w");
+	ValId b = input(f, "p_b", DT_F32, 1, d2, ROLE_PARAM, "w");
+	NodeId n = node(f, "aten::add.Tensor", "add", DT_F32, 1, d2);
+	ir_push_arg(f->g, n, arg_val(a));
+	ir_push_arg(f->g, n, arg_val(b));
+	ir_add_output(f->g, out(f, n), OUT_USER, 0);
+	GraphId o;
+	assert_int_equal(pass_lower(f->m, f->gid, &o, 18), 0);
+	Graph *g = ir_graph(f->m, o);
+	assert_int_equal(g->ninputs, 1);
+	assert_string_equal(ir_str(f->m, ir_val(g, g->inputs[0])->name), "w");
+	const Node *add = onnx_node(f, o, 1);
+	assert_int_equal(g->args[add->args].u.v, g->args[add->args + 1].u.v);
+
+	input(f, "p_c", DT_F32, 1, d3, ROLE_PARAM, "w");
+	assert_int_equal(pass_lower(f->m, f->gid, &o, 18), -1);
+	assert_non_null(strstr(diags(f), "placeholders 'p_a' and 'p_c' both "
+	    "stand for 'w' but their types differ"));
+}
+
 static void
 test_unsupported_ops_listed_at_once(void **state)
 {
@@ -410,6 +437,7 @@ main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(test_inputs_initializers_and_outputs),
 		T(test_unused_initializers_dropped),
+		T(test_tied_targets),
 		T(test_unsupported_ops_listed_at_once),
 		T(test_inplace_reads_functional_form),
 		T(test_promotion),
