@@ -19,7 +19,7 @@ static const char *const presets[] = {
 	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
 };
 
-/* The module each built-in pass ships in (plugins/builtin/<module>.c). */
+/* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
 static const struct {
 	const char *pass, *module;
 } builtin[] = {

@@ -1,0 +1,207 @@
+/* decompose.c - pass "decompose": high-level and pre-dispatch ATen ops
+ * rewritten into ops the lowering handles.
+ *
+ * Requires: the FX graph (before "lower"), with tensor annotations on the
+ * values it rewrites.  Provides: the same graph where each decomposed node
+ * is replaced by FX nodes of simpler ATen ops, every new value typed.
+ *
+ * An op is decomposed when this module has a decomposition for it, no
+ * lowering handles it (or option all=true), and it is not in the keep list:
+ * an op that lowers better whole (SDPA -> Attention) stays whole.  A
+ * decomposition that does not fit a node (symbolic sizes it needs, training
+ * mode dropout, einsum beyond two-operand products) leaves the node alone
+ * for the lowering to handle or report.
+ *
+ * The files: decompose.c (this one) holds the table of decompositions,
+ * the keep list and the sweep; nn.c and math.c the decompositions;
+ * rewrite.c what they share (types, arguments, emitting nodes).
+ *
+ * A plugin module: it reaches the host only through onnxc/plugin.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "decompose.h"
+
+/* ------------------------------------------------------------ the pass */
+
+static const struct Dec {
+	const char *op;
+	DecFn fn;
+} decs[] = {
+	{"aten::linear.default", dec_linear},
+	{"aten::conv1d.default", dec_conv1d},
+	{"aten::conv2d.default", dec_conv2d},
+	{"aten::conv3d.default", dec_conv3d},
+	{"aten::conv1d.padding", dec_conv1d},
+	{"aten::conv2d.padding", dec_conv2d},
+	{"aten::conv3d.padding", dec_conv3d},
+	{"aten::conv_transpose1d.default", dec_conv_transpose1d},
+	{"aten::conv_transpose2d.input", dec_conv_transpose2d},
+	{"aten::conv_transpose3d.input", dec_conv_transpose3d},
+	{"aten::einsum.default", dec_einsum},
+	{"aten::outer.default", dec_outer},
+	{"aten::ger.default", dec_outer},
+	{"aten::batch_norm.default", dec_batch_norm},
+	{"aten::layer_norm.default", dec_layer_norm},
+	{"aten::group_norm.default", dec_group_norm},
+	{"aten::rms_norm.default", dec_rms_norm},
+	{"aten::dropout.default", dec_dropout},
+	{"aten::feature_dropout.default", dec_dropout},
+	{"aten::alpha_dropout.default", dec_dropout},
+	{"aten::feature_alpha_dropout.default", dec_dropout},
+	{"aten::native_dropout.default", dec_native_dropout},
+	{"aten::scaled_dot_product_attention.default", dec_sdpa},
+	{"aten::hardshrink.default", dec_hardshrink},
+	{"aten::softshrink.default", dec_softshrink},
+	{"aten::logaddexp.default", dec_logaddexp},
+	{"aten::logaddexp2.default", dec_logaddexp2},
+	{"aten::xlogy.Tensor", dec_xlogy},
+	{"aten::glu.default", dec_glu},
+	{"aten::hypot.default", dec_hypot},
+	{"aten::logit.default", dec_logit},
+	{"aten::_prelu_kernel.default", dec_prelu_kernel},
+	{"aten::prelu.default", dec_prelu},
+	{"aten::square.default", dec_square},
+	{"aten::deg2rad.default", dec_deg2rad},
+	{"aten::rad2deg.default", dec_rad2deg},
+};
+
+static const struct Dec *
+find_dec(const char *op)
+{
+	for (size_t i = 0; i < sizeof decs / sizeof *decs; i++)
+		if (!strcmp(decs[i].op, op))
+			return &decs[i];
+	return NULL;
+}
+
+/* Whether keep-list entry e[0..n) names op: exactly, or without the
+ * overload ("aten::linear" keeps every overload of linear). */
+static int
+entry_names(const char *e, size_t n, const char *op)
+{
+	const char *dot = strrchr(op, '.');
+	size_t base = dot ? (size_t)(dot - op) : strlen(op);
+	return (n == strlen(op) || n == base) && !strncmp(e, op, n);
+}
+
+/* The next entry of a comma-separated list at *s (spaces trimmed): its
+ * length, 0 at the end; *s moves past it. */
+static size_t
+next_entry(const char **s, const char **e)
+{
+	while (**s == ' ' || **s == ',')
+		(*s)++;
+	size_t n = strcspn(*s, ","), m = n;
+	while (m && (*s)[m - 1] == ' ')
+		m--;
+	*e = *s;
+	*s += n;
+	return m;
+}
+
+static int
+kept(const char *keep, const char *op)
+{
+	const char *e;
+	size_t n;
+	while ((n = next_entry(&keep, &e)))
+		if (entry_names(e, n, op))
+			return 1;
+	return 0;
+}
+
+/* Warns about keep entries that name nothing this pass rewrites: a typo
+ * would otherwise silently keep nothing. */
+static void
+check_keep(onnxc_ctx *ctx, const onnxc_host_api *h, const char *keep)
+{
+	const char *e;
+	size_t n;
+	while ((n = next_entry(&keep, &e))) {
+		int any = 0;
+		for (size_t i = 0; i < sizeof decs / sizeof *decs; i++)
+			any |= entry_names(e, n, decs[i].op);
+		if (!any)
+			h->report(ctx, ONNXC_SEV_WARNING, 0, 0, "keep names "
+			    "'%.*s', which is not an op this pass decomposes",
+			    (int)n, e);
+	}
+}
+
+/* Decomposes the nodes of graph g, then of the graphs its nodes take as
+ * arguments (cond branches, loop bodies).  Nodes made here are appended
+ * past the end seen at the start and need no second look. */
+static onnxc_status
+run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
+    const char *keep, int depth)
+{
+	uint32_t end = h->node_end(ctx, g);
+	for (onnxc_node n = 1; n < end; n++) {
+		Rw r;
+		memset(&r, 0, sizeof r);
+		r.ctx = ctx, r.h = h, r.g = g, r.n = n;
+		if (h->node_get(ctx, g, n, &r.ni) != ONNXC_OK ||
+		    r.ni.dialect != ONNXC_FX)
+			continue;
+		for (uint32_t i = 0; i < r.ni.nargs && depth < 16; i++) {
+			onnxc_arg a;
+			if (h->node_arg(ctx, g, n, i, &a) == ONNXC_OK &&
+			    a.kind == ONNXC_ARG_GRAPH && a.ref != g &&
+			    run_graph(ctx, h, a.ref, all, keep, depth + 1) !=
+			    ONNXC_OK)
+				return ONNXC_ERROR;
+		}
+		const char *op = h->str(ctx, r.ni.op);
+		const struct Dec *d = find_dec(op);
+		if (!d || kept(keep, op) || (!all && h->has_lowering(ctx, op)))
+			continue;
+		snprintf(r.base, sizeof r.base, "%s",
+		    r.ni.name ? h->str(ctx, r.ni.name) : "decomposed");
+		if (!d->fn(&r))
+			continue;
+		if (r.bad || h->node_erase(ctx, g, n) != ONNXC_OK) {
+			h->report(ctx, ONNXC_SEV_ERROR, g, n,
+			    "the host refused to rewrite %s", op);
+			return ONNXC_ERROR;
+		}
+	}
+	return ONNXC_OK;
+}
+
+static onnxc_status
+run(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
+{
+	(void)user;
+	int all = 0;
+	const char *keep = "";
+	if (h->opt_bool(ctx, "all", &all) != ONNXC_OK ||
+	    h->opt_string(ctx, "keep", &keep) != ONNXC_OK)
+		return ONNXC_ERROR;
+	check_keep(ctx, h, keep);
+	return run_graph(ctx, h, h->graph(ctx), all, keep, 0);
+}
+
+static const onnxc_option options[] = {
+	{"all", ONNXC_OPT_BOOL, "false",
+	    "decompose ops that have a lowering too"},
+	{"keep", ONNXC_OPT_STRING, "",
+	    "comma-separated ops never decomposed "
+	    "(aten::scaled_dot_product_attention.default)"},
+};
+
+static const onnxc_pass_info pass = {
+	sizeof(onnxc_pass_info), "decompose",
+	"rewrite high-level ATen ops into ops the lowering handles",
+	options, sizeof options / sizeof *options, run, NULL,
+};
+
+static onnxc_status
+init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
+{
+	(void)ctx;
+	return host->register_pass(reg, &pass);
+}
+
+ONNXC_PLUGIN("decompose", "1.0", init, NULL);

@@ -1,0 +1,103 @@
+/* fold.h - inside the fold plugin: the state its files share, the tensor
+ * arithmetic and layout (tensor.c), reading constants and arguments
+ * through the host (fold.c), and each dialect's evaluator (fx.c,
+ * onnx.c). */
+#ifndef FOLD_H
+#define FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <onnxc/plugin.h>
+
+enum { MAXRANK = 8 };
+
+/* A constant: an operand (data borrowed) or a result (data in own, or
+ * shared with an operand). */
+typedef struct Ten {
+	uint32_t dt;
+	int rank;
+	int64_t dims[MAXRANK];
+	uint64_t numel;
+	const void *data;
+	void *own;
+	onnxc_value same;  /* a constant input holding exactly this */
+} Ten;
+
+typedef struct Fold {
+	onnxc_ctx *ctx;
+	const onnxc_host_api *h;
+	onnxc_graph g;
+	int64_t maxsize;
+	int training;
+	uint32_t nvals, end;
+	Ten **known;         /* per value: FX result folded here */
+	uint32_t *uses;      /* per value: uses by args and graph outputs */
+	uint32_t *folduses;  /* per value: uses by folded nodes */
+	uint8_t *isout;      /* per value: a graph output */
+	uint8_t *folded;     /* per node */
+	onnxc_value *repl;   /* per value: what replaces it, or 0 */
+	uint32_t nrepl;      /* values with a replacement */
+	onnxc_str s_constant, s_value;
+	int hostfail;        /* a host call that should work did not */
+} Fold;
+
+/* Outcome of evaluating one node. */
+enum { SKIP = 0, DONE = 1, FAIL = -1 };
+
+/* --- tensor.c: shapes and storage --- */
+size_t fold_elsize(uint32_t dt);
+/* numel of dims, or UINT64_MAX when negative or absurdly large */
+uint64_t fold_numel(int rank, const int64_t *dims);
+void fold_strides(const Ten *x, int64_t *st);
+/* set r's shape; SKIP when past max-size */
+int fold_shape(Fold *f, Ten *r, uint32_t dt, int rank, const int64_t *dims);
+int fold_storage(Fold *f, Ten *r);
+/* view/reshape sizes: one -1 takes what is left; 0 when they do not fit */
+int fold_view_dims(const Ten *x, int64_t *dims, int n);
+
+/* --- tensor.c: results (SKIP, DONE or FAIL) --- */
+int fold_copy(Fold *f, const Ten *x, Ten *r);
+int fold_reshape(Fold *f, const Ten *x, Ten *r, int rank,
+    const int64_t *dims);
+int fold_gather(Fold *f, const Ten *x, Ten *r, const int64_t *st,
+    int64_t base);
+int fold_permute(Fold *f, const Ten *x, Ten *r, const int64_t *perm, int n);
+int fold_slice(Fold *f, const Ten *x, Ten *r, int d, int64_t start,
+    int64_t stp, int64_t count, int keep);
+int fold_cast(Fold *f, const Ten *x, Ten *r, uint32_t to);
+int fold_concat(Fold *f, const Ten *in, int n, int64_t d, Ten *r);
+enum { ADD, SUB, MUL, DIV, NEG };
+int fold_arith(Fold *f, int op, const Ten *a, const Ten *b, double sf,
+    int64_t si, Ten *r);
+
+/* --- fold.c: the IR through the host --- */
+/* keyed argument (ONNX attribute, FX kwarg) named key */
+int fold_keyed(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    onnxc_str key, onnxc_arg *a);
+/* positional pos, else keyword key; 0 when absent */
+int fold_arg_at(Fold *f, onnxc_node n, const onnxc_node_info *ni, int pos,
+    const char *key, onnxc_arg *a);
+/* the constant behind value v; 0 when there is none */
+int fold_constant(Fold *f, onnxc_value v, Ten *out);
+/* a literal int, or a SymInt the annotations fix */
+int fold_as_int(Fold *f, const onnxc_arg *a, int64_t *out);
+/* a static int list; its length, or -1 */
+int fold_ints(Fold *f, const onnxc_arg *a, int64_t *out, int cap);
+/* does r agree with v's annotation, where there is one */
+int fold_fits(Fold *f, onnxc_value v, const Ten *r);
+onnxc_status fold_count_node(Fold *f, uint32_t *uses, onnxc_node n,
+    const onnxc_node_info *ni);
+/* from is replaced by to in the nodes the sweep reaches from now on */
+void fold_replace(Fold *f, onnxc_value from, onnxc_value to);
+
+/* --- fx.c --- */
+enum { FOLD_NFXOPS = 42 }; /* the FX op names fx.c folds */
+void fold_fx_intern(Fold *f, onnxc_str *fxop);
+onnxc_status fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    const onnxc_str *fxop);
+
+/* --- onnx.c --- */
+onnxc_status fold_onnx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni);
+
+#endif
