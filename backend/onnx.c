@@ -32,9 +32,7 @@ typedef struct Enc {
 	Module *m;
 	Arena *a;            /* every protobuf-c structure of this model */
 	uint64_t weights;    /* bytes of initializers and tensor attributes */
-	uint8_t *used;       /* node names taken, by StrId */
-	uint32_t *serial;    /* next suffix per node-name base, by StrId */
-	uint32_t nused, nserial;
+	BeNames names;       /* node names taken */
 	StrId *fxop;         /* FX op by FX node name, for provenance */
 	uint32_t nfxop;
 	StrId *domains;      /* non-default domains the nodes use */
@@ -267,25 +265,6 @@ note_domain(Enc *e, StrId d)
 	e->domains[e->ndomains++] = d;
 }
 
-/* "node_<base>", then "node_<base>_1", ... unique in the model. */
-static char *
-node_name(Enc *e, const char *base)
-{
-	char buf[300];
-	snprintf(buf, sizeof buf, "node_%.280s", base);
-	StrId b = ir_intern(e->m, buf), s = b;
-	vgrow((void **)&e->serial, &e->nserial, b + 1, sizeof *e->serial);
-	for (;;) {
-		if (s >= e->nused || !e->used[s])
-			break;
-		snprintf(buf, sizeof buf, "node_%.280s_%u", base,
-		    ++e->serial[b]);
-		s = ir_intern(e->m, buf);
-	}
-	vgrow((void **)&e->used, &e->nused, s + 1, 1);
-	e->used[s] = 1;
-	return str(e, s);
-}
 
 static bool
 is_int_item(const Arg *a)
@@ -403,7 +382,8 @@ node_proto(Enc *e, GraphId gid, const Graph *g, NodeId id)
 		p->domain = str(e, n->domain);
 		note_domain(e, n->domain);
 	}
-	p->name = node_name(e, ir_str(e->m, n->name ? n->name : n->op));
+	p->name = str(e, be_node_name(e->m, &e->names,
+	    ir_str(e->m, n->name ? n->name : n->op)));
 
 	uint32_t npos = ir_npos(g, id), nin = npos;
 	while (nin > 0 && ir_arg(g, id, nin - 1)->kind == A_NONE)
@@ -653,8 +633,7 @@ static void
 enc_free(Enc *e)
 {
 	arena_free(e->a);
-	free(e->used);
-	free(e->serial);
+	be_names_free(&e->names);
 	free(e->fxop);
 	free(e->domains);
 }

@@ -24,5 +24,14 @@ int onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
  * as "cannot write PATH: reason"). */
 typedef int (*BeEmit)(void *ctx, FILE *fp);
 int be_write_atomic(Module *m, const char *path, BeEmit emit, void *ctx);
+/* Node names "node_<base>", then "node_<base>_1", ... unique in a model;
+ * both backends name nodes alike. */
+typedef struct BeNames {
+	uint8_t *used;    /* taken, by StrId */
+	uint32_t *serial; /* next suffix per base, by StrId */
+	uint32_t nused, nserial;
+} BeNames;
+StrId be_node_name(Module *m, BeNames *nm, const char *base);
+void be_names_free(BeNames *nm);
 
 #endif

@@ -81,9 +81,7 @@ typedef struct Enc {
 	FbsRef *sref;        /* strings written, by StrId */
 	uint32_t nsref;
 	FbsRef empty;        /* the empty vector, shared */
-	uint8_t *used;       /* node names taken, by StrId */
-	uint32_t *serial;    /* next suffix per node-name base, by StrId */
-	uint32_t nused, nserial;
+	BeNames names;       /* node names taken */
 	/* per node (by NodeId) */
 	const OpSchema **schema;
 	StrId *nodename;
@@ -145,26 +143,6 @@ empty_vec(Enc *e)
 	return e->empty;
 }
 
-/* "node_<base>", then "node_<base>_1", ... unique in the model, as the
- * ONNX backend names them, so that both outputs name nodes alike. */
-static StrId
-node_name(Enc *e, const char *base)
-{
-	char buf[300];
-	snprintf(buf, sizeof buf, "node_%.280s", base);
-	StrId b = ir_intern(e->m, buf), s = b;
-	vgrow((void **)&e->serial, &e->nserial, b + 1, sizeof *e->serial);
-	for (;;) {
-		if (s >= e->nused || !e->used[s])
-			break;
-		snprintf(buf, sizeof buf, "node_%.280s_%u", base,
-		    ++e->serial[b]);
-		s = ir_intern(e->m, buf);
-	}
-	vgrow((void **)&e->used, &e->nused, s + 1, 1);
-	e->used[s] = 1;
-	return s;
-}
 
 /* --------------------------------------------------------- the graph */
 
@@ -245,8 +223,8 @@ plan(Enc *e)
 			continue;
 		}
 		/* named in the ONNX backend's order, Constants included */
-		e->nodename[id] = node_name(e, ir_str(m, n->name ? n->name
-		    : n->op));
+		e->nodename[id] = be_node_name(m, &e->names,
+		    ir_str(m, n->name ? n->name : n->op));
 		TensorId t = constant_tensor(e, id);
 		if (t) {
 			e->init[n->out] = t;
@@ -1019,8 +997,7 @@ enc_free(Enc *e)
 {
 	fbs_free(e->b);
 	free(e->sref);
-	free(e->used);
-	free(e->serial);
+	be_names_free(&e->names);
 	free(e->schema);
 	free(e->nodename);
 	free(e->index);

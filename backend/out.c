@@ -1,6 +1,7 @@
-/* out.c - writing a model file so that it appears only when complete:
- * the bytes go to a temporary file beside the target, which is renamed
- * into place on success and removed on any failure. */
+/* out.c - what both backends share: writing a model file so that it
+ * appears only when complete (the bytes go to a temporary file beside the
+ * target, renamed into place on success, removed on any failure), and
+ * naming nodes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,4 +61,29 @@ out:
 		    strerror(err));
 	free(tmp);
 	return err ? -1 : 0;
+}
+
+StrId
+be_node_name(Module *m, BeNames *nm, const char *base)
+{
+	char buf[300];
+	snprintf(buf, sizeof buf, "node_%.280s", base);
+	StrId b = ir_intern(m, buf), s = b;
+	vgrow((void **)&nm->serial, &nm->nserial, b + 1, sizeof *nm->serial);
+	while (s < nm->nused && nm->used[s]) {
+		snprintf(buf, sizeof buf, "node_%.280s_%u", base,
+		    ++nm->serial[b]);
+		s = ir_intern(m, buf);
+	}
+	vgrow((void **)&nm->used, &nm->nused, s + 1, 1);
+	nm->used[s] = 1;
+	return s;
+}
+
+void
+be_names_free(BeNames *nm)
+{
+	free(nm->used);
+	free(nm->serial);
+	*nm = (BeNames){0};
 }
