@@ -400,7 +400,7 @@ static int
 make_pipeline(Module *m, const PlRegistry *r, const Options *o,
     PmPipeline *p)
 {
-	char flag[8];
+	char flag[16]; /* "-O" and any int */
 	if (o->passes)
 		return pm_parse(m, r, "--passes", o->passes, p);
 	int level = o->level < 0 ? 1 : o->level;
