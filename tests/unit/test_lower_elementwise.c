@@ -12,48 +12,9 @@
 #include <cmocka.h>
 
 #include "passes/lower.h"
-
-typedef struct Fix {
-	Module *m;
-	GraphId gid;
-	Graph *g;
-	GraphId out;     /* the lowered graph */
-	char *diag;
-	size_t diaglen;
-	char ops[1024];  /* op types of the lowered graph, Constants left out */
-} Fix;
+#include "lower_fixture.h"
 
 static const int64_t d23[] = {2, 3};
-
-static int
-setup(void **state)
-{
-	Fix *f = calloc(1, sizeof *f);
-	f->m = ir_module_new();
-	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
-	f->gid = ir_graph_new(f->m, "main", 0);
-	f->g = ir_graph(f->m, f->gid);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	Fix *f = *state;
-	fclose(f->m->diagout);
-	free(f->diag);
-	ir_free(f->m);
-	free(f);
-	return 0;
-}
-
-static const char *
-diags(Fix *f)
-{
-	fflush(f->m->diagout);
-	return f->diag ? f->diag : "";
-}
 
 static ValId
 input(Fix *f, const char *name, DType dt, int rank)

@@ -12,45 +12,7 @@
 #include <cmocka.h>
 
 #include "passes/lower.h"
-
-typedef struct Fix {
-	Module *m;
-	GraphId gid;
-	Graph *g;
-	GraphId out;   /* the lowered graph */
-	char *diag;
-	size_t diaglen;
-} Fix;
-
-static int
-setup(void **state)
-{
-	Fix *f = calloc(1, sizeof *f);
-	f->m = ir_module_new();
-	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
-	f->gid = ir_graph_new(f->m, "main", 0);
-	f->g = ir_graph(f->m, f->gid);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	Fix *f = *state;
-	fclose(f->m->diagout);
-	free(f->diag);
-	ir_free(f->m);
-	free(f);
-	return 0;
-}
-
-static const char *
-diags(Fix *f)
-{
-	fflush(f->m->diagout);
-	return f->diag ? f->diag : "";
-}
+#include "lower_fixture.h"
 
 /* dims: numbers, or -1 for the symbol s0 */
 static void
