@@ -15,17 +15,6 @@
 #include "passes/lower.h"
 #include "lower_fixture.h"
 
-/* dims: numbers, or -1 for the symbol s0 */
-static void
-set_type(Fix *f, ValId v, DType dt, int rank, const int64_t *dims)
-{
-	Dim d[8];
-	for (int i = 0; i < rank; i++)
-		d[i] = dims[i] < 0 ? (Dim){0, ir_expr_sym(f->m, "s0")}
-		    : (Dim){dims[i], 0};
-	ir_set_tensor(f->g, v, dt, rank, d);
-}
-
 static ValId
 input(Fix *f, const char *name, DType dt, int rank, const int64_t *dims)
 {
@@ -62,18 +51,6 @@ out(Fix *f, NodeId n, uint32_t k)
 	return ir_nodep(f->g, n)->out + k;
 }
 
-static void
-arg(Fix *f, NodeId n, Arg a)
-{
-	ir_push_arg(f->g, n, a);
-}
-
-static void
-kwarg(Fix *f, NodeId n, const char *key, Arg a)
-{
-	ir_push_arg(f->g, n, arg_keyed(a, ir_intern(f->m, key)));
-}
-
 static Arg
 ints(Fix *f, const int64_t *v, int n)
 {
@@ -83,22 +60,10 @@ ints(Fix *f, const int64_t *v, int n)
 	return ir_list(f->g, A_LIST, it, (uint32_t)n);
 }
 
-static void
-output(Fix *f, ValId v)
-{
-	ir_add_output(f->g, v, OUT_USER, 0);
-}
-
 static int
 lower(Fix *f, int opset)
 {
 	return pass_lower(f->m, f->gid, &f->out, opset);
-}
-
-static Graph *
-dst(Fix *f)
-{
-	return ir_graph(f->m, f->out);
 }
 
 static int
@@ -174,12 +139,6 @@ attr_ints_eq(Fix *f, NodeId nd, const char *name, const int64_t *want,
 	const Arg *it = ir_items(dst(f), a);
 	for (int k = 0; k < n; k++)
 		assert_int_equal(it[k].u.i, want[k]);
-}
-
-static uint32_t
-ninputs(Fix *f, NodeId n)
-{
-	return ir_npos(dst(f), n);
 }
 
 static DType

@@ -14,17 +14,6 @@
 #include "passes/lower.h"
 #include "lower_fixture.h"
 
-/* dims: numbers, or -1 for the symbol s0 */
-static void
-set_type(Fix *f, ValId v, DType dt, int rank, const int64_t *dims)
-{
-	Dim d[8];
-	for (int i = 0; i < rank; i++)
-		d[i] = dims[i] < 0 ? (Dim){0, ir_expr_sym(f->m, "s0")}
-		    : (Dim){dims[i], 0};
-	ir_set_tensor(f->g, v, dt, rank, d);
-}
-
 static ValId
 input(Fix *f, const char *name, DType dt, int rank, const int64_t *dims)
 {
@@ -54,18 +43,6 @@ node(Fix *f, const char *op, uint32_t nout, DType dt, int rank,
 	return n;
 }
 
-static void
-arg(Fix *f, NodeId n, Arg a)
-{
-	ir_push_arg(f->g, n, a);
-}
-
-static void
-kwarg(Fix *f, NodeId n, const char *key, Arg a)
-{
-	ir_push_arg(f->g, n, arg_keyed(a, ir_intern(f->m, key)));
-}
-
 static Arg
 ints(Fix *f, const int64_t *v, int n)
 {
@@ -75,22 +52,10 @@ ints(Fix *f, const int64_t *v, int n)
 	return ir_list(f->g, A_LIST, it, (uint32_t)n);
 }
 
-static void
-output(Fix *f, ValId v)
-{
-	ir_add_output(f->g, v, OUT_USER, 0);
-}
-
 static int
 lower(Fix *f, int opset)
 {
 	return pass_lower(f->m, f->gid, &f->out, opset);
-}
-
-static Graph *
-dst(Fix *f)
-{
-	return ir_graph(f->m, f->out);
 }
 
 /* how many ONNX nodes of type op the lowered graph has */
@@ -136,12 +101,6 @@ attr_int(Fix *f, NodeId n, const char *name)
 	assert_non_null(a);
 	assert_int_equal(a->kind, A_INT);
 	return a->u.i;
-}
-
-static uint32_t
-ninputs(Fix *f, NodeId n)
-{
-	return ir_npos(dst(f), n);
 }
 
 /* the int64 data of the Constant that defines input k of node n */

@@ -69,12 +69,6 @@ out(Fix *f, NodeId n, uint32_t k)
 	return ir_nodep(f->g, n)->out + k;
 }
 
-static void
-arg(Fix *f, NodeId n, Arg a)
-{
-	ir_push_arg(f->g, n, a);
-}
-
 static Arg
 ints(Fix *f, const int64_t *v, int n)
 {
@@ -99,12 +93,6 @@ lower(Fix *f, int opset)
 			if (ir_val(f->g, out(f, n, 0))->kind == VK_TENSOR)
 				ir_add_output(f->g, out(f, n, 0), OUT_USER, 0);
 	return pass_lower(f->m, f->gid, &f->out, opset);
-}
-
-static Graph *
-dst(Fix *f)
-{
-	return ir_graph(f->m, f->out);
 }
 
 static int
