@@ -60,9 +60,7 @@ registry_find(Module *m, const Registry *r, StrId op)
 		return NULL;
 	memcpy(buf, s, n - 1);
 	strcpy(buf + n - 1, s + n);
-	uint32_t len = m->nstrs;
 	StrId f = ir_intern(m, buf);
-	(void)len;
 	return f < r->n ? r->fn[f] : NULL;
 }
 
