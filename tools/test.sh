@@ -31,7 +31,7 @@ else
 fi
 
 if [ -d "$top/../shared/corpus" ]; then
-  run tests/corpus/run.sh build/onnxc "$top/../shared/corpus"
+  run tests/corpus/run.sh build/onnxc "$top/../shared"
 fi
 [ $status = 0 ] && echo "all tests passed" || echo "SOME TESTS FAILED"
 exit $status
