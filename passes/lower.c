@@ -1015,7 +1015,8 @@ lower_inputs(Lower *L)
 }
 
 /* Weights nothing reads (a parameter fold replaced by its folded copy, a
- * buffer the model never uses) stay out of the model. */
+ * buffer the model never uses) stay out of the model, except for training,
+ * where every parameter and buffer is state the trainer owns. */
 static void
 drop_unused_initializers(Graph *g)
 {
@@ -1042,9 +1043,11 @@ drop_unused_initializers(Graph *g)
 }
 
 static int
-lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
+lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
+    bool bn_onnx)
 {
-	Lower L = {.m = m, .opset = opset};
+	Lower L = {.m = m, .opset = opset, .training = c && c->training,
+	    .bn_onnx = bn_onnx};
 	L.src = ir_graph(m, srcid);
 	Registry r;
 	registry_build(m, &r);
@@ -1094,7 +1097,8 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 		free(isout);
 	}
 	if (m->nerrors == errs) {
-		drop_unused_initializers(L.dst);
+		if (!L.training)
+			drop_unused_initializers(L.dst);
 		name_values(&L);
 	}
 	free(L.map);
@@ -1106,7 +1110,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 int
 pass_lower(Module *m, GraphId srcid, GraphId *out, int opset)
 {
-	return lower_with(m, srcid, out, opset, NULL);
+	return lower_with(m, srcid, out, opset, NULL, false);
 }
 
 /* ------------------------------------------------------ the pass "lower" */
@@ -1114,8 +1118,9 @@ pass_lower(Module *m, GraphId srcid, GraphId *out, int opset)
 static onnxc_status
 run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
 {
-	(void)host;
 	(void)user;
+	int bn_onnx = 0;
+	host->opt_bool(c, "onnx-batch-norm", &bn_onnx);
 	Graph *g = ir_graph(c->m, c->graph);
 	for (NodeId n = 1; n < g->nnodes; n++)
 		if (g->nodes[n].dialect == D_ONNX) {
@@ -1125,7 +1130,7 @@ run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
 			return ONNXC_ERROR;
 		}
 	GraphId out;
-	if (lower_with(c->m, c->graph, &out, c->opset, c) < 0)
+	if (lower_with(c->m, c->graph, &out, c->opset, c, bn_onnx) < 0)
 		return ONNXC_ERROR;
 	c->graph = out; /* the passes after this one see the ONNX graph */
 	return ONNXC_OK;
@@ -1134,11 +1139,20 @@ run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
 static onnxc_status
 init_lower(onnxc_ctx *c, const onnxc_host_api *host, onnxc_registry *reg)
 {
+	static const onnxc_option options[] = {
+		{"onnx-batch-norm", ONNXC_OPT_BOOL, "false", "with --training, "
+		    "batch norm in training mode becomes ONNX "
+		    "BatchNormalization(training_mode=1), for ONNX Runtime's "
+		    "training builds (its inference builds ignore the mode); "
+		    "default: the exact batch-statistics computation"},
+	};
 	static const onnxc_pass_info pass = {
 		.size = sizeof pass,
 		.name = "lower",
 		.summary = "FX graph to ONNX graph: plugin lowerings first, "
 		    "then onnxc's rules",
+		.options = options,
+		.noptions = 1,
 		.run = run_lower,
 	};
 	(void)c;

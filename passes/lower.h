@@ -35,6 +35,8 @@ struct Lower {
 	ValId *map;     /* src ValId -> dst ValId (0: not lowered yet) */
 	NodeId node;    /* the FX node being lowered */
 	int opset;
+	bool training;  /* --training: dropout and batch norm keep training form */
+	bool bn_onnx;   /* ...batch norm as ONNX BatchNormalization(training) */
 };
 
 /* Rule tables, one per lower_<family>.c. */

@@ -563,6 +563,27 @@ batch_norm(Lower *L, const BnArgs *a)
 	    &err));
 	if (!x || err)
 		return -1;
+	bool stats_used = used(L, 1) || used(L, 2) || (a->functional &&
+	    (used(L, 3) || used(L, 4)));
+	if (training && L->training && L->bn_onnx && L->opset >= 14 &&
+	    !stats_used) {
+		/* ONNX's own training-mode batch norm, which ONNX Runtime's
+		 * training builds differentiate and update; its inference
+		 * builds run it as inference batch norm */
+		ValId ch = shape_of(L, x, 1, 2);
+		NodeId n = lw_emit(L, "BatchNormalization", 5, (ValId[]){x,
+		    w ? w : fill(L, ch, 1, DT_F32), b ? b : fill(L, ch, 0,
+		    DT_F32), rm ? rm : fill(L, ch, 0, DT_F32), rv ? rv :
+		    fill(L, ch, 1, DT_F32)}, 3);
+		lw_attr_float(L, n, "epsilon", eps);
+		lw_attr_float(L, n, "momentum", 1 - mom);
+		lw_attr_int(L, n, "training_mode", 1);
+		/* ONNX wants the running statistics as outputs here */
+		lw_settype(L, lw_res(L, n, 1), DT_F32);
+		lw_settype(L, lw_res(L, n, 2), DT_F32);
+		bind_out(L, 0, settyped(L, n, 0, DT_F32));
+		return 0;
+	}
 	if (!training && rm && rv) {
 		ValId ch = shape_of(L, x, 1, 2);
 		if (!w)
@@ -1307,6 +1328,20 @@ repeat_heads(Lower *L, ValId x, int rank, int64_t g)
 	return lw_op2(L, "Reshape", x5, settyped(L, c, 0, DT_I64));
 }
 
+/* An ONNX Dropout in training mode on x: (output, bool keep-mask). */
+static NodeId
+train_dropout(Lower *L, ValId x, double p)
+{
+	DType dt = lw_dtype(L, x);
+	ValId ratio = lw_scalar(L, p, dt == DT_F16 || dt == DT_BF16 ||
+	    dt == DT_F64 ? dt : DT_F32);
+	NodeId n = lw_emit(L, "Dropout", 3, (ValId[]){x, ratio,
+	    lw_const(L, DT_BOOL, 0, NULL, &(uint8_t){1})}, 2);
+	lw_settype(L, lw_res(L, n, 0), dt);
+	lw_settype(L, lw_res(L, n, 1), DT_BOOL);
+	return n;
+}
+
 /* softmax(q @ k^T * scale + mask) @ v, the math reference PyTorch
  * documents; the causal mask keeps key j for query i when j <= i. */
 static int
@@ -1318,9 +1353,14 @@ attention(Lower *L, int imask, int idrop, int icausal, bool lse)
 	    vv->rank < 2)
 		return lw_fail(L, "query, key and value must be tensors of "
 		    "rank >= 2");
-	if (lw_float(L, idrop, "dropout_p", 0) != 0)
-		return lw_fail(L, "dropout_p must be 0 (dropout is training "
-		    "only)");
+	double pdrop = lw_float(L, idrop, "dropout_p", 0);
+	if (!(pdrop >= 0 && pdrop <= 1))
+		return lw_fail(L, "dropout_p has to be between 0 and 1, but "
+		    "got %g", pdrop);
+	if (pdrop != 0 && !L->training)
+		return lw_fail(L, "dropout_p=%g is attention dropout in training "
+		    "mode: pass --training to export the model for training, "
+		    "or export it in eval mode (model.eval())", pdrop);
 	bool causal = lw_bool(L, icausal, "is_causal", false);
 	int64_t hq = 1, hk = 1;
 	if (lw_bool(L, -1, "enable_gqa", false) && (qv->rank < 3 ||
@@ -1383,6 +1423,8 @@ attention(Lower *L, int imask, int idrop, int icausal, bool lse)
 	NodeId sm = lw_emit(L, "Softmax", 1, &s, 1);
 	lw_attr_int(L, sm, "axis", -1);
 	ValId a = settyped(L, sm, 0, dt);
+	if (pdrop != 0) /* PyTorch drops attention weights after softmax */
+		a = lw_res(L, train_dropout(L, a, pdrop), 0);
 	bind_out(L, 0, lw_op2(L, "MatMul", a, v));
 	if (lse && used(L, 1)) {
 		int64_t ax = -1;
@@ -1424,32 +1466,106 @@ embedding(Lower *L)
 	return 0;
 }
 
-/* Dropout is the identity at inference; training with p > 0 would need
- * random numbers PyTorch's graph does not pin down. */
+/* Dropout's keep-mask, as 0/1 in x's dtype, of the shape PyTorch draws its
+ * noise in: x's for dropout and alpha dropout, [N, C, 1, ...] for the
+ * feature kinds (a whole channel is kept or dropped). */
+static ValId
+keep_mask(Lower *L, ValId x, double p, int rank, bool feature)
+{
+	DType dt = lw_dtype(L, x);
+	ValId shape = shape_of(L, x, 0, INT64_MAX);
+	if (feature && rank > 2) {
+		int64_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+		NodeId c = lw_emit(L, "Concat", 2, (ValId[]){shape_of(L, x, 0,
+		    2), lw_const_i64s(L, ones, rank - 2)}, 1);
+		lw_attr_int(L, c, "axis", 0);
+		shape = settyped(L, c, 0, DT_I64);
+	}
+	NodeId d = train_dropout(L, fill(L, shape, 1, dt), p);
+	return lw_cast(L, lw_res(L, d, 1), dt);
+}
+
+/* Dropout at inference is the identity.  In training mode (--training) it
+ * stays a dropout, one ONNX Dropout per site: x * keep / (1 - p) with the
+ * keep-mask drawn by ONNX Runtime; the feature kinds drop whole channels,
+ * the alpha kinds keep SELU's mean and variance (PyTorch's _dropout_impl:
+ * x * keep * a + (keep - 1) * alpha * a + alpha * a * p). */
 static int
-dropout_common(Lower *L, bool train_dflt)
+dropout_common(Lower *L, bool train_dflt, bool feature, bool alpha)
 {
 	double p = lw_float(L, 1, "p", 0.5);
 	bool train = lw_bool(L, 2, "train", train_dflt);
-	if (train && p != 0)
-		return lw_fail(L, "dropout in training mode (train=True, p=%g) "
-		    "is not supported; export the model in eval mode", p);
+	if (!(p >= 0 && p <= 1))
+		return lw_fail(L, "dropout probability has to be between 0 "
+		    "and 1, but got %g", p);
 	ValId x = lw_in(L, 0, "input");
 	if (!x)
 		return -1;
-	bind_out(L, 0, x);
-	/* native_dropout's mask keeps everything */
-	if (used(L, 1))
-		bind_out(L, 1, fill(L, shape_of(L, x, 0, INT64_MAX), 1,
-		    DT_BOOL));
+	if (!train || p == 0) {
+		bind_out(L, 0, x);
+		/* native_dropout's mask keeps everything */
+		if (used(L, 1))
+			bind_out(L, 1, fill(L, shape_of(L, x, 0, INT64_MAX), 1,
+			    DT_BOOL));
+		return 0;
+	}
+	if (!L->training)
+		return lw_fail(L, "dropout in training mode (train=True, p=%g): "
+		    "pass --training to export the model for training, or "
+		    "export it in eval mode (model.eval())", p);
+	const Value *xv = lw_srcval(L, 0, "input");
+	int rank = xv ? xv->rank : 0;
+	if (!feature && !alpha) {
+		NodeId d = train_dropout(L, x, p);
+		bind_out(L, 0, lw_res(L, d, 0));
+		if (used(L, 1))
+			bind_out(L, 1, lw_res(L, d, 1));
+		return 0;
+	}
+	if (rank < 0 || rank > 8)
+		return lw_fail(L, "input of rank %d", rank);
+	DType dt = lw_dtype(L, x);
+	ValId keep = keep_mask(L, x, p, rank, feature);
+	if (!alpha) {
+		ValId scale = lw_scalar(L, p == 1 ? 0 : 1 / (1 - p), dt);
+		bind_out(L, 0, lw_op2(L, "Mul", x, lw_op2(L, "Mul", keep,
+		    scale)));
+		return 0;
+	}
+	const double al = 1.7580993408473766;
+	double a = p == 1 ? 0 : 1 / sqrt((al * al * p + 1) * (1 - p));
+	ValId y = lw_op2(L, "Mul", lw_op2(L, "Mul", x, keep),
+	    lw_scalar(L, a, dt));
+	ValId b = lw_op2(L, "Add", lw_op2(L, "Mul", lw_op2(L, "Sub", keep,
+	    lw_scalar(L, 1, dt)), lw_scalar(L, al * a, dt)),
+	    lw_scalar(L, al * a * p, dt));
+	bind_out(L, 0, lw_op2(L, "Add", y, b));
 	return 0;
 }
 
-/* dropout(input, p, train) and its feature/alpha variants */
+/* dropout(input, p, train) */
 static int
 dropout(Lower *L)
 {
-	return dropout_common(L, false);
+	return dropout_common(L, false, false, false);
+}
+
+static int
+feature_dropout(Lower *L)
+{
+	return dropout_common(L, false, true, false);
+}
+
+static int
+alpha_dropout(Lower *L)
+{
+	return dropout_common(L, false, false, true);
+}
+
+static int
+feature_alpha_dropout(Lower *L)
+{
+	return dropout_common(L, false, true, true);
 }
 
 /* native_dropout(input, p, train?) -> (output, mask); train None means
@@ -1457,7 +1573,7 @@ dropout(Lower *L)
 static int
 native_dropout(Lower *L)
 {
-	return dropout_common(L, true);
+	return dropout_common(L, true, false, false);
 }
 
 /* one_hot(self, num_classes=-1): -1 means max(self) + 1 */
@@ -1565,9 +1681,9 @@ const LowerRule lw_rules_nn[] = {
 
 	{"aten::embedding.default", embedding},
 	{"aten::dropout.default", dropout},
-	{"aten::feature_dropout.default", dropout},
-	{"aten::alpha_dropout.default", dropout},
-	{"aten::feature_alpha_dropout.default", dropout},
+	{"aten::feature_dropout.default", feature_dropout},
+	{"aten::alpha_dropout.default", alpha_dropout},
+	{"aten::feature_alpha_dropout.default", feature_alpha_dropout},
 	{"aten::native_dropout.default", native_dropout},
 	{"aten::one_hot.default", one_hot},
 	{NULL, NULL},
