@@ -40,6 +40,11 @@ static const char help[] =
     "                        signature targets (fc.weight); without it they\n"
     "                        become graph inputs\n"
     "  -o, --output OUT      the model to write (written only on success)\n"
+    "  --training            a model exported in model.train() mode, for\n"
+    "                        on-device training: dropout stays dropout (ONNX\n"
+    "                        Dropout in training mode), batch norm uses batch\n"
+    "                        statistics, every parameter and buffer stays an\n"
+    "                        initializer under its name, untouched by passes\n"
     "  --opset N             ONNX opset, 17 to 23 (default 18)\n"
     "  --emit onnx|ort       output format (default: from OUT's extension,\n"
     "                        .ort is ONNX Runtime's FlatBuffer format)\n"
@@ -65,8 +70,6 @@ static const char help[] =
     "  --print-ir-after=PASS print the IR after each run of PASS\n"
     "  --print-ir-after-all  print the IR after every pass\n"
     "  --verify-each         verify the IR after every pass\n"
-    "  --training            keep parameters as they are (fold does not touch\n"
-    "                        them), for on-device training exports\n"
     "  --help, --version\n";
 
 enum { MAXSYM = 64, MAXPLUGINS = 64 };
