@@ -15,6 +15,12 @@ hashbytes(const void *p, size_t n)
 	return h;
 }
 
+uint32_t
+ir_hash(const void *p, size_t n)
+{
+	return hashbytes(p, n);
+}
+
 Module *
 ir_module_new(void)
 {

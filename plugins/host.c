@@ -56,6 +56,14 @@ pl_ctx_reset(onnxc_ctx *c)
 	}
 	if (c->base)
 		memset(c->base, 0, c->cbase * sizeof *c->base);
+	free(c->named);
+	c->named = NULL;
+	c->cnamed = 0;
+	free(c->consts);
+	c->consts = NULL;
+	c->cconsts = c->nconsts = 0;
+	c->named_g = 0;
+	c->named_upto = 0;
 	c->newest_g = 0;
 	c->newest_n = 0;
 }
@@ -761,13 +769,87 @@ h_tensor_new(onnxc_ctx *c, uint32_t dtype, int32_t rank, const int64_t *dims,
 	return c ? new_tensor(c->m, dtype, rank, dims, data) : 0;
 }
 
+static void const_add(onnxc_ctx *c, const Graph *g, ValId v);
+
+/* Whether a value of graph gid is named s: an index of names kept per
+ * context, brought up to date with the values added since the last call,
+ * so that naming n constants costs O(n), not O(n * values). */
 static bool
-name_used(const Graph *g, StrId s)
+name_used(onnxc_ctx *c, GraphId gid, const Graph *g, StrId s)
 {
-	for (ValId v = 1; v < g->nvals; v++)
-		if (g->vals[v].name == s)
-			return true;
-	return false;
+	if (c->named_g != gid) {
+		if (c->named)
+			memset(c->named, 0, c->cnamed);
+		if (c->consts)
+			memset(c->consts, 0, c->cconsts * sizeof *c->consts);
+		c->nconsts = 0;
+		c->named_g = gid;
+		c->named_upto = 1;
+	}
+	if (c->cnamed < c->m->nstrs)
+		vgrow((void **)&c->named, &c->cnamed, c->m->nstrs, 1);
+	for (; c->named_upto < g->nvals; c->named_upto++) {
+		const Value *v = &g->vals[c->named_upto];
+		c->named[v->name] = 1;
+		if (v->role == ROLE_CONST && v->init) /* lifted constants */
+			const_add(c, g, c->named_upto);
+	}
+	return c->named[s];
+}
+
+static uint32_t
+tensor_hash(const Tensor *t)
+{
+	uint32_t h = ir_hash(&t->dtype, sizeof t->dtype) ^ ir_hash(&t->rank,
+	    sizeof t->rank) * 31u;
+	if (t->rank > 0)
+		h ^= ir_hash(t->dims, (size_t)t->rank * sizeof *t->dims) * 131u;
+	return h ^ ir_hash(t->data, t->nbytes) * 1031u;
+}
+
+static bool
+same_tensor(const Tensor *a, const Tensor *b)
+{
+	return a->dtype == b->dtype && a->rank == b->rank &&
+	    a->nbytes == b->nbytes && (a->rank <= 0 || !memcmp(a->dims,
+	    b->dims, (size_t)a->rank * sizeof *a->dims)) &&
+	    (a->data == b->data || !memcmp(a->data, b->data, a->nbytes));
+}
+
+/* The slot of tensor t in the content table of constant inputs: where an
+ * equal one is, or the free slot it would take. */
+static ValId *
+const_slot(onnxc_ctx *c, const Graph *g, const Tensor *t)
+{
+	uint32_t mask = c->cconsts - 1;
+	for (uint32_t h = tensor_hash(t);; h++) {
+		ValId *s = &c->consts[h & mask];
+		if (!*s || same_tensor(&c->m->tensors[g->vals[*s].init], t))
+			return s;
+	}
+}
+
+static void
+const_add(onnxc_ctx *c, const Graph *g, ValId v)
+{
+	if ((c->nconsts + 1) * 2 > c->cconsts) {
+		ValId *old = c->consts;
+		uint32_t n = c->cconsts;
+		c->cconsts = n ? n * 2 : 64;
+		c->consts = calloc(c->cconsts, sizeof *c->consts);
+		if (!c->consts)
+			BUG("out of memory");
+		for (uint32_t i = 0; i < n; i++)
+			if (old[i])
+				*const_slot(c, g, &c->m->tensors[g->vals[old[i]]
+				    .init]) = old[i];
+		free(old);
+	}
+	ValId *s = const_slot(c, g, &c->m->tensors[g->vals[v].init]);
+	if (!*s) {
+		*s = v;
+		c->nconsts++;
+	}
 }
 
 static onnxc_value
@@ -780,9 +862,16 @@ h_constant_input(onnxc_ctx *c, onnxc_graph g, const char *name,
 	/* input and initializer names must be unique in an ONNX graph */
 	StrId s = ir_intern(c->m, name);
 	char buf[300];
-	for (uint32_t k = 1; name_used(G, s); k++) {
+	for (uint32_t k = 1; name_used(c, g, G, s); k++) {
 		snprintf(buf, sizeof buf, "%.200s_%u", name, k);
 		s = ir_intern(c->m, buf);
+	}
+	/* an equal constant input already there serves (name_used has
+	 * indexed the graph's constants up to now) */
+	if (c->cconsts) {
+		ValId *slot = const_slot(c, G, &c->m->tensors[t]);
+		if (*slot)
+			return *slot;
 	}
 	const Tensor *tp = &c->m->tensors[t];
 	Dim d[MAXRANK];
@@ -796,6 +885,7 @@ h_constant_input(onnxc_ctx *c, onnxc_graph g, const char *name,
 	p->target = s;
 	p->init = t;
 	ir_add_input(G, v);
+	const_add(c, G, v);
 	return v;
 }
 

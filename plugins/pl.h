@@ -81,6 +81,17 @@ struct onnxc_ctx {
 	uint32_t **uses;
 	uint32_t *nuses;
 	uint32_t cuses;
+	/* names taken in graph named_g, per StrId: values [1, named_upto)
+	 * are marked (values are only ever added, and a stale mark just
+	 * costs a suffix) */
+	uint8_t *named;
+	uint32_t cnamed;
+	GraphId named_g;
+	ValId named_upto;
+	/* constant inputs of graph named_g by content (open addressing,
+	 * ValIds, 0 free), so equal folded constants are one initializer */
+	ValId *consts;
+	uint32_t cconsts, nconsts;
 	/* has_lowering answers per op StrId: 0 unknown, 1 yes, 2 no */
 	uint8_t *haslw;
 	uint32_t chaslw;
