@@ -278,11 +278,30 @@ toolong(Token *t, const char *what)
 	t->n = 1;
 }
 
-static const char *const puncts[] = {
-	"**", "//", "==", "!=", "<=", ">=", "->",
-	"(", ")", "[", "]", "{", "}", ",", ":", ";", ".", "=", "+", "-",
-	"*", "/", "%", "<", ">", "&", "|", "~", "^", "@", "!",
-};
+/* The length of the punctuation token at s[0..n), 0 if there is none:
+ * the two-character operators, else one of the single characters.  A
+ * switch, not a walk over a string table: this runs for every token. */
+static size_t
+punct_len(const char *s, size_t n)
+{
+	static const char two[][2] = {
+		{'*', '*'}, {'/', '/'}, {'=', '='}, {'!', '='}, {'<', '='},
+		{'>', '='}, {'-', '>'},
+	};
+	if (n >= 2)
+		for (size_t k = 0; k < sizeof two / sizeof two[0]; k++)
+			if (s[0] == two[k][0] && s[1] == two[k][1])
+				return 2;
+	switch (s[0]) {
+	case '(': case ')': case '[': case ']': case '{': case '}': case ',':
+	case ':': case ';': case '.': case '=': case '+': case '-': case '*':
+	case '/': case '%': case '<': case '>': case '&': case '|': case '~':
+	case '^': case '@': case '!':
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 void
 fx_lex_next(Lexer *lx, Token *t)
@@ -381,14 +400,11 @@ fx_lex_next(Lexer *lx, Token *t)
 		skipbytes(lx, i - start);
 		return;
 	}
-	for (size_t k = 0; k < sizeof puncts / sizeof puncts[0]; k++) {
-		size_t len = strlen(puncts[k]);
-		if (lx->n - start >= len &&
-		    memcmp(s + start, puncts[k], len) == 0) {
-			settok(lx, t, T_PUNCT, start, len);
-			skipbytes(lx, len);
-			return;
-		}
+	size_t plen = punct_len(s + start, lx->n - start);
+	if (plen) {
+		settok(lx, t, T_PUNCT, start, plen);
+		skipbytes(lx, plen);
+		return;
 	}
 	/* anything else: one character (a whole UTF-8 sequence) */
 	size_t len = 1;
