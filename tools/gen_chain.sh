@@ -3,9 +3,24 @@
 # linear -> relu -> add -> sigmoid -> mul (style "linear", torch >= 2.5), or
 # permute(W) -> addmm -> relu -> add -> sigmoid -> mul (style "addmm", torch
 # <= 2.4), all blocks sharing two weights of 16x16 and two biases.
-# usage: tools/gen_chain.sh NODES linear|addmm OUT.txt
+# With OUT.safetensors, also writes the weights (zeros: the values do not
+# matter to the time it takes).
+# usage: tools/gen_chain.sh NODES linear|addmm OUT.txt [OUT.safetensors]
 set -eu
-n=$1 style=$2 out=$3
+n=$1 style=$2 out=$3 wout=${4:-}
+if [ -n "$wout" ]; then
+	h='{"l0.weight":{"dtype":"F32","shape":[16,16],"data_offsets":[0,1024]},'
+	h+='"l0.bias":{"dtype":"F32","shape":[16],"data_offsets":[1024,1088]},'
+	h+='"l1.weight":{"dtype":"F32","shape":[16,16],"data_offsets":[1088,2112]},'
+	h+='"l1.bias":{"dtype":"F32","shape":[16],"data_offsets":[2112,2176]}}'
+	while [ $(( ${#h} % 8 )) != 0 ]; do h+=' '; done
+	{
+		printf "$(printf '\\x%02x' $(( ${#h} & 255 )) $(( ${#h} >> 8 )))"
+		printf '\0\0\0\0\0\0'
+		printf '%s' "$h"
+		head -c 2176 /dev/zero
+	} > "$wout"
+fi
 awk -v n="$n" -v style="$style" '
 function t(s) { return "\"f32[8, 16]\"" }
 BEGIN {
