@@ -481,7 +481,10 @@ names_unique(Enc *e, const Graph *g, Onnx__GraphProto *p)
 	uint8_t *seen = NULL;
 	uint32_t cap = 0;
 	bool ok = true;
-	for (size_t i = 0; ok && i < p->n_input + p->n_initializer; i++) {
+	/* with --keep-initializers-as-inputs each initializer is an input
+	 * of the same name, by design */
+	size_t ninit = e->o->init_inputs ? 0 : p->n_initializer;
+	for (size_t i = 0; ok && i < p->n_input + ninit; i++) {
 		const char *s = i < p->n_input ? p->input[i]->name
 		    : p->initializer[i - p->n_input]->name;
 		StrId id = ir_intern(m, s);
