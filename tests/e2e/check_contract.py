@@ -28,6 +28,8 @@ failed = []
 def run(*args):
     p = subprocess.run([ONNXC, *args], capture_output=True, text=True,
                        timeout=60)
+    for bad in ("Sanitizer", "runtime error:"):
+        assert bad not in p.stderr, "%s: %s" % (args, p.stderr)
     return p.returncode, p.stderr
 
 
