@@ -181,6 +181,21 @@ def _():
         assert want in text, "%r not in the report:\n%s" % (want, text)
 
 
+@check("report names plugin lowerings")
+def _():
+    plugin = os.path.join(os.path.dirname(ONNXC), "test-plugins", "mylib.so")
+    rep = os.path.join(WORK, "plugin.md")
+    rc, err = run(os.path.join(TESTS, "plugins", "mylib.txt"),
+                  "--load-plugin", plugin, "-o",
+                  os.path.join(WORK, "plugin.onnx"), "--report", rep)
+    eq(rc, 0, "exit code (%s)" % err)
+    text = open(rep).read()
+    # mylib lowers twice itself; its relu lowering declines: onnxc's rule
+    for want in ["| `mylib.twice.default` | 1 | plugin `mylib` | Add |",
+                 "| `aten.relu.default` | 1 | built-in rule | Relu |"]:
+        assert want in text, "%r not in the report:\n%s" % (want, text)
+
+
 @check("report on failure")
 def _():
     rep = os.path.join(WORK, "fail.md")
