@@ -33,8 +33,8 @@ typedef struct Enc {
 	Arena *a;            /* every protobuf-c structure of this model */
 	uint64_t weights;    /* bytes of initializers and tensor attributes */
 	BeNames names;       /* node names taken */
-	StrId *fxop;         /* FX op by FX node name, for provenance */
-	uint32_t nfxop;
+	const OnnxOptions *o;
+	BeMeta *meta;        /* provenance texts; NULL: --no-metadata */
 	StrId *domains;      /* non-default domains the nodes use */
 	uint32_t ndomains, cdomains;
 	int errs;            /* m->nerrors on entry */
@@ -250,6 +250,7 @@ tensor_proto(Enc *e, const Tensor *t, char *name)
 /* ---------------------------------------------------------------- nodes */
 
 static Onnx__GraphProto *graph_proto(Enc *e, GraphId gid);
+static void graph_metadata(Enc *e, GraphId gid, Onnx__GraphProto *p);
 
 static void
 note_domain(Enc *e, StrId d)
@@ -349,22 +350,66 @@ attribute(Enc *e, const Graph *g, const Node *n, const Arg *a)
 	return p;
 }
 
-/* Provenance in the reference exporter's keys. */
+/* n metadata entries into *props, from an array of key, value pairs */
+static void
+props(Enc *e, Onnx__StringStringEntryProto ***out, size_t *nout,
+    const char *const *kv, size_t n)
+{
+	*out = newarr(e, n, sizeof **out);
+	*nout = n;
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = entry(e, kv[2 * i], (char *)kv[2 * i + 1]);
+}
+
+/* Provenance in torch.onnx's keys, on every node made from an FX node. */
 static void
 node_metadata(Enc *e, const Node *n, Onnx__NodeProto *p)
 {
-	if (!n->name && !n->trace)
+	BeNodeMeta nm;
+	if (!e->meta || !be_meta_node(e->meta, n, &nm))
 		return;
-	p->metadata_props = newarr(e, 2, sizeof *p->metadata_props);
-	if (n->name) {
-		StrId op = n->name < e->nfxop ? e->fxop[n->name] : 0;
-		p->metadata_props[p->n_metadata_props++] = entry(e, "namespace",
-		    op ? fmt(e, "%s: %s", ir_str(e->m, n->name),
-		    ir_str(e->m, op)) : str(e, n->name));
-	}
-	if (n->trace)
-		p->metadata_props[p->n_metadata_props++] = entry(e,
-		    "pkg.torch.onnx.stack_trace", str(e, n->trace));
+	const char *kv[] = {
+		"namespace", nm.ns,
+		"pkg.torch.onnx.class_hierarchy", nm.classes,
+		"pkg.torch.onnx.fx_node", nm.fx_node,
+		"pkg.torch.onnx.name_scopes", nm.scopes,
+		"pkg.torch.onnx.stack_trace", nm.trace,
+	};
+	props(e, &p->metadata_props, &p->n_metadata_props, kv, 5);
+}
+
+/* The signature keys of graph input v (a ValueInfoProto's or an
+ * initializer's), and its FX name when it was renamed. */
+static void
+input_metadata(Enc *e, const Value *v, Onnx__StringStringEntryProto ***out,
+    size_t *nout)
+{
+	if (!e->meta)
+		return;
+	const char *kv[] = {
+		"pkg.torch.export.graph_signature.InputSpec.kind",
+		be_input_kind((Role)v->role),
+		"pkg.torch.export.graph_signature.InputSpec.persistent",
+		be_persist_text(v),
+		"pkg.torch.onnx.original_node_name",
+		v->orig ? ir_str(e->m, v->orig) : NULL,
+	};
+	props(e, out, nout, kv, v->orig ? 3 : 2);
+}
+
+static void
+output_metadata(Enc *e, const Value *v, OutKind k, Onnx__ValueInfoProto *p)
+{
+	if (!e->meta)
+		return;
+	const char *kv[] = {
+		"pkg.torch.export.graph_signature.OutputSpec.kind",
+		be_output_kind(k),
+		"pkg.torch.onnx.original_node_name",
+		v->orig ? ir_str(e->m, v->orig) : NULL,
+	};
+	props(e, &p->metadata_props, &p->n_metadata_props, kv,
+	    v->orig ? 2 : 1);
 }
 
 static Onnx__NodeProto *
@@ -436,7 +481,10 @@ names_unique(Enc *e, const Graph *g, Onnx__GraphProto *p)
 	uint8_t *seen = NULL;
 	uint32_t cap = 0;
 	bool ok = true;
-	for (size_t i = 0; ok && i < p->n_input + p->n_initializer; i++) {
+	/* with --keep-initializers-as-inputs each initializer is an input
+	 * of the same name, by design */
+	size_t ninit = e->o->init_inputs ? 0 : p->n_initializer;
+	for (size_t i = 0; ok && i < p->n_input + ninit; i++) {
 		const char *s = i < p->n_input ? p->input[i]->name
 		    : p->initializer[i - p->n_input]->name;
 		StrId id = ir_intern(m, s);
@@ -478,15 +526,22 @@ graph_proto(Enc *e, GraphId gid)
 		ValId v = g->inputs[i];
 		const Value *val = ir_val(g, v);
 		char *name = valname(e, gid, g, v);
-		if (val->init) {
+		if (val->init && !e->o->no_weights) {
 			Onnx__TensorProto *t = tensor_proto(e,
 			    ir_tensorp(m, val->init), name);
 			if (!t)
 				return NULL;
+			if (top)
+				input_metadata(e, val, &t->metadata_props,
+				    &t->n_metadata_props);
 			p->initializer[p->n_initializer++] = t;
-			continue;
+			if (!e->o->init_inputs)
+				continue;
 		}
 		Onnx__ValueInfoProto *vi = value_info(e, gid, g, v);
+		if (top)
+			input_metadata(e, val, &vi->metadata_props,
+			    &vi->n_metadata_props);
 		if (top && !vi->type) {
 			ir_error(m, (Loc){0, 0}, "graph input '%s' has no "
 			    "tensor type", name);
@@ -524,6 +579,9 @@ graph_proto(Enc *e, GraphId gid)
 			free(isout);
 			return NULL;
 		}
+		if (top)
+			output_metadata(e, ir_val(g, v), (OutKind)g->outkind[i],
+			    vi);
 		p->output[p->n_output++] = vi;
 	}
 
@@ -538,29 +596,28 @@ graph_proto(Enc *e, GraphId gid)
 		p->value_info[p->n_value_info++] = value_info(e, gid, g, v);
 	}
 	free(isout);
+	if (top && e->meta)
+		graph_metadata(e, gid, p);
 
 	return names_unique(e, g, p) ? p : NULL;
 }
 
-/* FX op names by FX node name, from every FX graph, so node metadata can
- * say which FX node an ONNX node came from. */
+/* torch.onnx's graph keys: the signature and the range constraints
+ * (regenerated from the table, so that symbols renamed or added by
+ * symbolize-shapes appear; text the table could not hold is written as
+ * the dump had it). */
 static void
-index_fx(Enc *e)
+graph_metadata(Enc *e, GraphId gid, Onnx__GraphProto *p)
 {
 	Module *m = e->m;
-	e->nfxop = m->nstrs;
-	e->fxop = calloc(e->nfxop ? e->nfxop : 1, sizeof *e->fxop);
-	if (!e->fxop)
-		BUG("out of memory");
-	for (GraphId gi = 1; gi < m->ngraphs; gi++) {
-		const Graph *g = m->graphs[gi];
-		for (NodeId n = 1; g && n < g->nnodes; n++) {
-			const Node *p = &g->nodes[n];
-			if (p->dialect == D_FX && p->name &&
-			    p->name < e->nfxop && !e->fxop[p->name])
-				e->fxop[p->name] = p->op;
-		}
-	}
+	const char *kv[] = {
+		"pkg.torch.export.ExportedProgram.graph_signature",
+		be_meta_signature(e->meta, m->main ? m->main : gid),
+		"pkg.torch.export.ExportedProgram.range_constraints",
+		m->nrng ? sym_ranges_text(m) : m->ranges ? ir_str(m, m->ranges)
+		    : "{}",
+	};
+	props(e, &p->metadata_props, &p->n_metadata_props, kv, 2);
 }
 
 static Onnx__ModelProto *
@@ -573,7 +630,9 @@ model_proto(Enc *e, GraphId gid, const OnnxOptions *o)
 		    "one of 7 to 23)", o->opset);
 		return NULL;
 	}
-	index_fx(e);
+	e->o = o;
+	if (!o->no_metadata)
+		e->meta = be_meta_new(m, o->strip_paths);
 	Onnx__ModelProto *p = newmsg(e, &onnx__model_proto__descriptor);
 	p->has_ir_version = 1;
 	p->ir_version = ir;
@@ -592,17 +651,6 @@ model_proto(Enc *e, GraphId gid, const OnnxOptions *o)
 		s->has_version = 1;
 		s->version = i ? 1 : o->opset;
 		p->opset_import[i] = s;
-	}
-	if (m->ranges || m->nrng) {
-		/* regenerated from the table, so that symbols renamed or added
-		 * by symbolize-shapes appear; text the table could not hold is
-		 * written as the dump had it */
-		const char *text = m->nrng ? sym_ranges_text(m)
-		    : str(e, m->ranges);
-		p->n_metadata_props = 1;
-		p->metadata_props = newarr(e, 1, sizeof *p->metadata_props);
-		p->metadata_props[0] = entry(e, "pkg.torch.export."
-		    "ExportedProgram.range_constraints", (char *)text);
 	}
 	if (e->weights > MAX_WEIGHT_BYTES) {
 		ir_error(m, (Loc){0, 0}, "the model holds %llu MB of weights; "
@@ -634,7 +682,7 @@ enc_free(Enc *e)
 {
 	arena_free(e->a);
 	be_names_free(&e->names);
-	free(e->fxop);
+	be_meta_free(e->meta);
 	free(e->domains);
 }
 

@@ -6,6 +6,10 @@
 
 typedef struct OnnxOptions {
 	int opset;           /* default-domain opset, 17..23 */
+	bool no_metadata;    /* write no metadata_props at all */
+	bool strip_paths;    /* stack traces keep file names only */
+	bool init_inputs;    /* initializers are graph inputs too */
+	bool no_weights;     /* no initializers: weights are graph inputs */
 } OnnxOptions;
 
 /* ir_version for an opset (opset 18 -> 8, ...) */
@@ -33,5 +37,27 @@ typedef struct BeNames {
 } BeNames;
 StrId be_node_name(Module *m, BeNames *nm, const char *base);
 void be_names_free(BeNames *nm);
+
+/* meta.c: torch.onnx's metadata texts (keys and formats of
+ * torch/onnx/_internal/exporter/_core.py).  Strings live until
+ * be_meta_free. */
+typedef struct BeMeta BeMeta;
+typedef struct BeNodeMeta {
+	const char *ns;      /* namespace: "path: Class/.../name: target" */
+	const char *classes; /* pkg.torch.onnx.class_hierarchy: repr(list) */
+	const char *scopes;  /* pkg.torch.onnx.name_scopes: repr(list) */
+	const char *fx_node; /* pkg.torch.onnx.fx_node: Node.format_node() */
+	const char *trace;   /* pkg.torch.onnx.stack_trace ("" if none) */
+} BeNodeMeta;
+BeMeta *be_meta_new(Module *m, bool strip_paths);
+void be_meta_free(BeMeta *x);
+/* the keys of a node made from an FX node; false if n has no FX name */
+bool be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out);
+/* str(ExportGraphSignature) of graph g, its inputs and outputs under
+ * their FX names */
+const char *be_meta_signature(BeMeta *x, GraphId g);
+const char *be_input_kind(Role r);      /* "PARAMETER" ... */
+const char *be_output_kind(OutKind o);  /* "USER_OUTPUT" ... */
+const char *be_persist_text(const Value *v); /* "True" "False" "None" */
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "backend/onnx.h"
 #include "backend/ort.h"
+#include "driver/driver.h"
 #include "frontend/fx.h"
 #include "frontend/safetensors.h"
 #include "ir/ir.h"
@@ -28,6 +29,9 @@ static const char usage[] =
     "             [-O0|-O1|-O2|--passes=PIPELINE] [--load-plugin PATH]...\n"
     "             [--print-ir-after=PASS] [--print-ir-after-all]\n"
     "             [--verify-each] [--training]\n"
+    "             [--input-names A,B,...] [--output-names X,Y,...]\n"
+    "             [--strip-paths] [--no-metadata] [--report FILE.md]\n"
+    "             [--keep-initializers-as-inputs] [--no-weights]\n"
     "       onnxc --list-passes|--list-lowerings [--load-plugin PATH]...\n"
     "             [--help] [--version]\n";
 
@@ -70,6 +74,18 @@ static const char help[] =
     "  --print-ir-after=PASS print the IR after each run of PASS\n"
     "  --print-ir-after-all  print the IR after every pass\n"
     "  --verify-each         verify the IR after every pass\n"
+    "\n"
+    "The model's contract (as torch.onnx.export's options):\n"
+    "  --input-names A,B,... rename the user inputs in order (fewer names\n"
+    "                        rename a prefix); --dynamic takes either name\n"
+    "  --output-names X,Y,...  the same for the user outputs\n"
+    "  --strip-paths         stack traces in the metadata keep file names\n"
+    "  --no-metadata         write no metadata (provenance, signature)\n"
+    "  --report FILE.md      a markdown report of the conversion, written\n"
+    "                        whether it succeeds or fails\n"
+    "  --keep-initializers-as-inputs\n"
+    "                        list the weights as graph inputs too\n"
+    "  --no-weights          write no weights: they are graph inputs\n"
     "  --help, --version\n";
 
 enum { MAXSYM = 64, MAXPLUGINS = 64 };
@@ -92,6 +108,9 @@ typedef struct Options {
 	bool list_passes, list_lowerings;
 	const char *print_after;
 	bool print_all, verify_each, training;
+	DrNames in_names, out_names;  /* --input-names, --output-names */
+	bool strip_paths, no_metadata, init_inputs, no_weights;
+	const char *report;           /* --report FILE.md */
 } Options;
 
 /* A flag value that is well formed as a flag but wrong: exit 1. */
@@ -225,6 +244,26 @@ parse_args(int argc, char **argv, Options *o)
 			o->verify_each = true;
 		} else if (!strcmp(a, "--training")) {
 			o->training = true;
+		} else if (!strcmp(a, "--strip-paths")) {
+			o->strip_paths = true;
+		} else if (!strcmp(a, "--no-metadata")) {
+			o->no_metadata = true;
+		} else if (!strcmp(a, "--keep-initializers-as-inputs")) {
+			o->init_inputs = true;
+		} else if (!strcmp(a, "--no-weights")) {
+			o->no_weights = true;
+		} else if ((v = optval(argc, argv, &i, "--report", &missing))) {
+			o->report = v;
+		} else if ((v = optval(argc, argv, &i, "--input-names",
+		    &missing)) || (v = optval(argc, argv, &i, "--output-names",
+		    &missing))) {
+			bool in = !strncmp(a, "--input-names", 13);
+			if (dr_names_parse(in ? "--input-names" :
+			    "--output-names", v, in ? &o->in_names
+			    : &o->out_names) < 0) {
+				fputs(usage, stderr);
+				return EXIT_USAGE;
+			}
 		} else if ((v = optval(argc, argv, &i, "--passes", &missing))) {
 			o->passes = v;
 		} else if ((v = optval(argc, argv, &i, "--print-ir-after",
@@ -288,6 +327,9 @@ parse_args(int argc, char **argv, Options *o)
 		size_t n = strlen(o->out);
 		o->ort = n > 4 && !strcmp(o->out + n - 4, ".ort");
 	}
+	if (o->ort && (o->init_inputs || o->no_weights))
+		return usage_error("%s", "--keep-initializers-as-inputs and "
+		    "--no-weights are for .onnx output");
 	return -1;
 }
 
@@ -452,12 +494,41 @@ symbolize_options(Module *m, const Options *o, PmPipeline *p)
 	return 0;
 }
 
+static const char *
+weights_text(const Options *o)
+{
+	if (o->ort)
+		return "inline in the .ort file";
+	if (o->no_weights)
+		return "not written (--no-weights): the weights are graph "
+		    "inputs without data";
+	if (o->init_inputs)
+		return "inline as initializers, also listed as graph inputs "
+		    "(--keep-initializers-as-inputs)";
+	return "inline as initializers (no external data)";
+}
+
+/* -1 on an input error, -2 on a usage error found only now (more names
+ * than inputs or outputs). */
 static int
-compile(Module *m, const Options *o, PlRegistry *r, const PmPipeline *pipe)
+compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
+    DrReport *rep)
 {
 	GraphId fx, onnx;
+	if (rep)
+		dr_report_input(rep, "FX text dump, print(exported_program)",
+		    o->opset);
 	if (fx_parse(m, &fx) < 0 || ir_verify(m, fx) < 0)
 		return -1;
+	if (rep)
+		dr_report_parsed(rep, m, fx);
+	if (o->in_names.n && o->ndyn) {
+		/* --dynamic may name inputs by their new names */
+		dr_names_dynamic(m, ir_graph(m, fx), &o->in_names, o->dynamic,
+		    sizeof o->dynamic);
+		if (symbolize_options(m, o, pipe) < 0)
+			return -1;
+	}
 	if (o->print_ir)
 		ir_print(m, fx, stdout);
 	StFile *w = NULL;
@@ -471,6 +542,8 @@ compile(Module *m, const Options *o, PlRegistry *r, const PmPipeline *pipe)
 	PmRun run = {.opset = o->opset, .training = o->training,
 		.verify_each = o->verify_each, .print_all = o->print_all,
 		.print_after = o->print_after, .irout = stdout};
+	if (rep)
+		run.stats = dr_report_stats(rep, pipe->n, &run.nstats);
 	onnx = fx;
 	int rc = pm_run(m, r, pipe, &run, &onnx);
 	if (rc == 0 && onnx == fx && o->out) {
@@ -482,8 +555,20 @@ compile(Module *m, const Options *o, PlRegistry *r, const PmPipeline *pipe)
 		rc = ir_verify(m, onnx);
 	if (rc == 0 && o->print_ir && onnx != fx)
 		ir_print(m, onnx, stdout);
+	if (rc == 0 && dr_rename(m, ir_graph(m, onnx), &o->in_names,
+	    &o->out_names) < 0) {
+		m->nerrors++;
+		st_close(w);
+		return -2;
+	}
+	if (rep && rc == 0 && onnx != fx)
+		dr_report_result(rep, onnx, o->out ? weights_text(o) : NULL);
 	if (rc == 0 && o->out) {
-		OnnxOptions oo = {.opset = o->opset};
+		OnnxOptions oo = {.opset = o->opset,
+			.no_metadata = o->no_metadata,
+			.strip_paths = o->strip_paths,
+			.init_inputs = o->init_inputs,
+			.no_weights = o->no_weights};
 		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
 		    : onnx_write(m, onnx, &oo, o->out);
 	}
@@ -496,8 +581,11 @@ main(int argc, char **argv)
 {
 	Options o = {0};
 	int rc = parse_args(argc, argv, &o);
-	if (rc >= 0)
+	if (rc >= 0) {
+		dr_names_free(&o.in_names);
+		dr_names_free(&o.out_names);
 		return rc;
+	}
 	Module *m = ir_module_new();
 	m->file = o.graph ? o.graph : "onnxc";
 	m->maxerrors = 50;
@@ -505,6 +593,7 @@ main(int argc, char **argv)
 	size_t len = 0;
 	PmPipeline pipe = {0};
 	PlRegistry *reg = pl_registry_new(m);
+	DrReport *rep = o.report ? dr_report_new(o.report, argc, argv) : NULL;
 	rc = load_plugins(reg, &o, argv[0]);
 	if (rc == 0 && (o.list_passes || o.list_lowerings)) {
 		if (o.list_passes)
@@ -527,17 +616,22 @@ main(int argc, char **argv)
 	if (rc == 0)
 		rc = map_source(m, o.graph, &map, &len);
 	if (rc == 0)
-		rc = compile(m, &o, reg, &pipe);
+		rc = compile(m, &o, reg, &pipe, rep);
+	if (rep && dr_report_write(rep, m, reg, rc == 0) < 0 && rc == 0)
+		rc = -1;
 done:
 	if (m->nerrors > m->maxerrors)
 		fprintf(stderr, "%s: note: %d more errors not shown\n", m->file,
 		    m->nerrors - m->maxerrors);
-	if (rc < 0 && m->nerrors == 0)
+	if (rc == -1 && m->nerrors == 0)
 		fprintf(stderr, "%s: error: conversion failed\n", m->file);
 	if (map)
 		munmap(map, len);
 	pm_free(&pipe);
 	pl_registry_free(reg); /* fini of each plugin, last loaded first */
 	ir_free(m);
-	return rc < 0 ? EXIT_INPUT : 0;
+	dr_report_free(rep);
+	dr_names_free(&o.in_names);
+	dr_names_free(&o.out_names);
+	return rc == -2 ? EXIT_USAGE : rc < 0 ? EXIT_INPUT : 0;
 }

@@ -68,6 +68,7 @@ typedef struct SigEntry {
 	uint8_t kind;   /* Role for inputs, OutKind for outputs */
 	StrId target;
 	Loc loc;
+	uint8_t persist; /* PERSIST_* of a buffer */
 } SigEntry;
 
 typedef struct Sig {

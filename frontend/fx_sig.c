@@ -82,9 +82,10 @@ outkind(const char *s, size_t n)
 }
 
 static void
-addentry(Sig *s, bool out, StrId name, uint8_t kind, StrId target, Loc loc)
+addentry(Sig *s, bool out, StrId name, uint8_t kind, StrId target, Loc loc,
+    uint8_t persist)
 {
-	SigEntry e = {name, kind, target, loc};
+	SigEntry e = {name, kind, target, loc, persist};
 	if (out) {
 		vgrow((void **)&s->out, &s->cout, s->nout + 1, sizeof *s->out);
 		s->out[s->nout++] = e;
@@ -160,14 +161,20 @@ listing(Parser *p)
 			    mode == 2 ? "output" : "input", (int)kt.n, kt.p);
 		}
 		StrId target = 0;
+		uint8_t persist = PERSIST_UNKNOWN;
 		while (!p->badline && fx_cur(p)->kind == T_NAME &&
 		    fx_tok_is(fx_peek(p, 1), T_PUNCT, "=")) {
 			bool istarget = tokeq(fx_cur(p), "target");
+			bool ispersist = tokeq(fx_cur(p), "persistent");
 			fx_adv(p);
 			fx_adv(p);
 			Token *v = fx_cur(p);
 			if (istarget && v->kind == T_STR)
 				target = fx_str_value(m, v);
+			else if (ispersist && v->kind == T_NAME)
+				persist = tokeq(v, "True") ? PERSIST_YES
+				    : tokeq(v, "False") ? PERSIST_NO
+				    : PERSIST_UNKNOWN;
 			else if (v->kind != T_STR && v->kind != T_NAME &&
 			    v->kind != T_INT)
 				fx_expected(p, "a value");
@@ -178,7 +185,7 @@ listing(Parser *p)
 			fx_expected(p, "end of line");
 		if (!p->badline)
 			addentry(&p->sig, mode == 2, name, (uint8_t)kind,
-			    target, loc);
+			    target, loc, persist);
 		fx_skip_line(p);
 	}
 }
@@ -392,6 +399,7 @@ specs(Parser *p, PV *list, bool out)
 	    s = s->next) {
 		PV *kind = kwarg(s, "kind"), *arg = kwarg(s, "arg");
 		PV *target = kwarg(s, "target");
+		PV *persist = kwarg(s, "persistent");
 		PV *name = kwarg(arg, "name");
 		if (s->kind != PV_CALL || !kind || kind->kind != PV_ENUM ||
 		    !name || name->kind != PV_STR) {
@@ -406,9 +414,15 @@ specs(Parser *p, PV *list, bool out)
 			    out ? "output" : "input", (int)kind->n, kind->text);
 			continue;
 		}
+		uint8_t pst = PERSIST_UNKNOWN;
+		if (persist && persist->kind == PV_NAME)
+			pst = persist->n == 4 && !memcmp(persist->text, "True",
+			    4) ? PERSIST_YES : persist->n == 5 &&
+			    !memcmp(persist->text, "False", 5) ? PERSIST_NO
+			    : PERSIST_UNKNOWN;
 		addentry(&p->sig, out, name->s, (uint8_t)k,
 		    target && target->kind == PV_STR ? target->s : 0,
-		    name->loc);
+		    name->loc, pst);
 	}
 }
 
@@ -427,7 +441,7 @@ names(Parser *p, PV *list, bool out, uint8_t kind)
 			fx_err(p, s->loc, "expected a name string");
 			continue;
 		}
-		addentry(&p->sig, out, s->s, kind, 0, s->loc);
+		addentry(&p->sig, out, s->s, kind, 0, s->loc, 0);
 	}
 }
 
@@ -446,7 +460,8 @@ namemap(Parser *p, PV *dict, bool out, uint8_t kind)
 			fx_err(p, k->loc, "expected 'name': 'target'");
 			continue;
 		}
-		addentry(&p->sig, out, k->s, kind, k->next->s, k->loc);
+		addentry(&p->sig, out, k->s, kind, k->next->s, k->loc,
+		    0);
 	}
 }
 
@@ -703,6 +718,7 @@ fx_apply_sig(Parser *p, GraphId main)
 		Value *val = ir_val(g, v);
 		val->role = e->kind;
 		val->target = e->target;
+		val->persist = e->persist;
 	}
 	fx_map_free(&inputs);
 	if (s->bynames) {

@@ -161,6 +161,7 @@ struct Value {
 	uint8_t kind;    /* ValKind */
 	uint8_t dtype;   /* DType for tensors */
 	uint8_t role;    /* Role for graph inputs */
+	uint8_t persist; /* ROLE_BUFFER: PERSIST_YES/PERSIST_NO; 0 unknown */
 	int32_t rank;    /* -1: unknown */
 	uint32_t dims;   /* rank Dims at Graph.dims[dims] */
 	NodeId def;      /* defining node; 0 for graph inputs */
@@ -168,7 +169,13 @@ struct Value {
 	ExprId sym;      /* VK_SYMINT/FLOAT/BOOL: the expression it equals */
 	StrId target;    /* signature target of a parameter/buffer/constant */
 	TensorId init;   /* initializer bytes, if bound */
+	StrId orig;      /* the FX name, when the value was renamed (a weight
+	                  * named by its target, --input-names): written as
+	                  * pkg.torch.onnx.original_node_name */
 };
+
+/* Value.persist: the signature's persistent= of a buffer. */
+enum { PERSIST_UNKNOWN, PERSIST_YES, PERSIST_NO };
 
 /* Arguments: node inputs, kwargs/attributes and list elements. */
 typedef enum ArgKind {
@@ -220,9 +227,20 @@ struct Node {
 	uint32_t nargs;
 	ValId out;       /* outputs are the values out .. out+nout-1 */
 	uint32_t nout;
+	/* Provenance, filled by every frontend and kept by every pass that
+	 * replaces a node (lowering copies it onto each ONNX node it makes,
+	 * plugins through node_set_origin); the ONNX backend writes it as
+	 * torch.onnx's node metadata.  0 means unknown. */
 	Loc loc;         /* where the node was written in the dump */
-	StrId trace;     /* the "# File: ..." comment above it, if any */
-	StrId name;      /* the FX node name (for provenance) */
+	StrId trace;     /* Python stack trace: the dump's "# File: ..."
+	                  * comment, or an archive's stack_trace text */
+	StrId name;      /* the FX node name */
+	StrId scope;     /* nn.Module stack, outermost first: one line
+	                  * "path\tqualified.Class" per module ("" path for the
+	                  * root module), lines joined by '\n'; from an
+	                  * archive's nn_module_stack (dumps print none) */
+	StrId via;       /* D_ONNX: the plugin whose lowering made the node;
+	                  * 0 for onnxc's own rules */
 };
 
 /* One graph: the main one, a higher-order op body, or the lowered graph.

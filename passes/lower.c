@@ -376,6 +376,7 @@ lw_emit_domain(Lower *L, const char *domain, const char *op, int nin,
 		p->loc = src->loc;
 		p->trace = src->trace;
 		p->name = src->name;
+		p->scope = src->scope;
 	}
 	for (int k = 0; k < nin; k++)
 		ir_push_arg(L->dst, n, in[k] ? arg_val(in[k]) : arg_none());
@@ -786,8 +787,10 @@ lower_input(Lower *L, ValId sv)
 		    ir_dims(L->src, sv));
 		Value *dv = ir_val(L->dst, d);
 		dv->role = s->role;
+		dv->persist = s->persist;
 		dv->target = s->target;
 		dv->init = s->init;
+		dv->orig = name != s->name ? s->name : s->orig;
 		return d;
 	}
 	if (s->kind == VK_SYMINT || s->kind == VK_SYMFLOAT ||
@@ -945,8 +948,12 @@ try_plugins(Lower *L, onnxc_ctx *c)
 			continue;
 		}
 		if (st == ONNXC_OK && L->m->nerrors == errs &&
-		    (c->nbound || node->nout == 0))
+		    (c->nbound || node->nout == 0)) {
+			StrId via = ir_intern(L->m, name);
+			for (NodeId k = nn; k < d->nnodes; k++)
+				d->nodes[k].via = via;
 			return 0;
+		}
 		if (L->m->nerrors == errs && st == ONNXC_OK)
 			lw_fail(L, "[%.64s] the lowering bound no output (see "
 			    "host->lower_bind)", name);

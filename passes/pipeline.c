@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pipeline.h"
 
@@ -593,7 +594,22 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 		c.opts = p->steps[i].opts;
 		c.who = pl_plugin_name(r, pass->plugin);
 		int errs = m->nerrors;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		onnxc_status st = pass->info.run(&c, &pl_host, pass->info.user);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (o->stats) {
+			PmStat *s = &o->stats[(*o->nstats)++];
+			const Graph *cg = c.graph && c.graph < m->ngraphs
+			    ? ir_graph(m, c.graph) : NULL;
+			uint32_t live = 0;  /* erased nodes have op 0 */
+			for (NodeId k = 1; cg && k < cg->nnodes; k++)
+				live += cg->nodes[k].op != 0;
+			*s = (PmStat){name, pl_plugin_name(r, pass->plugin),
+			    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, live,
+			    st != ONNXC_OK || m->nerrors != errs};
+		}
 		c.pass = NULL;
 		c.opts = NULL;
 		c.who = NULL;

@@ -23,6 +23,15 @@ typedef struct PmPipeline {
 	uint32_t n, cap;
 } PmPipeline;
 
+/* What one pass did, for --report. */
+typedef struct PmStat {
+	const char *name;   /* the pass */
+	const char *plugin; /* its plugin */
+	double ms;          /* wall time */
+	uint32_t nodes;     /* nodes of the graph after it */
+	bool failed;
+} PmStat;
+
 typedef struct PmRun {
 	int opset;
 	bool training;
@@ -31,6 +40,8 @@ typedef struct PmRun {
 	bool print_all;          /* print the IR after every pass */
 	const char *print_after; /* ... or after the passes of this name */
 	FILE *irout;             /* where printed IR goes */
+	PmStat *stats;           /* if set, room for one per step: filled */
+	uint32_t *nstats;        /* with each pass run, the failed one too */
 } PmRun;
 
 /* The text of preset -O<level> (0, 1, 2), or NULL for another level. */

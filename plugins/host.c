@@ -1416,6 +1416,9 @@ h_node_set_origin(onnxc_ctx *c, onnxc_graph g, onnxc_node n,
 	/* from may be erased already: a rewrite erases what it replaces */
 	G->nodes[n].loc = G->nodes[from].loc;
 	G->nodes[n].trace = G->nodes[from].trace;
+	G->nodes[n].scope = G->nodes[from].scope;
+	if (!G->nodes[n].name)
+		G->nodes[n].name = G->nodes[from].name;
 	return ONNXC_OK;
 }
 

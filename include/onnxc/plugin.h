@@ -379,8 +379,8 @@ struct onnxc_host_api {
 	/* drops entry i; the ones after it move up */
 	onnxc_status (*range_erase)(onnxc_ctx *ctx, uint32_t i);
 	/* node n (made by the pass) stands for source node from: it takes
-	 * from's line, column (diagnostics) and stack trace (provenance in
-	 * the model) */
+	 * from's line, column (diagnostics), stack trace and module stack,
+	 * and its FX name if n has none (provenance in the model) */
 	onnxc_status (*node_set_origin)(onnxc_ctx *ctx, onnxc_graph g,
 	    onnxc_node n, onnxc_node from);
 	/* the FX node name (node_info.name), shown as the model's node name */

@@ -244,11 +244,11 @@ test_tiny_model(void **state)
 	assert_int_equal(p->n_opset_import, 1);
 	assert_string_equal(p->opset_import[0]->domain, "");
 	assert_int_equal(p->opset_import[0]->version, 18);
-	assert_string_equal(meta(p->metadata_props, p->n_metadata_props,
+	Onnx__GraphProto *gp = p->graph;
+	assert_int_equal(p->n_metadata_props, 0);
+	assert_string_equal(meta(gp->metadata_props, gp->n_metadata_props,
 	    "pkg.torch.export.ExportedProgram.range_constraints"),
 	    "{s0: VR[2, 1024]}");
-
-	Onnx__GraphProto *gp = p->graph;
 	assert_string_equal(gp->name, "main_graph");
 	/* the weight is an initializer, not an input */
 	assert_int_equal(gp->n_input, 1);
@@ -284,7 +284,7 @@ test_tiny_model(void **state)
 	    "pkg.torch.onnx.stack_trace"), "File: model.py:7 in forward\n"
 	    "    return self.fc(x)");
 	assert_string_equal(meta(n->metadata_props, n->n_metadata_props,
-	    "namespace"), "linear");
+	    "namespace"), "linear: MatMul");
 
 	n = gp->node[1];
 	assert_string_equal(n->op_type, "Constant");
@@ -357,7 +357,7 @@ test_namespace_from_fx(void **state)
 	Onnx__ModelProto *p = encode(f, g, 17, &buf, &len);
 	Onnx__NodeProto *n = p->graph->node[0];
 	assert_string_equal(meta(n->metadata_props, n->n_metadata_props,
-	    "namespace"), "linear: aten::linear.default");
+	    "namespace"), "linear: aten.linear.default");
 	onnx__model_proto__free_unpacked(p, NULL);
 	free(buf);
 }

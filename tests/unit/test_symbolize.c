@@ -497,9 +497,11 @@ dimp(Onnx__ValueInfoProto *v, size_t i)
 static const char *
 meta(Onnx__ModelProto *p, const char *key)
 {
-	for (size_t i = 0; i < p->n_metadata_props; i++)
-		if (!strcmp(p->metadata_props[i]->key, key))
-			return p->metadata_props[i]->value;
+	/* torch.onnx writes the graph's keys on the GraphProto */
+	const Onnx__GraphProto *g = p->graph;
+	for (size_t i = 0; i < g->n_metadata_props; i++)
+		if (!strcmp(g->metadata_props[i]->key, key))
+			return g->metadata_props[i]->value;
 	return NULL;
 }
 

@@ -260,6 +260,10 @@ dec_emit_n(Rw *r, const char *op, const Ty *t, uint32_t nout, int nargs,
 		r->bad = 1;
 		return 0;
 	}
+	/* the replacement keeps the node's provenance (model metadata) */
+	if (ONNXC_HOST_HAS(r->h, node_set_origin) &&
+	    r->h->node_set_origin(r->ctx, r->g, n, r->n) != ONNXC_OK)
+		r->bad = 1;
 	for (int i = 0; i < nargs; i++)
 		if (r->h->node_push_arg(r->ctx, r->g, n, &args[i]) != ONNXC_OK)
 			r->bad = 1;
