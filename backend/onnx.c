@@ -705,11 +705,13 @@ emit_model(void *ctx, BeOut *o)
 
 /* Move each initializer of at least threshold bytes to the data file
  * named location: its offset, aligned, and its length go into
- * external_data; raw_data keeps the bytes for write_data. */
-static void
+ * external_data; raw_data keeps the bytes for write_data.  Returns how
+ * many moved. */
+static uint32_t
 externalize(Enc *e, const char *location, uint64_t threshold)
 {
 	uint64_t off = 0;
+	uint32_t moved = 0;
 	for (uint32_t i = 0; i < e->ninits; i++) {
 		Onnx__TensorProto *t = e->inits[i];
 		uint64_t n = t->raw_data.len;
@@ -729,7 +731,9 @@ externalize(Enc *e, const char *location, uint64_t threshold)
 		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 		t->has_raw_data = 0;   /* not packed; the bytes stay known */
 		off += n;
+		moved++;
 	}
+	return moved;
 }
 
 /* The data file: each external initializer at its offset. */
@@ -776,13 +780,21 @@ write_external(Enc *e, Onnx__ModelProto *p, const OnnxOptions *o,
 	const char *target = be_out_target(model);
 	const char *slash = strrchr(target, '/');
 	char *data = fmt(e, "%s.data", target);
-	externalize(e, fmt(e, "%s.data", slash ? slash + 1 : target),
-	    o->ext_threshold);
+	uint32_t moved = externalize(e, fmt(e, "%s.data", slash ? slash + 1
+	    : target), o->ext_threshold);
 	size_t size = onnx__model_proto__get_packed_size(p);
 	if (size > MAX_MODEL_BYTES) {
 		ir_error(m, (Loc){0, 0}, "the model would be %zu MB even with "
 		    "its initializers in external data, over the 2 GB limit "
 		    "of an ONNX file", size >> 20);
+		be_out_discard(model);
+		return -1;
+	}
+	if (moved == 0) {       /* every tensor under the threshold */
+		int err = emit_model(p, model);
+		if (!err)
+			return be_out_commit(m, &model, 1);
+		be_out_report(m, model, err);
 		be_out_discard(model);
 		return -1;
 	}

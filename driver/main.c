@@ -307,6 +307,9 @@ parse_args(int argc, char **argv, Options *o)
 		size_t n = strlen(o->out);
 		o->ort = n > 4 && !strcmp(o->out + n - 4, ".ort");
 	}
+	if (o->ort && o->external == ONNX_EXT_ALWAYS)
+		return usage_error("%s", "--external-data: an .ort file has "
+		    "no external data (it is one FlatBuffer); write ONNX");
 	return -1;
 }
 

@@ -3,12 +3,15 @@
  * y = linear(x, fc.weight, fc.bias), x f32[1, IN]) and
  * DIR/weights.safetensors (weight f32[OUT, IN], bias f32[OUT]).
  *
- *   genlinear DIR IN OUT
+ *   genlinear DIR IN OUT [--bias-first]
  *
+ * --bias-first lists the bias before the weight in the signature (so it
+ * is the first initializer: tests of external data alignment).
  * Weights are a function of their index, so a checker can recompute them:
  * weight[k] = wval(k) (below, also in tools/check_linear.js), bias[j] =
  * (j % 7) / 8.  Exact in f32.  Written in 1 MiB blocks, any size.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +35,12 @@ int
 main(int argc, char **argv)
 {
 	char path[4096];
-	if (argc != 4) {
-		fprintf(stderr, "usage: genlinear DIR IN OUT\n");
+	bool bias_first = argc == 5 && !strcmp(argv[4], "--bias-first");
+	if (argc != 4 && !bias_first) {
+		fprintf(stderr, "usage: genlinear DIR IN OUT [--bias-first]\n");
 		return 2;
 	}
+	char params[256], wtext[96], btext[64];
 	uint64_t in = strtoull(argv[2], NULL, 10);
 	uint64_t out = strtoull(argv[3], NULL, 10);
 	if (!in || !out) {
@@ -46,11 +51,17 @@ main(int argc, char **argv)
 	FILE *g = fopen(path, "w");
 	if (!g)
 		return fail("cannot open", path);
+	snprintf(wtext, sizeof wtext, "p_fc_weight: \"f32[%llu, %llu]\"", (unsigned long long)out,
+	    (unsigned long long)in);
+	snprintf(btext, sizeof btext, "p_fc_bias: \"f32[%llu]\"", (unsigned long long)out);
+	snprintf(params, sizeof params, "%s, %s", bias_first ? btext : wtext,
+	    bias_first ? wtext : btext);
+	const char *sig1 = "    p_fc_weight: PARAMETER target='fc.weight'\n";
+	const char *sig2 = "    p_fc_bias: PARAMETER target='fc.bias'\n";
 	fprintf(g,
 	    "ExportedProgram:\n"
 	    "    class GraphModule(torch.nn.Module):\n"
-	    "        def forward(self, p_fc_weight: \"f32[%llu, %llu]\", "
-	    "p_fc_bias: \"f32[%llu]\", x: \"f32[1, %llu]\"):\n"
+	    "        def forward(self, %s, x: \"f32[1, %llu]\"):\n"
 	    "            linear: \"f32[1, %llu]\" = torch.ops.aten.linear."
 	    "default(x, p_fc_weight, p_fc_bias);  x = p_fc_weight = "
 	    "p_fc_bias = None\n"
@@ -58,17 +69,15 @@ main(int argc, char **argv)
 	    "            \n"
 	    "Graph signature: \n"
 	    "    # inputs\n"
-	    "    p_fc_weight: PARAMETER target='fc.weight'\n"
-	    "    p_fc_bias: PARAMETER target='fc.bias'\n"
+	    "%s%s"
 	    "    x: USER_INPUT\n"
 	    "    \n"
 	    "    # outputs\n"
 	    "    linear: USER_OUTPUT\n"
 	    "    \n"
-	    "Range constraints: {}\n",
-	    (unsigned long long)out, (unsigned long long)in,
-	    (unsigned long long)out, (unsigned long long)in,
-	    (unsigned long long)out);
+	    "Range constraints: {}\n", params, (unsigned long long)in,
+	    (unsigned long long)out, bias_first ? sig2 : sig1,
+	    bias_first ? sig1 : sig2);
 	if (fclose(g) != 0)
 		return fail("write failed", path);
 
