@@ -2,6 +2,7 @@
  * they come from (see copy.h). */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,7 +28,7 @@ static Src srcs[MAXSRC];
 static volatile sig_atomic_t used[MAXSRC];
 static volatile sig_atomic_t changed = -1;   /* index of a changed source */
 static struct sigaction old_bus;
-static bool handler_set;
+static long pagesz;
 
 /* A read of a page the file no longer has: give the page zeros so that
  * the read completes, and note the change; the writers check it before
@@ -40,9 +41,8 @@ on_sigbus(int sig, siginfo_t *si, void *uc)
 		if (!used[i] || a < srcs[i].map ||
 		    a >= srcs[i].map + srcs[i].len)
 			continue;
-		long pg = sysconf(_SC_PAGESIZE);
-		void *page = (void *)((uintptr_t)a & ~(uintptr_t)(pg - 1));
-		if (mmap(page, (size_t)pg, PROT_READ, MAP_PRIVATE |
+		void *page = (void *)((uintptr_t)a & ~(uintptr_t)(pagesz - 1));
+		if (mmap(page, (size_t)pagesz, PROT_READ, MAP_PRIVATE |
 		    MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 			break;
 		changed = i;
@@ -69,12 +69,15 @@ be_src_add(const void *map, size_t len, int fd, const char *path)
 		srcs[i] = (Src){map, len, fd, st.st_dev, st.st_ino, {0}};
 		snprintf(srcs[i].path, sizeof srcs[i].path, "%s", path);
 		used[i] = 1;
-		if (!handler_set) {
+		/* (again if someone replaced it since: test harnesses do) */
+		struct sigaction cur;
+		if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+		    cur.sa_sigaction != on_sigbus) {
+			pagesz = sysconf(_SC_PAGESIZE);
 			struct sigaction sa = {.sa_sigaction = on_sigbus,
 				.sa_flags = SA_SIGINFO | SA_NODEFER};
 			sigemptyset(&sa.sa_mask);
 			sigaction(SIGBUS, &sa, &old_bus);
-			handler_set = true;
 		}
 		return 0;
 	}
@@ -85,8 +88,11 @@ void
 be_src_remove(const void *map)
 {
 	for (int i = 0; i < MAXSRC; i++)
-		if (used[i] && srcs[i].map == map)
+		if (used[i] && srcs[i].map == map) {
 			used[i] = 0;
+			if (changed == i)
+				changed = -1;
+		}
 }
 
 bool

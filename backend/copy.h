@@ -23,6 +23,7 @@
  * be_src_remove) read from path.  Returns 0, or -1 when the table is
  * full. */
 int be_src_add(const void *map, size_t len, int fd, const char *path);
+/* Forget a source (and that it changed). */
 void be_src_remove(const void *map);
 /* The source holding p[0, n): its descriptor and the file offset of p. */
 bool be_src_find(const void *p, size_t n, int *fd, uint64_t *off);

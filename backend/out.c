@@ -340,16 +340,14 @@ flush(BeOut *o)
 static void
 test_stop(uint64_t pos, size_t n)
 {
-	static bool first = true, mid = true;
-	const char *at = getenv("ONNXC_TEST_STOP");
-	if (!at)
-		return;
-	if (first && !strcmp(at, "write")) {
-		first = false;
-		raise(SIGSTOP);
+	static enum { UNSET, NONE, FIRST, MID } at;
+	if (at == UNSET) {
+		const char *e = getenv("ONNXC_TEST_STOP");
+		at = !e ? NONE : !strcmp(e, "write") ? FIRST
+		    : !strcmp(e, "mid-write") ? MID : NONE;
 	}
-	if (mid && pos + n >= BUFSZ && !strcmp(at, "mid-write")) {
-		mid = false;
+	if (at == FIRST || (at == MID && pos + n >= BUFSZ)) {
+		at = NONE;
 		raise(SIGSTOP);
 	}
 }

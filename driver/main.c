@@ -513,6 +513,13 @@ compile(Module *m, const Options *o, PlRegistry *r, const PmPipeline *pipe)
 		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
 		    : onnx_write(m, onnx, &oo, o->out);
 	}
+	if (rc == 0 && be_src_changed()) {
+		/* the IR read zeros where the file lost pages (copy.c) */
+		ir_error(m, (Loc){0}, "%s changed during conversion (it was "
+		    "truncated or rewritten while onnxc read it)",
+		    be_src_changed());
+		rc = -1;
+	}
 	if (w) {
 		const void *wmap;
 		size_t wlen;
