@@ -175,7 +175,8 @@ follow(const char *path, char **out)
 		}
 		link[n] = 0;
 		const char *slash = strrchr(p, '/');
-		size_t dl = link[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+		size_t dl = link[0] == '/' || !slash ? 0
+		    : (size_t)(slash - p) + 1;
 		char *q = malloc(dl + (size_t)n + 1);
 		if (q) {
 			memcpy(q, p, dl);

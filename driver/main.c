@@ -538,8 +538,8 @@ close_stdout(int rc)
 	bool bad = ferror(stdout) != 0;
 	errno = 0;
 	if (fclose(stdout) != 0 || bad) {
-		fprintf(stderr, "onnxc: error: cannot write to standard output: "
-		    "%s\n", strerror(errno ? errno : EIO));
+		fprintf(stderr, "onnxc: error: cannot write to standard "
+		    "output: %s\n", strerror(errno ? errno : EIO));
 		return rc ? rc : EXIT_INPUT;
 	}
 	return rc;

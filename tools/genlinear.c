@@ -51,9 +51,10 @@ main(int argc, char **argv)
 	FILE *g = fopen(path, "w");
 	if (!g)
 		return fail("cannot open", path);
-	snprintf(wtext, sizeof wtext, "p_fc_weight: \"f32[%llu, %llu]\"", (unsigned long long)out,
-	    (unsigned long long)in);
-	snprintf(btext, sizeof btext, "p_fc_bias: \"f32[%llu]\"", (unsigned long long)out);
+	snprintf(wtext, sizeof wtext, "p_fc_weight: \"f32[%llu, %llu]\"",
+	    (unsigned long long)out, (unsigned long long)in);
+	snprintf(btext, sizeof btext, "p_fc_bias: \"f32[%llu]\"",
+	    (unsigned long long)out);
 	snprintf(params, sizeof params, "%s, %s", bias_first ? btext : wtext,
 	    bias_first ? wtext : btext);
 	const char *sig1 = "    p_fc_weight: PARAMETER target='fc.weight'\n";
