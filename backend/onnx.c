@@ -7,7 +7,10 @@
  * The protobuf-c message tree lives in one arena per call.  Tensor bytes
  * are never copied: raw_data points at the weights mapping (or at the
  * module's constants), and onnx_write streams the packed message through
- * a ProtobufCBuffer straight into the file.  protobuf-c types stay here.
+ * a ProtobufCBuffer into the file, where out.c turns the mapped bytes into
+ * a kernel copy from the weights file.  With external data (forced, or
+ * when the model would pass 2 GB) initializers go to <model>.data instead.
+ * protobuf-c types stay here.
  */
 #include <errno.h>
 #include <stdlib.h>

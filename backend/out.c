@@ -320,24 +320,31 @@ be_out_discard(BeOut *o)
 /* --------------------------------------------------------------- writing */
 
 static int
+write_all(BeOut *o, const void *p, size_t n)
+{
+	for (size_t w = 0; !o->err && w < n;) {
+		ssize_t k = write(o->fd, (const char *)p + w, n - w);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			o->err = k < 0 ? errno : EIO;
+		else
+			w += (size_t)k;
+	}
+	return o->err;
+}
+
+static int
 flush(BeOut *o)
 {
-	for (size_t w = 0; !o->err && w < o->len;) {
-		ssize_t n = write(o->fd, o->buf + w, o->len - w);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			o->err = n < 0 ? errno : EIO;
-		else
-			w += (size_t)n;
-	}
+	write_all(o, o->buf, o->len);
 	o->len = 0;
 	return o->err;
 }
 
 /* Tests stop the process at a known point of writing with
- * ONNXC_TEST_STOP=write (before the first byte) or =mid-write (after the
- * first MiB), never racing it with a sleep. */
+ * ONNXC_TEST_STOP=write (before the first byte) or =mid-write (before the
+ * write that reaches 1 MiB), never racing it with a sleep. */
 static void
 test_stop(uint64_t pos, size_t n)
 {
@@ -369,18 +376,8 @@ be_out_write(BeOut *o, const void *p, size_t n)
 	}
 	if (o->len + n > BUFSZ && flush(o))
 		return o->err;
-	if (n >= BUFSZ) {
-		for (size_t w = 0; !o->err && w < n;) {
-			ssize_t k = write(o->fd, (const char *)p + w, n - w);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				o->err = k < 0 ? errno : EIO;
-			else
-				w += (size_t)k;
-		}
-		return o->err;
-	}
+	if (n >= BUFSZ)
+		return write_all(o, p, n);
 	memcpy(o->buf + o->len, p, n);
 	o->len += n;
 	return 0;
