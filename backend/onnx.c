@@ -7,7 +7,10 @@
  * The protobuf-c message tree lives in one arena per call.  Tensor bytes
  * are never copied: raw_data points at the weights mapping (or at the
  * module's constants), and onnx_write streams the packed message through
- * a ProtobufCBuffer straight into the file.  protobuf-c types stay here.
+ * a ProtobufCBuffer into the file, where out.c turns the mapped bytes into
+ * a kernel copy from the weights file.  With external data (forced, or
+ * when the model would pass 2 GB) initializers go to <model>.data instead.
+ * protobuf-c types stay here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,10 +22,16 @@
 
 #include "onnx.h"
 
-/* A single protobuf message cannot exceed 2 GB; leave room for the graph
- * itself next to the weights. */
-#define MAX_WEIGHT_BYTES ((UINT64_C(2) << 30) - (UINT64_C(64) << 20))
+/* A single protobuf message cannot exceed 2 GB. */
 #define MAX_MODEL_BYTES ((UINT64_C(2) << 30) - 1)
+/* External data offsets: ONNX Runtime maps tensors of the data file
+ * (Env::MapFileIntoMemory) at page granularity, and Windows maps at 64 KiB;
+ * a tensor of 1 MiB or more starts on a 64 KiB boundary (also a multiple
+ * of 4 and 16 KiB pages), smaller ones on 64 bytes (any element type, a
+ * cache line) so padding stays small. */
+#define EXT_ALIGN_BIG 65536
+#define EXT_ALIGN_SMALL 64
+#define EXT_BIG (UINT64_C(1) << 20)
 
 static const Onnx__TensorShapeProto__Dimension__ValueCase
 	DIM_VALUE = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE,
@@ -37,6 +46,8 @@ typedef struct Enc {
 	BeMeta *meta;        /* provenance texts; NULL: --no-metadata */
 	StrId *domains;      /* non-default domains the nodes use */
 	uint32_t ndomains, cdomains;
+	Onnx__TensorProto **inits; /* every initializer, in model order */
+	uint32_t ninits, cinits;
 	int errs;            /* m->nerrors on entry */
 } Enc;
 
@@ -535,6 +546,9 @@ graph_proto(Enc *e, GraphId gid)
 				input_metadata(e, val, &t->metadata_props,
 				    &t->n_metadata_props);
 			p->initializer[p->n_initializer++] = t;
+			vgrow((void **)&e->inits, &e->cinits, e->ninits + 1,
+			    sizeof *e->inits);
+			e->inits[e->ninits++] = t;
 			if (!e->o->init_inputs)
 				continue;
 		}
@@ -652,19 +666,6 @@ model_proto(Enc *e, GraphId gid, const OnnxOptions *o)
 		s->version = i ? 1 : o->opset;
 		p->opset_import[i] = s;
 	}
-	if (e->weights > MAX_WEIGHT_BYTES) {
-		ir_error(m, (Loc){0, 0}, "the model holds %llu MB of weights; "
-		    "a single ONNX file is limited to 2 GB, so weights this "
-		    "large need external data (not supported yet)",
-		    (unsigned long long)(e->weights >> 20));
-		return NULL;
-	}
-	size_t size = onnx__model_proto__get_packed_size(p);
-	if (size > MAX_MODEL_BYTES) {
-		ir_error(m, (Loc){0, 0}, "the model would be %zu bytes, over "
-		    "the 2 GB limit of an ONNX file", size);
-		return NULL;
-	}
 	return p;
 }
 
@@ -684,6 +685,7 @@ enc_free(Enc *e)
 	be_names_free(&e->names);
 	be_meta_free(e->meta);
 	free(e->domains);
+	free(e->inits);
 }
 
 static Onnx__ModelProto *
@@ -709,6 +711,13 @@ onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
 		return -1;
 	}
 	size_t n = onnx__model_proto__get_packed_size(p);
+	if (n > MAX_MODEL_BYTES) {
+		ir_error(m, (Loc){0, 0}, "the model would be %zu MB, over the "
+		    "2 GB limit of a single ONNX message; write it to a file, "
+		    "where its weights can go to external data", n >> 20);
+		enc_free(&e);
+		return -1;
+	}
 	*buf = xrealloc(NULL, n);
 	*len = onnx__model_proto__pack(p, *buf);
 	enc_free(&e);
@@ -719,11 +728,12 @@ onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
 
 /* ---------------------------------------------------------------- files */
 
-/* protobuf-c hands us the message piece by piece, tensor bytes straight
- * from the mapping; the first failed write is remembered. */
+/* protobuf-c hands us the message piece by piece, raw_data straight from
+ * the weights mapping, which be_out_write turns into a kernel copy from
+ * the weights file; the first failed write is remembered. */
 typedef struct Sink {
 	ProtobufCBuffer base;
-	FILE *fp;
+	BeOut *out;
 	int err;
 } Sink;
 
@@ -731,20 +741,132 @@ static void
 sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	Sink *s = (Sink *)b;
-	if (s->err || len == 0)
-		return;
-	errno = 0;
-	if (fwrite(data, 1, len, s->fp) != len)
-		s->err = errno ? errno : EIO;
+	if (!s->err)
+		s->err = be_out_write(s->out, data, len);
 }
 
-/* BeEmit: pack the model into fp */
+/* BeEmit: pack the model into o */
 static int
-emit_model(void *ctx, FILE *fp)
+emit_model(void *ctx, BeOut *o)
 {
-	Sink s = {.base = {.append = sink_append}, .fp = fp};
+	Sink s = {.base = {.append = sink_append}, .out = o};
 	onnx__model_proto__pack_to_buffer(ctx, &s.base);
 	return s.err;
+}
+
+/* Move each initializer of at least threshold bytes to the data file
+ * named location: its offset, aligned, and its length go into
+ * external_data; raw_data keeps the bytes for write_data.  Returns how
+ * many moved. */
+static uint32_t
+externalize(Enc *e, const char *location, uint64_t threshold)
+{
+	uint64_t off = 0;
+	uint32_t moved = 0;
+	for (uint32_t i = 0; i < e->ninits; i++) {
+		Onnx__TensorProto *t = e->inits[i];
+		uint64_t n = t->raw_data.len;
+		if (n == 0 || n < threshold)
+			continue;
+		uint64_t al = n >= EXT_BIG ? EXT_ALIGN_BIG : EXT_ALIGN_SMALL;
+		off = (off + al - 1) & ~(al - 1);
+		Onnx__StringStringEntryProto **x = newarr(e, 3, sizeof *x);
+		x[0] = entry(e, "location", (char *)location);
+		x[1] = entry(e, "offset", fmt(e, "%llu",
+		    (unsigned long long)off));
+		x[2] = entry(e, "length", fmt(e, "%llu",
+		    (unsigned long long)n));
+		t->external_data = x;
+		t->n_external_data = 3;
+		t->has_data_location = 1;
+		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+		t->has_raw_data = 0;   /* not packed; the bytes stay known */
+		off += n;
+		moved++;
+	}
+	return moved;
+}
+
+/* The data file: each external initializer at its offset. */
+static int
+write_data(Enc *e, BeOut *o)
+{
+	int err = 0;
+	for (uint32_t i = 0; !err && i < e->ninits; i++) {
+		const Onnx__TensorProto *t = e->inits[i];
+		if (!t->n_external_data)
+			continue;
+		uint64_t al = t->raw_data.len >= EXT_BIG ? EXT_ALIGN_BIG
+		    : EXT_ALIGN_SMALL;
+		if (!(err = be_out_align(o, al)))
+			err = be_out_write(o, t->raw_data.data,
+			    t->raw_data.len);
+	}
+	return err;
+}
+
+/* Whether the initializers go to external data, by o and the size;
+ * -1 after an error. */
+static int
+want_external(Enc *e, Onnx__ModelProto *p, const OnnxOptions *o)
+{
+	if (o->external == ONNX_EXT_ALWAYS)
+		return 1;
+	size_t size = onnx__model_proto__get_packed_size(p);
+	if (size <= MAX_MODEL_BYTES)
+		return 0;
+	if (o->external == ONNX_EXT_AUTO)
+		return 1;
+	ir_error(e->m, (Loc){0, 0}, "the model would be %zu MB, over the 2 GB "
+	    "limit of a single ONNX file, and --no-external-data forbids "
+	    "writing its weights to a data file beside it", size >> 20);
+	return -1;
+}
+
+static int
+write_external(Enc *e, Onnx__ModelProto *p, const OnnxOptions *o,
+    BeOut *model)
+{
+	Module *m = e->m;
+	const char *target = be_out_target(model);
+	const char *slash = strrchr(target, '/');
+	char *data = fmt(e, "%s.data", target);
+	uint32_t moved = externalize(e, fmt(e, "%s.data", slash ? slash + 1
+	    : target), o->ext_threshold);
+	size_t size = onnx__model_proto__get_packed_size(p);
+	if (size > MAX_MODEL_BYTES) {
+		ir_error(m, (Loc){0, 0}, "the model would be %zu MB even with "
+		    "its initializers in external data, over the 2 GB limit "
+		    "of an ONNX file", size >> 20);
+		be_out_discard(model);
+		return -1;
+	}
+	if (moved == 0) {       /* every tensor under the threshold */
+		int err = emit_model(p, model);
+		if (!err)
+			return be_out_commit(m, &model, 1);
+		be_out_report(m, model, err);
+		be_out_discard(model);
+		return -1;
+	}
+	BeOut *outs[2] = {be_out_open(m, data), model};
+	if (!outs[0]) {
+		be_out_discard(model);
+		return -1;
+	}
+	int err = write_data(e, outs[0]);
+	BeOut *bad = outs[0];
+	if (!err) {
+		err = emit_model(p, model);
+		bad = model;
+	}
+	if (err) {
+		be_out_report(m, bad, err);
+		be_out_discard(outs[0]);
+		be_out_discard(model);
+		return -1;
+	}
+	return be_out_commit(m, outs, 2);
 }
 
 int
@@ -753,7 +875,14 @@ onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path)
 	Enc e;
 	enc_init(&e, m);
 	Onnx__ModelProto *p = build(&e, g, o);
-	int rc = p ? be_write_atomic(m, path, emit_model, p) : -1;
+	int ext = p ? want_external(&e, p, o) : -1;
+	int rc = -1;
+	if (ext == 0) {
+		rc = be_write_atomic(m, path, emit_model, p);
+	} else if (ext == 1) {
+		BeOut *model = be_out_open(m, path);
+		rc = model ? write_external(&e, p, o, model) : -1;
+	}
 	enc_free(&e);
 	return rc;
 }

@@ -1099,20 +1099,19 @@ ort_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
 
 /* ---------------------------------------------------------------- files */
 
+/* weights are referenced blobs: be_out_write copies them from the input
+ * file by the kernel */
 static int
 put_file(void *ctx, const void *p, size_t n)
 {
-	errno = 0;
-	if (fwrite(p, 1, n, ctx) != n)
-		return errno ? errno : EIO;
-	return 0;
+	return be_out_write(ctx, p, n);
 }
 
-/* BeEmit: the built buffer into fp */
+/* BeEmit: the built buffer into o */
 static int
-emit_model(void *ctx, FILE *fp)
+emit_model(void *ctx, BeOut *o)
 {
-	return fbs_emit(ctx, put_file, fp);
+	return fbs_emit(ctx, put_file, o);
 }
 
 int

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/copy.h"
 #include "backend/onnx.h"
 #include "backend/ort.h"
 #include "driver/driver.h"
@@ -32,6 +33,8 @@ static const char usage[] =
     "             [--input-names A,B,...] [--output-names X,Y,...]\n"
     "             [--strip-paths] [--no-metadata] [--report FILE.md]\n"
     "             [--keep-initializers-as-inputs] [--no-weights]\n"
+    "             [--external-data|--no-external-data]\n"
+    "             [--external-data-threshold BYTES]\n"
     "       onnxc --list-passes|--list-lowerings [--load-plugin PATH]...\n"
     "             [--help] [--version]\n";
 
@@ -59,6 +62,11 @@ static const char help[] =
     "  --strict              literals not proven to follow a symbolic dim are\n"
     "                        errors, not warnings\n"
     "  --print-ir            print the IR after parsing and after lowering\n"
+    "  --external-data       write initializers to OUT.data beside the model\n"
+    "                        (automatic when the model would pass 2 GB)\n"
+    "  --no-external-data    never: a model over 2 GB is an error\n"
+    "  --external-data-threshold BYTES\n"
+    "                        smaller initializers stay in the model (1024)\n"
     "\n"
     "Passes (plugin modules; see --list-passes):\n"
     "  -O0                   symbolize-shapes,lower\n"
@@ -111,14 +119,16 @@ typedef struct Options {
 	DrNames in_names, out_names;  /* --input-names, --output-names */
 	bool strip_paths, no_metadata, init_inputs, no_weights;
 	const char *report;           /* --report FILE.md */
+	OnnxExternal external;
+	uint64_t ext_threshold;
 } Options;
 
-/* A flag value that is well formed as a flag but wrong: exit 1. */
+/* A flag value that is well formed as a flag but wrong: a usage error. */
 static int
 value_error(const char *flag, const char *value, const char *why)
 {
 	fprintf(stderr, "onnxc: error: %s '%s': %s\n", flag, value, why);
-	return EXIT_INPUT;
+	return EXIT_USAGE;
 }
 
 static bool
@@ -215,6 +225,7 @@ parse_args(int argc, char **argv, Options *o)
 {
 	o->opset = 18;
 	o->level = -1;
+	o->ext_threshold = ONNX_EXT_THRESHOLD;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		bool missing = false;
@@ -264,6 +275,17 @@ parse_args(int argc, char **argv, Options *o)
 				fputs(usage, stderr);
 				return EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "--external-data")) {
+			o->external = ONNX_EXT_ALWAYS;
+		} else if (!strcmp(a, "--no-external-data")) {
+			o->external = ONNX_EXT_NEVER;
+		} else if ((v = optval(argc, argv, &i,
+		    "--external-data-threshold", &missing))) {
+			int64_t n;
+			if (!parse_int(v, &n) || n < 0)
+				return value_error("--external-data-threshold",
+				    v, "expected a number of bytes");
+			o->ext_threshold = (uint64_t)n;
 		} else if ((v = optval(argc, argv, &i, "--passes", &missing))) {
 			o->passes = v;
 		} else if ((v = optval(argc, argv, &i, "--print-ir-after",
@@ -330,40 +352,42 @@ parse_args(int argc, char **argv, Options *o)
 	if (o->ort && (o->init_inputs || o->no_weights))
 		return usage_error("%s", "--keep-initializers-as-inputs and "
 		    "--no-weights are for .onnx output");
+	if (o->ort && o->external == ONNX_EXT_ALWAYS)
+		return usage_error("%s", "--external-data: an .ort file has "
+		    "no external data (it is one FlatBuffer); write ONNX");
 	return -1;
 }
 
-/* The dump is mapped read-only; diagnostics quote lines from it. */
+/* The dump is mapped read-only; diagnostics quote lines from it.  Its
+ * descriptor stays open (*fd) so that outputs can tell it from theirs. */
 static int
-map_source(Module *m, const char *path, void **map, size_t *len)
+map_source(Module *m, const char *path, void **map, size_t *len, int *fd)
 {
-	int fd = open(path, O_RDONLY);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0 || fstat(*fd, &st) < 0) {
 		ir_error(m, (Loc){0}, "cannot read '%s': %s", path,
 		    strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ir_error(m, (Loc){0}, "'%s' is not a regular file", path);
-		close(fd);
+		ir_error(m, (Loc){0}, "'%s' is not a regular file (it is %s)",
+		    path, st_kind(st.st_mode));
 		return -1;
 	}
 	*len = (size_t)st.st_size;
 	*map = NULL;
 	if (*len) {
-		*map = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+		*map = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, *fd, 0);
 		if (*map == MAP_FAILED) {
 			*map = NULL;
 			ir_error(m, (Loc){0}, "cannot map '%s': %s", path,
 			    strerror(errno));
-			close(fd);
 			return -1;
 		}
 	}
-	close(fd);
+	be_src_add(*map, *len, *fd, path);
 	m->src = *map;
 	m->srclen = *len;
 	return 0;
@@ -538,6 +562,10 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 			st_close(w);
 			return -1;
 		}
+		const void *wmap;
+		size_t wlen;
+		int wfd = st_fd(w, &wmap, &wlen);
+		be_src_add(wmap, wlen, wfd, o->weights);
 	}
 	PmRun run = {.opset = o->opset, .training = o->training,
 		.verify_each = o->verify_each, .print_all = o->print_all,
@@ -568,11 +596,41 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 			.no_metadata = o->no_metadata,
 			.strip_paths = o->strip_paths,
 			.init_inputs = o->init_inputs,
-			.no_weights = o->no_weights};
+			.no_weights = o->no_weights,
+			.external = o->external,
+			.ext_threshold = o->ext_threshold};
 		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
 		    : onnx_write(m, onnx, &oo, o->out);
 	}
+	if (rc == 0 && be_src_changed()) {
+		/* the IR read zeros where the file lost pages (copy.c) */
+		ir_error(m, (Loc){0}, "%s changed during conversion (it was "
+		    "truncated or rewritten while onnxc read it)",
+		    be_src_changed());
+		rc = -1;
+	}
+	if (w) {
+		const void *wmap;
+		size_t wlen;
+		st_fd(w, &wmap, &wlen);
+		be_src_remove(wmap);
+	}
 	st_close(w);
+	return rc;
+}
+
+/* Output on stdout (--help, --print-ir, the lists) that did not arrive
+ * is an error too. */
+static int
+close_stdout(int rc)
+{
+	bool bad = ferror(stdout) != 0;
+	errno = 0;
+	if (fclose(stdout) != 0 || bad) {
+		fprintf(stderr, "onnxc: error: cannot write to standard "
+		    "output: %s\n", strerror(errno ? errno : EIO));
+		return rc ? rc : EXIT_INPUT;
+	}
 	return rc;
 }
 
@@ -584,13 +642,14 @@ main(int argc, char **argv)
 	if (rc >= 0) {
 		dr_names_free(&o.in_names);
 		dr_names_free(&o.out_names);
-		return rc;
+		return close_stdout(rc);
 	}
 	Module *m = ir_module_new();
 	m->file = o.graph ? o.graph : "onnxc";
 	m->maxerrors = 50;
 	void *map = NULL;
 	size_t len = 0;
+	int srcfd = -1;
 	PmPipeline pipe = {0};
 	PlRegistry *reg = pl_registry_new(m);
 	DrReport *rep = o.report ? dr_report_new(o.report, argc, argv) : NULL;
@@ -614,7 +673,7 @@ main(int argc, char **argv)
 		m->nerrors++;
 	}
 	if (rc == 0)
-		rc = map_source(m, o.graph, &map, &len);
+		rc = map_source(m, o.graph, &map, &len, &srcfd);
 	if (rc == 0)
 		rc = compile(m, &o, reg, &pipe, rep);
 	if (rep && dr_report_write(rep, m, reg, rc == 0) < 0 && rc == 0)
@@ -627,11 +686,15 @@ done:
 		fprintf(stderr, "%s: error: conversion failed\n", m->file);
 	if (map)
 		munmap(map, len);
+	if (srcfd >= 0) {
+		be_src_remove(map);
+		close(srcfd);
+	}
 	pm_free(&pipe);
 	pl_registry_free(reg); /* fini of each plugin, last loaded first */
 	ir_free(m);
 	dr_report_free(rep);
 	dr_names_free(&o.in_names);
 	dr_names_free(&o.out_names);
-	return rc == -2 ? EXIT_USAGE : rc < 0 ? EXIT_INPUT : 0;
+	return close_stdout(rc == -2 ? EXIT_USAGE : rc < 0 ? EXIT_INPUT : 0);
 }

@@ -366,7 +366,7 @@ weights(FILE *f, const DrReport *r, Module *m)
 }
 
 static int
-emit(void *ctx, FILE *f)
+emit_text(void *ctx, FILE *f)
 {
 	void **a = ctx;
 	DrReport *r = a[0];
@@ -401,6 +401,25 @@ emit(void *ctx, FILE *f)
 	if (r->fx || r->onnx)
 		weights(f, r, m);
 	return ferror(f) ? EIO : 0;
+}
+
+/* The report is small: made in memory, then written as one output (which
+ * appears only when complete). */
+static int
+emit(void *ctx, BeOut *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return errno;
+	int err = emit_text(ctx, f);
+	if (fclose(f) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (!err)
+		err = be_out_write(o, buf, len);
+	free(buf);
+	return err;
 }
 
 int

@@ -24,6 +24,7 @@ struct StFile {
 	const char *path;        /* in m's arena */
 	const unsigned char *map;
 	size_t size;
+	int fd;                  /* kept open: writers copy from it */
 	const unsigned char *data; /* the data section */
 	uint64_t datalen;
 	Tensor *t;
@@ -725,11 +726,29 @@ little_endian(void)
 	return b == 1;
 }
 
+const char *
+st_kind(unsigned mode)
+{
+	return S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+	    : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode)
+	    ? "a block device" : S_ISDIR(mode) ? "a directory"
+	    : "of an unknown kind";
+}
+
+int
+st_fd(const StFile *f, const void **map, size_t *len)
+{
+	*map = f->map;
+	*len = f->size;
+	return f->fd;
+}
+
 static StFile *
 open_file(Module *m, const char *path)
 {
 	StFile *f = xrealloc(NULL, sizeof *f);
 	memset(f, 0, sizeof *f);
+	f->fd = -1;
 	f->m = m;
 	f->path = arena_strndup(m->arena, path, strlen(path));
 
@@ -739,36 +758,34 @@ open_file(Module *m, const char *path)
 		bad(f, NULL, "reading weights needs a little-endian host");
 		goto fail;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		bad(f, NULL, "cannot open: %s", strerror(errno));
 		goto fail;
 	}
+	f->fd = fd;
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		bad(f, NULL, "cannot stat: %s", strerror(errno));
-		close(fd);
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		bad(f, NULL, "not a regular file");
-		close(fd);
+		bad(f, NULL, "not a regular file (it is %s)",
+		    st_kind(st.st_mode));
 		goto fail;
 	}
 	if (st.st_size < 8) {
 		bad(f, NULL, "file is %lld bytes, too short for the 8-byte "
 		    "header length", (long long)st.st_size);
-		close(fd);
 		goto fail;
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX) {
 		bad(f, NULL, "file too large to map");
-		close(fd);
 		goto fail;
 	}
 	f->size = (size_t)st.st_size;
 	void *p = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (p == MAP_FAILED) {
 		bad(f, NULL, "cannot map: %s", strerror(errno));
 		goto fail;
@@ -816,6 +833,8 @@ st_close(StFile *f)
 		return;
 	if (f->map)
 		munmap((void *)f->map, f->size);
+	if (f->fd >= 0)
+		close(f->fd);
 	free(f->t);
 	free(f->byname);
 	free(f);

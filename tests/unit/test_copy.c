@@ -1,0 +1,158 @@
+/* test_copy.c - the kernel copy (backend/copy.c): into a file and into a
+ * pipe (where copy_file_range gives way to sendfile), a source shorter
+ * than asked (noted as changed), finding bytes in registered mappings,
+ * and a read of a mapped page the file lost (zeros and a note, no
+ * SIGBUS). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backend/copy.h"
+
+enum { N = 300000 };
+
+/* A temporary file holding N bytes of a pattern; its path in path. */
+static int
+source(char *path, size_t cap)
+{
+	snprintf(path, cap, "/tmp/test_copy_XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unsigned char *b = malloc(N);
+	for (size_t i = 0; i < N; i++)
+		b[i] = (unsigned char)(i * 7 + i / 251);
+	assert_int_equal(write(fd, b, N), N);
+	free(b);
+	return fd;
+}
+
+static unsigned char
+pat(size_t i)
+{
+	return (unsigned char)(i * 7 + i / 251);
+}
+
+static void
+test_into_file(void **state)
+{
+	(void)state;
+	char sp[64], dp[64];
+	int in = source(sp, sizeof sp);
+	snprintf(dp, sizeof dp, "/tmp/test_copy_XXXXXX");
+	int out = mkstemp(dp);
+	assert_int_equal(write(out, "head", 4), 4);
+	assert_int_equal(be_copy(out, in, 1000, 200000), 0);
+	/* appended at the position, which moved past the copy */
+	assert_int_equal(lseek(out, 0, SEEK_CUR), 4 + 200000);
+	unsigned char *b = malloc(200004);
+	assert_int_equal(pread(out, b, 200004, 0), 200004);
+	assert_memory_equal(b, "head", 4);
+	for (size_t i = 0; i < 200000; i++)
+		if (b[4 + i] != pat(1000 + i))
+			fail_msg("byte %zu differs", i);
+	free(b);
+	close(in);
+	close(out);
+	unlink(sp);
+	unlink(dp);
+}
+
+static void
+test_into_pipe(void **state)
+{
+	(void)state;
+	char sp[64];
+	int in = source(sp, sizeof sp), p[2];
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(be_copy(p[1], in, 5, 4000), 0);
+	unsigned char b[4000];
+	assert_int_equal(read(p[0], b, sizeof b), 4000);
+	for (size_t i = 0; i < sizeof b; i++)
+		assert_int_equal(b[i], pat(5 + i));
+	close(p[0]);
+	close(p[1]);
+	close(in);
+	unlink(sp);
+}
+
+static void
+test_short_source(void **state)
+{
+	(void)state;
+	char sp[64], dp[64];
+	int in = source(sp, sizeof sp);
+	snprintf(dp, sizeof dp, "/tmp/test_copy_XXXXXX");
+	int out = mkstemp(dp);
+	const void *map = mmap(NULL, N, PROT_READ, MAP_PRIVATE, in, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(be_src_add(map, N, in, "short.bin"), 0);
+	assert_null(be_src_changed());
+	/* 1000 bytes past the end: the file is not what it was */
+	assert_int_equal(be_copy(out, in, N - 1000, 2000), ESTALE);
+	assert_string_equal(be_src_changed(), "short.bin");
+
+	/* the mapping's bytes are found at their file offsets */
+	int fd;
+	uint64_t off;
+	const unsigned char *m = map;
+	assert_true(be_src_find(m + 123, 1000, &fd, &off));
+	assert_int_equal(fd, in);
+	assert_int_equal(off, 123);
+	assert_true(be_src_find(m + N - 10, 10, &fd, &off));
+	assert_false(be_src_find(m + N - 10, 11, &fd, &off));
+	unsigned char other[16];
+	assert_false(be_src_find(other, sizeof other, &fd, &off));
+	be_src_remove(map);
+	assert_false(be_src_find(m + 123, 1000, &fd, &off));
+	munmap((void *)map, N);
+	close(in);
+	close(out);
+	unlink(sp);
+	unlink(dp);
+}
+
+static void
+test_truncated_mapping(void **state)
+{
+	(void)state;
+	char sp[64];
+	int in = source(sp, sizeof sp);
+	const unsigned char *map = mmap(NULL, N, PROT_READ, MAP_PRIVATE, in,
+	    0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(be_src_add(map, N, in, "cut.bin"), 0);
+	assert_null(be_src_changed());
+	assert_int_equal(map[200000], pat(200000));
+	assert_int_equal(ftruncate(in, 4096), 0);
+	/* the page is gone from the file: zeros, and a note instead of a
+	 * SIGBUS */
+	volatile const unsigned char *v = map;
+	assert_int_equal(v[200000], 0);
+	assert_int_equal(v[4095], pat(4095));
+	assert_string_equal(be_src_changed(), "cut.bin");
+	be_src_remove(map);
+	munmap((void *)map, N);
+	close(in);
+	unlink(sp);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_into_file),
+		cmocka_unit_test(test_into_pipe),
+		cmocka_unit_test(test_short_source),
+		cmocka_unit_test(test_truncated_mapping),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
