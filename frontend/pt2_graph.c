@@ -477,6 +477,24 @@ outname(GCtx *c, const JVal *v)
 	return u->kind == J_STR ? jname(c->m, u) : refname(c->m, u);
 }
 
+/* Output i of a tuple-valued node had a getitem in FX (so the dump names
+ * it) unless the serializer named it NODE_unused_I; a value something
+ * reads always counts. */
+static bool
+has_getitem(GCtx *c, const Outs *o, uint32_t i)
+{
+	StrId vn = o->v[i] ? outname(c, o->v[i]) : 0;
+	if (!vn)
+		return false;
+	if (fx_map_get(&c->used, vn))
+		return true;
+	const char *s = ir_str(c->m, vn), *u = strstr(s, "_unused_");
+	char tail[16];
+	snprintf(tail, sizeof tail, "_unused_%u", i);
+	size_t ls = strlen(s), lt = strlen(tail);
+	return !u || ls < lt || strcmp(s + ls - lt, tail) != 0;
+}
+
 static int
 defname(GCtx *c, ValId x, StrId name, const JVal *at)
 {
@@ -557,6 +575,7 @@ nodename(GCtx *c, const JVal *nd, StrId op, const Outs *o)
 		    b, k);
 		name = ir_intern(m, buf);
 	}
+	fx_map_set(&c->used, name, 1);  /* taken, as FX's namespace */
 	return name;
 }
 
@@ -602,7 +621,7 @@ node(GCtx *c, const JVal *nd)
 	if (o.tuple) {
 		nout = 0;
 		for (uint32_t i = 0; i < o.n; i++)
-			if (o.v[i] && fx_map_get(&c->used, outname(c, o.v[i])))
+			if (has_getitem(c, &o, i))
 				nout = i + 1;
 	}
 	if (rc == 0) {
@@ -621,7 +640,7 @@ node(GCtx *c, const JVal *nd)
 		}
 		for (uint32_t i = 0; o.tuple && i < nout && rc == 0; i++) {
 			StrId vn = o.v[i] ? outname(c, o.v[i]) : 0;
-			if (vn && fx_map_get(&c->used, vn)) {
+			if (has_getitem(c, &o, i)) {
 				rc = defname(c, out + i, vn, o.v[i]);
 				continue;
 			}
