@@ -3,6 +3,7 @@
 #ifndef ONNXC_PT2_INT_H
 #define ONNXC_PT2_INT_H
 
+#include "fx_int.h"
 #include "json.h"
 #include "pt2.h"
 #include "zip.h"
@@ -63,6 +64,36 @@ int pt2_srepr(Module *m, const char *s, size_t n, ExprId *out,
 /* pt2_graph.c: the program object (models/NAME.json) into FX graphs of m,
  * the same IR fx_parse builds from the dump.  Returns -1 after errors. */
 int pt2_graph(Module *m, const JVal *program, GraphId *out);
+
+/* pt2_graph.c: one graph (and its subgraphs, depth-first, as the dump
+ * prints them) being built */
+typedef struct GCtx {
+	Module *m;
+	const JVal *tvals, *symint, *symbool, *symfloat; /* of this graph */
+	StrMap names;      /* value name -> ValId */
+	StrMap meta;       /* value name -> index+1 into metas */
+	const JVal **metas;
+	uint32_t nmetas, cmetas;
+	StrMap used;       /* names read by some argument or output */
+	Graph *g;
+	GraphId gid;
+	bool hop;          /* the node being read is a higher-order op */
+} GCtx;
+int pt2_build(Module *m, const JVal *graph, const char *name,
+    GraphId parent, int depth, GraphId *out);
+
+/* pt2_args.c */
+/* {"as_x": payload}: the payload, *key the one key; NULL if not that */
+const JVal *pt2_union(const JVal *v, const char **key);
+StrId pt2_jname(Module *m, const JVal *v);       /* a non-empty string */
+/* {"name": x} or {"as_name": x} */
+StrId pt2_refname(Module *m, const JVal *v);
+ValId pt2_lookup(GCtx *c, const JVal *v, StrId name); /* 0 after error */
+bool pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth);
+/* torch.ops.aten.add.Tensor -> aten::add.Tensor (fx_opname's names) */
+StrId pt2_opname(Module *m, const char *s, size_t n);
+/* 1 (FX positional) or 2 (keyword) for node input a; -1 if malformed */
+int64_t pt2_argkind(GCtx *c, StrId op, const JVal *a);
 
 /* An error at v's place in the current JSON document (m->src). */
 void pt2_err(Module *m, const JVal *v, const char *fmt, ...);
