@@ -14,7 +14,7 @@
 
 #include "pt2_int.h"
 
-enum { MAXGRAPHDEPTH = 64 };
+enum { MAXGRAPHDEPTH = 64, MAXOUTPUTS = 65536 };
 
 static void
 addmeta(GCtx *c, const JVal *map)
@@ -60,6 +60,8 @@ symtext(GCtx *c, const JVal *v, char *buf, size_t cap)
 	}
 	int n = snprintf(buf, cap, "Sym(");
 	n += sym_print(m, e, buf + n, cap - (size_t)n);
+	if ((size_t)n + 2 > cap)
+		return (int)cap;  /* too long: the caller reports it */
 	return n + snprintf(buf + n, cap - (size_t)n, ")");
 }
 
@@ -195,7 +197,7 @@ markused(GCtx *c, const JVal *v, int depth)
 
 /* The output names of a node: one entry each, NULL-named ones unused. */
 typedef struct Outs {
-	const JVal *v[256];
+	const JVal **v;   /* n entries, freed by the caller */
 	uint32_t n;
 	bool tuple;
 } Outs;
@@ -206,27 +208,29 @@ outs(GCtx *c, const JVal *node, Outs *o)
 	const JVal *os = json_get(node, "outputs");
 	o->n = 0;
 	o->tuple = false;
+	o->v = NULL;
 	if (!json_is(os, J_ARR)) {
 		pt2_err(c->m, node, "node without an outputs list");
 		return false;
 	}
-	for (uint32_t i = 0; i < os->n; i++) {
-		const char *k;
-		const JVal *u = pt2_union(&os->kids[i], &k);
-		if (u && !strcmp(k, "as_tensors") && u->kind == J_ARR &&
-		    os->n == 1) {
-			o->tuple = true;
-			for (uint32_t j = 0; j < u->n && o->n < 256; j++)
-				o->v[o->n++] = &u->kids[j];
-			return true;
-		}
-		if (o->n == 256) {
-			pt2_err(c->m, &os->kids[i], "more than 256 outputs");
-			return false;
-		}
-		o->v[o->n++] = u && strcmp(k, "as_none") ? &os->kids[i] : NULL;
+	const char *k;
+	const JVal *u = os->n == 1 ? pt2_union(&os->kids[0], &k) : NULL;
+	const JVal *list = u && !strcmp(k, "as_tensors") &&
+	    u->kind == J_ARR ? u : os;
+	if (list->n > MAXOUTPUTS) {
+		pt2_err(c->m, list, "more than %d outputs", MAXOUTPUTS);
+		return false;
 	}
-	o->tuple = os->n > 1;
+	o->v = calloc(list->n ? list->n : 1, sizeof *o->v);
+	if (!o->v)
+		BUG("out of memory");
+	o->tuple = list != os || os->n > 1;
+	for (uint32_t i = 0; i < list->n; i++) {
+		const JVal *x = &list->kids[i];
+		if (list == os)  /* an Argument; as_none outputs name nothing */
+			x = pt2_union(x, &k) && strcmp(k, "as_none") ? x : NULL;
+		o->v[o->n++] = x;
+	}
 	return true;
 }
 
@@ -305,11 +309,14 @@ node(GCtx *c, const JVal *nd)
 	const JVal *t = json_get(nd, "target"), *in = json_get(nd, "inputs");
 	StrId op = json_is(t, J_STR) ? pt2_opname(m, t->s, t->n) : 0;
 	Outs o;
-	if (!outs(c, nd, &o))
+	if (!outs(c, nd, &o)) {
+		free(o.v);
 		return -1;
+	}
 	StrId name = nodename(c, nd, op, &o);
 	if (!op || !json_is(in, J_ARR) || !name) {
 		pt2_err(m, nd, "node needs a target, a name and an inputs list");
+		free(o.v);
 		return -1;
 	}
 	c->hop = !strncmp(ir_str(m, op), "higher_order::", 14);
@@ -370,6 +377,7 @@ node(GCtx *c, const JVal *nd)
 		}
 	}
 	free(args);
+	free(o.v);
 	return rc;
 }
 
