@@ -15,7 +15,9 @@
 #include "backend/ort.h"
 #include "driver/driver.h"
 #include "frontend/fx.h"
+#include "frontend/pt2.h"
 #include "frontend/safetensors.h"
+#include "frontend/zip.h"
 #include "ir/ir.h"
 #include "passes/lower.h"
 #include "passes/pipeline.h"
@@ -24,7 +26,8 @@
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
-    "usage: onnxc GRAPH [--weights FILE.safetensors] -o OUT.onnx|OUT.ort\n"
+    "usage: onnxc MODEL.pt2|GRAPH [--program NAME] [--weights FILE.safetensors]\n"
+    "             -o OUT.onnx|OUT.ort\n"
     "             [--opset N] [--emit onnx|ort] [--dynamic NAME:DIM=LABEL]...\n"
     "             [--static LABEL=VALUE]... [--strict] [--print-ir]\n"
     "             [-O0|-O1|-O2|--passes=PIPELINE] [--load-plugin PATH]...\n"
@@ -39,13 +42,18 @@ static const char usage[] =
     "             [--help] [--version]\n";
 
 static const char help[] =
-    "Converts a PyTorch FX graph dump (print(exported_program) or\n"
-    "gm.print_readable()) into an ONNX model.\n"
+    "Converts a PyTorch exported program into an ONNX model: the .pt2\n"
+    "archive torch.export.save wrote (weights inside), or its FX dump\n"
+    "(print(exported_program) or gm.print_readable()).\n"
     "\n"
+    "  MODEL.pt2             the archive (a zip: chosen by its content)\n"
+    "  --program NAME        the program of an archive that holds several\n"
+    "                        (models/NAME.json)\n"
     "  GRAPH                 the dump, as PyTorch printed it\n"
     "  --weights FILE        parameters, buffers and constants, keyed by their\n"
-    "                        signature targets (fc.weight); without it they\n"
-    "                        become graph inputs\n"
+    "                        signature targets (fc.weight); with a dump,\n"
+    "                        without it they become graph inputs; with an\n"
+    "                        archive, it overrides the archive's tensors\n"
     "  -o, --output OUT      the model to write (written only on success)\n"
     "  --training            a model exported in model.train() mode, for\n"
     "                        on-device training: dropout stays dropout (ONNX\n"
@@ -100,6 +108,7 @@ enum { MAXSYM = 64, MAXPLUGINS = 64 };
 
 typedef struct Options {
 	const char *graph, *weights, *out;
+	const char *program;     /* --program of an archive */
 	int opset;
 	bool print_ir;
 	bool ort;       /* emit .ort instead of .onnx */
@@ -313,6 +322,8 @@ parse_args(int argc, char **argv, Options *o)
 				    "not '%s'", v);
 			o->ort = !strcmp(v, "ort");
 			o->emit_set = true;
+		} else if ((v = optval(argc, argv, &i, "--program", &missing))) {
+			o->program = v;
 		} else if ((v = optval(argc, argv, &i, "--weights", &missing))) {
 			o->weights = v;
 		} else if ((v = optval(argc, argv, &i, "--output", &missing)) ||
@@ -539,27 +550,46 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
     DrReport *rep)
 {
 	GraphId fx, onnx;
+	Pt2 *arch = NULL;
+	/* an archive is a zip; anything else is a dump */
+	bool zip = zip_sniff((const unsigned char *)m->src, m->srclen);
 	if (rep)
-		dr_report_input(rep, "FX text dump, print(exported_program)",
-		    o->opset);
-	if (fx_parse(m, &fx) < 0 || ir_verify(m, fx) < 0)
+		dr_report_input(rep, zip ? ".pt2 archive (torch.export.save)"
+		    : "FX text dump, print(exported_program)", o->opset);
+	if (zip) {
+		arch = pt2_open(m, o->graph, (const unsigned char *)m->src,
+		    m->srclen, o->program, &fx);
+		if (!arch || ir_verify(m, fx) < 0 || pt2_bind(arch, fx) < 0) {
+			pt2_close(arch);
+			return -1;
+		}
+	} else if (o->program) {
+		ir_error(m, (Loc){0, 0}, "--program is for .pt2 archives, and "
+		    "this is not one");
 		return -1;
+	} else if (fx_parse(m, &fx) < 0 || ir_verify(m, fx) < 0) {
+		return -1;
+	}
 	if (rep)
 		dr_report_parsed(rep, m, fx);
 	if (o->in_names.n && o->ndyn) {
 		/* --dynamic may name inputs by their new names */
 		dr_names_dynamic(m, ir_graph(m, fx), &o->in_names, o->dynamic,
 		    sizeof o->dynamic);
-		if (symbolize_options(m, o, pipe) < 0)
+		if (symbolize_options(m, o, pipe) < 0) {
+			pt2_close(arch);
 			return -1;
+		}
 	}
 	if (o->print_ir)
 		ir_print(m, fx, stdout);
 	StFile *w = NULL;
 	if (o->weights) {
 		w = st_open(m, o->weights);
-		if (!w || st_bind(m, w, fx) < 0) {
+		if (!w || (arch ? st_bind_over(m, w, fx) : st_bind(m, w,
+		    fx)) < 0) {
 			st_close(w);
+			pt2_close(arch);
 			return -1;
 		}
 		const void *wmap;
@@ -586,8 +616,7 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 	if (rc == 0 && dr_rename(m, ir_graph(m, onnx), &o->in_names,
 	    &o->out_names) < 0) {
 		m->nerrors++;
-		st_close(w);
-		return -2;
+		rc = -2;
 	}
 	if (rep && rc == 0 && onnx != fx)
 		dr_report_result(rep, onnx, o->out ? weights_text(o) : NULL);
@@ -616,6 +645,7 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		be_src_remove(wmap);
 	}
 	st_close(w);
+	pt2_close(arch);
 	return rc;
 }
 

@@ -100,6 +100,12 @@ parsedim(Module *m, const char *s, size_t n, Loc loc, Dim *d)
 		    s + i, n - i > QUOTE ? "..." : "");
 		return -1;
 	}
+	if (ir_expr_divzero(m, e)) {
+		ir_error(m, at(loc, i), "division or modulo by zero in "
+		    "dimension '%.*s%s'", quotelen(n - i), s + i,
+		    n - i > QUOTE ? "..." : "");
+		return -1;
+	}
 	const Expr *x = ir_exprp(m, e);
 	if (x->kind == E_INT && x->n < 0) {
 		ir_error(m, at(loc, i), "negative dimension %lld",
@@ -262,6 +268,12 @@ fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 			ir_error(m, at(loc, 4 + err),
 			    "bad symbolic expression '%.*s%s'",
 			    quotelen(n - 5), s + 4, n - 5 > QUOTE ? "..." : "");
+			return -1;
+		}
+		if (ir_expr_divzero(m, e)) {
+			ir_error(m, at(loc, 4), "division or modulo by zero in "
+			    "'%.*s%s'", quotelen(n - 5), s + 4,
+			    n - 5 > QUOTE ? "..." : "");
 			return -1;
 		}
 		Value *val = ir_val(g, v);

@@ -920,13 +920,81 @@ lookup(StFile *f, const char *target, const char *own)
 	return t;
 }
 
+/* Checks t against weight input v of g (dtype, shape) and binds it;
+ * symbolic dims of the annotation take the tensor's numbers (counted in
+ * *nsym, the first described in first). */
 int
-st_bind(Module *m, StFile *f, GraphId gid)
+st_bind_value(Module *m, GraphId gid, ValId v, const Tensor *t,
+    const char *src, StSymNote *note)
+{
+	Graph *g = ir_graph(m, gid);
+	Value *val = ir_val(g, v);
+	const char *own = ir_str(m, val->name);
+	const char *target = val->target ? ir_str(m, val->target) : own;
+	const char *what = role_name((Role)val->role);
+	const char *tn = ir_str(m, t->name);
+	if (val->kind != VK_TENSOR) {
+		ir_error(m, (Loc){0, 0}, "%s '%s' is not a tensor, but %s has "
+		    "tensor '%s' for it", what, own, src, tn);
+		return -1;
+	}
+	char want[256], got[256];
+	shape_text(got, sizeof got, t->dims, t->rank);
+	if (val->dtype != t->dtype) {
+		ir_error(m, (Loc){0, 0}, "%s: tensor '%s' is %s %s but %s '%s' "
+		    "is %s", src, tn, stname(t->dtype), got, what, own,
+		    ir_dtype_name(val->dtype));
+		return -1;
+	}
+	const Dim *d = ir_dims(g, v);
+	bool same = val->rank == t->rank, symbolic = false;
+	for (int32_t k = 0; same && k < val->rank; k++) {
+		if (d[k].e)
+			symbolic = true;
+		else if (d[k].n != t->dims[k])
+			same = false;
+	}
+	annot_text(m, want, sizeof want, d, val->rank);
+	if (!same) {
+		ir_error(m, (Loc){0, 0}, "%s: tensor '%s' has shape %s but %s "
+		    "'%s' is %s %s", src, tn, got, what, own,
+		    ir_dtype_name(val->dtype), want);
+		return -1;
+	}
+	if (symbolic) {
+		/* The weights' shapes are facts; a symbol here means the
+		 * dump generalised a size that happened to equal a dynamic
+		 * one.  Only this value's dims change. */
+		if (!note->nsym++)
+			snprintf(note->first, sizeof note->first, "%s '%s' is "
+			    "annotated %s %s, but %s has %s", what, own,
+			    ir_dtype_name(val->dtype), want, tn, got);
+		Dim *wd = &g->dims[val->dims];
+		for (int32_t k = 0; k < val->rank; k++)
+			wd[k] = (Dim){t->dims[k], 0};
+	}
+	Tensor b = *t;
+	b.name = ir_intern(m, target);
+	ir_val(g, v)->init = ir_tensor(m, &b);
+	return 0;
+}
+
+void
+st_sym_note(Module *m, const StSymNote *note, const char *src)
+{
+	if (note->nsym)
+		ir_warning(m, (Loc){0, 0}, "%s; using the shapes in %s for "
+		    "this and %u other weight%s with symbolic dims",
+		    note->first, src, note->nsym - 1,
+		    note->nsym == 2 ? "" : "s");
+}
+
+static int
+bind(Module *m, StFile *f, GraphId gid, bool partial)
 {
 	Graph *g = ir_graph(m, gid);
 	int errs = m->nerrors;
-	uint32_t nsym = 0;     /* weights annotated with symbolic dims */
-	char first[600];
+	StSymNote note = {0};
 	for (uint32_t i = 0; i < g->ninputs; i++) {
 		ValId v = g->inputs[i];
 		Value *val = ir_val(g, v);
@@ -936,63 +1004,27 @@ st_bind(Module *m, StFile *f, GraphId gid)
 		const char *own = ir_str(m, val->name);
 		const char *target = val->target ? ir_str(m, val->target)
 		    : own;
-		const char *what = role_name((Role)val->role);
 		const Tensor *t = lookup(f, target, own);
-		if (!t) {
+		if (!t && !partial)
 			ir_error(m, (Loc){0, 0}, "no tensor '%s' in %s "
-			    "(needed by %s '%s')", target, f->path, what, own);
-			continue;
-		}
-		const char *tn = ir_str(m, t->name);
-		if (val->kind != VK_TENSOR) {
-			ir_error(m, (Loc){0, 0}, "%s '%s' is not a tensor, but "
-			    "%s has tensor '%s' for it", what, own, f->path,
-			    tn);
-			continue;
-		}
-		char want[256], got[256];
-		shape_text(got, sizeof got, t->dims, t->rank);
-		if (val->dtype != t->dtype) {
-			ir_error(m, (Loc){0, 0}, "%s: tensor '%s' is %s %s but "
-			    "%s '%s' is %s", f->path, tn, stname(t->dtype),
-			    got, what, own, ir_dtype_name(val->dtype));
-			continue;
-		}
-		const Dim *d = ir_dims(g, v);
-		bool same = val->rank == t->rank, symbolic = false;
-		for (int32_t k = 0; same && k < val->rank; k++) {
-			if (d[k].e)
-				symbolic = true;
-			else if (d[k].n != t->dims[k])
-				same = false;
-		}
-		annot_text(m, want, sizeof want, d, val->rank);
-		if (!same) {
-			ir_error(m, (Loc){0, 0}, "%s: tensor '%s' has shape %s "
-			    "but %s '%s' is %s %s", f->path, tn, got, what, own,
-			    ir_dtype_name(val->dtype), want);
-			continue;
-		}
-		if (symbolic) {
-			/* The weights' shapes are facts; a symbol here means
-			 * the dump generalised a size that happened to equal
-			 * a dynamic one.  Only this value's dims change. */
-			if (!nsym++)
-				snprintf(first, sizeof first, "%s '%s' is "
-				    "annotated %s %s, but %s has %s", what, own,
-				    ir_dtype_name(val->dtype), want, tn, got);
-			Dim *wd = &g->dims[val->dims];
-			for (int32_t k = 0; k < val->rank; k++)
-				wd[k] = (Dim){t->dims[k], 0};
-		}
-		Tensor b = *t;
-		b.name = ir_intern(m, target);
-		TensorId id = ir_tensor(m, &b);
-		ir_val(g, v)->init = id;
+			    "(needed by %s '%s')", target, f->path,
+			    role_name((Role)val->role), own);
+		if (t)
+			st_bind_value(m, gid, v, t, f->path, &note);
+		g = ir_graph(m, gid);
 	}
-	if (nsym)
-		ir_warning(m, (Loc){0, 0}, "%s; using the shapes in %s for "
-		    "this and %u other weight%s with symbolic dims", first,
-		    f->path, nsym - 1, nsym == 2 ? "" : "s");
+	st_sym_note(m, &note, f->path);
 	return m->nerrors == errs ? 0 : -1;
+}
+
+int
+st_bind(Module *m, StFile *f, GraphId gid)
+{
+	return bind(m, f, gid, false);
+}
+
+int
+st_bind_over(Module *m, StFile *f, GraphId gid)
+{
+	return bind(m, f, gid, true);
 }

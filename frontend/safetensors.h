@@ -24,5 +24,19 @@ const Tensor *st_find(const StFile *f, const char *name);
  * dtype and shape against the annotation, set Value.init.  Returns 0, or
  * -1 after reporting every mismatch. */
 int st_bind(Module *m, StFile *f, GraphId g);
+/* The same for the tensors f has; inputs it lacks keep their binding
+ * (--weights over an archive's own weights). */
+int st_bind_over(Module *m, StFile *f, GraphId g);
+
+/* Binding one tensor t (from src, for messages) to weight input v, with
+ * the checks of st_bind; weights annotated with symbolic dims are
+ * collected in a note, reported once by st_sym_note. */
+typedef struct StSymNote {
+	uint32_t nsym;
+	char first[600];
+} StSymNote;
+int st_bind_value(Module *m, GraphId g, ValId v, const Tensor *t,
+    const char *src, StSymNote *note);
+void st_sym_note(Module *m, const StSymNote *note, const char *src);
 
 #endif

@@ -21,3 +21,14 @@ for d in "$top"/tests/cases*/*/; do
 	fi
 done
 echo "seeds: $(ls "$out/dump" | wc -l) dumps, $(ls "$out/safetensors" | wc -l) weights files"
+
+# .pt2 archives: the test archives (good and malformed) seed the zip and
+# pt2 targets; the pickle target's seeds are kept by hand
+rm -rf "$out/zip" "$out/pt2"
+mkdir -p "$out/zip" "$out/pt2"
+for f in "$top"/tests/pt2/*.pt2 "$top"/tests/pt2/*/model.pt2 "$top"/tests/pt2/bad/*/model.pt2; do
+	name=$(echo "${f#"$top"/tests/pt2/}" | tr / _)
+	cp "$f" "$out/zip/$name"
+	cp "$f" "$out/pt2/$name"
+done
+echo "seeds: $(ls "$out/pt2" | wc -l) archives"

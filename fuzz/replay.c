@@ -74,7 +74,8 @@ rundir(const char *path)
 		snprintf(names[n++], len, "%s/%s", path, e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmpstr);
+	if (n)  /* an empty folder (a new target's regress/) */
+		qsort(names, n, sizeof *names, cmpstr);
 	int rc = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (runfile(names[i]) != 0)

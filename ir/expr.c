@@ -780,3 +780,28 @@ ir_dim_text(Module *m, Dim d)
 		ir_expr_print(m, d.e, s, (size_t)n + 1);
 	return s;
 }
+
+/* Undefined arithmetic written into an expression: both frontends refuse
+ * it rather than let a pass fold it. */
+static bool
+divzero(const Module *m, ExprId id, int depth)
+{
+	if (!id || depth > 512)
+		return false;
+	const Expr *e = ir_exprp(m, id);
+	if (e->kind == E_FLOORDIV || e->kind == E_MOD || e->kind == E_TRUEDIV) {
+		const Expr *b = ir_exprp(m, e->b);
+		if ((b->kind == E_INT && b->n == 0) ||
+		    (b->kind == E_FLOAT && b->f == 0))
+			return true;
+	}
+	if (e->kind == E_INT || e->kind == E_FLOAT || e->kind == E_SYM)
+		return false;
+	return divzero(m, e->a, depth + 1) || divzero(m, e->b, depth + 1);
+}
+
+bool
+ir_expr_divzero(const Module *m, ExprId e)
+{
+	return divzero(m, e, 0);
+}

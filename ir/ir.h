@@ -379,6 +379,8 @@ int ir_expr_parse(Module *m, const char *s, size_t n, ExprId *out,
 /* print as PyTorch does ("s0", "2*s0", "s0 + 1"); returns chars written
  * (like snprintf) */
 int ir_expr_print(const Module *m, ExprId e, char *buf, size_t cap);
+/* does e divide or take a modulo by a literal zero (undefined)? */
+bool ir_expr_divzero(const Module *m, ExprId e);
 /* a Dim as text (number or expression), into the arena */
 const char *ir_dim_text(Module *m, Dim d);
 

@@ -1,0 +1,368 @@
+/* json.c - JSON text to a located tree (json.h).
+ *
+ * Our own rather than a library's: diagnostics about archive content need
+ * the line and column of every value, which cJSON and jansson do not keep,
+ * and a tree in one arena frees in one call.  Kids are collected on a
+ * scratch stack and copied to the arena when their container closes, so a
+ * document costs one arena node per value.  Nesting is limited (programs
+ * nest a few levels per subgraph), strings must be valid UTF-8 escapes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+enum { MAXDEPTH = 512 };
+
+typedef struct P {
+	Arena *a;
+	const char *s, *p, *end, *bol;
+	uint32_t line;
+	const char *err;
+	Loc at;
+	JVal *stk;            /* kids of open containers */
+	uint32_t nstk, cstk;
+} P;
+
+static Loc
+here(const P *p)
+{
+	return (Loc){p->line, (uint32_t)(p->p - p->bol) + 1};
+}
+
+static bool
+fail(P *p, const char *msg)
+{
+	if (!p->err) {
+		p->err = msg;
+		p->at = here(p);
+	}
+	return false;
+}
+
+static void
+space(P *p)
+{
+	while (p->p < p->end) {
+		char c = *p->p;
+		if (c == '\n') {
+			p->line++;
+			p->bol = ++p->p;
+		} else if (c == ' ' || c == '\t' || c == '\r') {
+			p->p++;
+		} else {
+			break;
+		}
+	}
+}
+
+static bool
+word(P *p, const char *w)
+{
+	size_t n = strlen(w);
+	if ((size_t)(p->end - p->p) < n || memcmp(p->p, w, n))
+		return false;
+	p->p += n;
+	return true;
+}
+
+static int
+hex4(const char *q)
+{
+	int v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = q[i];
+		int d = c >= '0' && c <= '9' ? c - '0' :
+		    c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		    c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+static char *
+utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		*o++ = (char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (char)(0xc0 | cp >> 6);
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*o++ = (char)(0xe0 | cp >> 12);
+		*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*o++ = (char)(0xf0 | cp >> 18);
+		*o++ = (char)(0x80 | (cp >> 12 & 0x3f));
+		*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
+		*o++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return o;
+}
+
+/* A string at the opening quote; decoded into the arena (escapes make it
+ * shorter, never longer, than its source). */
+static bool
+string(P *p, const char **out, uint32_t *len)
+{
+	const char *q = ++p->p;
+	while (q < p->end && *q != '"' && *q != '\\' &&
+	    (unsigned char)*q >= 0x20)
+		q++;
+	size_t cap = (size_t)(q - p->p);
+	const char *r = q;
+	if (q < p->end && *q == '\\') {  /* the rest, to size the buffer */
+		while (r < p->end && *r != '"') {
+			if ((unsigned char)*r < 0x20)
+				break;
+			r += *r == '\\' && r + 1 < p->end ? 2 : 1;
+		}
+		cap = (size_t)(r - p->p);
+	}
+	if (cap > UINT32_MAX - 1)
+		return fail(p, "string too long");
+	char *buf = arena_alloc(p->a, cap + 1), *o = buf;
+	while (p->p < p->end) {
+		unsigned char c = (unsigned char)*p->p;
+		if (c == '"') {
+			p->p++;
+			*o = 0;
+			*out = buf;
+			*len = (uint32_t)(o - buf);
+			return true;
+		}
+		if (c < 0x20)
+			return fail(p, "control character in a string");
+		if (c != '\\') {
+			*o++ = (char)c;
+			p->p++;
+			continue;
+		}
+		if (p->end - p->p < 2)
+			break;
+		char e = p->p[1];
+		const char *map = strchr("\"\"\\\\//b\bf\fn\nr\rt\t", e);
+		if (e && map && (map - "\"\"\\\\//b\bf\fn\nr\rt\t") % 2 == 0) {
+			*o++ = map[1];
+			p->p += 2;
+			continue;
+		}
+		if (e != 'u')
+			return fail(p, "invalid escape in a string");
+		int cp = p->end - p->p >= 6 ? hex4(p->p + 2) : -1;
+		if (cp < 0)
+			return fail(p, "invalid \\u escape");
+		p->p += 6;
+		uint32_t u = (uint32_t)cp;
+		if (u >= 0xd800 && u < 0xdc00) {
+			int lo = p->end - p->p >= 6 && p->p[0] == '\\' &&
+			    p->p[1] == 'u' ? hex4(p->p + 2) : -1;
+			if (lo < 0xdc00 || lo > 0xdfff)
+				return fail(p, "unpaired surrogate in a "
+				    "string");
+			u = 0x10000 + ((u - 0xd800) << 10) +
+			    ((uint32_t)lo - 0xdc00);
+			p->p += 6;
+		} else if (u >= 0xdc00 && u < 0xe000) {
+			return fail(p, "unpaired surrogate in a string");
+		}
+		o = utf8(o, u);
+	}
+	return fail(p, "unterminated string");
+}
+
+static bool
+number(P *p, JVal *v)
+{
+	const char *q = p->p, *start = q;
+	if (q < p->end && *q == '-')
+		q++;
+	if ((size_t)(p->end - q) >= 8 && !memcmp(q, "Infinity", 8)) {
+		v->f = *start == '-' ? -INFINITY : INFINITY;
+		p->p = q + 8;
+		return true;
+	}
+	if (q >= p->end || *q < '0' || *q > '9')
+		return fail(p, "expected a value");
+	if (*q == '0' && q + 1 < p->end && q[1] >= '0' && q[1] <= '9')
+		return fail(p, "leading zero in a number");
+	bool isint = true;
+	uint64_t mag = 0;
+	bool ovf = false;
+	while (q < p->end && *q >= '0' && *q <= '9') {
+		unsigned d = (unsigned)(*q++ - '0');
+		if (mag > (UINT64_MAX - d) / 10)
+			ovf = true;
+		else
+			mag = mag * 10 + d;
+	}
+	if (q < p->end && *q == '.') {
+		isint = false;
+		if (++q >= p->end || *q < '0' || *q > '9')
+			return fail(p, "expected digits after '.'");
+		while (q < p->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	if (q < p->end && (*q == 'e' || *q == 'E')) {
+		isint = false;
+		q++;
+		if (q < p->end && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= p->end || *q < '0' || *q > '9')
+			return fail(p, "expected digits in an exponent");
+		while (q < p->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	char buf[64];
+	size_t n = (size_t)(q - start);
+	if (n < sizeof buf) {
+		memcpy(buf, start, n);
+		buf[n] = 0;
+		v->f = strtod(buf, NULL);
+	} else {
+		v->f = *start == '-' ? -HUGE_VAL : HUGE_VAL;
+	}
+	bool neg = *start == '-';
+	if (isint && !ovf && mag <= (uint64_t)INT64_MAX + neg) {
+		v->isint = true;
+		v->i = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+	}
+	p->p = q;
+	return true;
+}
+
+static void
+push(P *p, const JVal *v)
+{
+	vgrow((void **)&p->stk, &p->cstk, p->nstk + 1, sizeof *p->stk);
+	p->stk[p->nstk++] = *v;
+}
+
+static bool value(P *p, JVal *v, int depth);
+
+/* [ ... ] or { ... } at the bracket: kids go to the stack, then the
+ * arena. */
+static bool
+container(P *p, JVal *v, int depth)
+{
+	bool obj = *p->p == '{';
+	char close = obj ? '}' : ']';
+	v->kind = obj ? J_OBJ : J_ARR;
+	if (depth >= MAXDEPTH)
+		return fail(p, "nesting too deep");
+	p->p++;
+	uint32_t base = p->nstk;
+	space(p);
+	if (p->p < p->end && *p->p == close) {
+		p->p++;
+		return true;
+	}
+	for (;;) {
+		JVal kid = {0};
+		space(p);
+		if (obj) {
+			if (p->p >= p->end || *p->p != '"')
+				return fail(p, "expected a member name");
+			if (!string(p, &kid.key, &kid.klen))
+				return false;
+			space(p);
+			if (p->p >= p->end || *p->p != ':')
+				return fail(p, "expected ':'");
+			p->p++;
+			space(p);
+		}
+		if (!value(p, &kid, depth + 1))
+			return false;
+		push(p, &kid);
+		space(p);
+		if (p->p < p->end && *p->p == ',') {
+			p->p++;
+			continue;
+		}
+		if (p->p < p->end && *p->p == close) {
+			p->p++;
+			break;
+		}
+		return fail(p, obj ? "expected ',' or '}'" :
+		    "expected ',' or ']'");
+	}
+	v->n = p->nstk - base;
+	v->kids = arena_alloc(p->a, (size_t)v->n * sizeof *v->kids);
+	memcpy(v->kids, p->stk + base, (size_t)v->n * sizeof *v->kids);
+	p->nstk = base;
+	return true;
+}
+
+static bool
+value(P *p, JVal *v, int depth)
+{
+	space(p);
+	v->loc = here(p);
+	if (p->p >= p->end)
+		return fail(p, "unexpected end of the document");
+	switch (*p->p) {
+	case '{':
+	case '[':
+		return container(p, v, depth);
+	case '"':
+		v->kind = J_STR;
+		return string(p, &v->s, &v->n);
+	case 't':
+	case 'f':
+		v->kind = J_BOOL;
+		v->b = *p->p == 't';
+		return word(p, v->b ? "true" : "false") ||
+		    fail(p, "expected a value");
+	case 'n':
+		v->kind = J_NULL;
+		return word(p, "null") || fail(p, "expected a value");
+	case 'N':
+		v->kind = J_NUM;
+		v->f = NAN;
+		return word(p, "NaN") || fail(p, "expected a value");
+	default:
+		v->kind = J_NUM;
+		return number(p, v);
+	}
+}
+
+JVal *
+json_parse(Arena *a, const char *s, size_t n, const char **err, Loc *at)
+{
+	P p = {.a = a, .s = s, .p = s, .end = s + n, .bol = s, .line = 1};
+	JVal *root = arena_alloc(a, sizeof *root);
+	bool ok = value(&p, root, 0);
+	if (ok) {
+		space(&p);
+		if (p.p != p.end)
+			ok = fail(&p, "text after the JSON document");
+	}
+	free(p.stk);
+	if (ok)
+		return root;
+	*err = p.err;
+	*at = p.at;
+	return NULL;
+}
+
+const JVal *
+json_get(const JVal *obj, const char *key)
+{
+	if (!obj || obj->kind != J_OBJ)
+		return NULL;
+	size_t n = strlen(key);
+	for (uint32_t i = 0; i < obj->n; i++)
+		if (obj->kids[i].klen == n && !memcmp(obj->kids[i].key, key, n))
+			return &obj->kids[i];
+	return NULL;
+}
+
+bool
+json_is(const JVal *v, JKind k)
+{
+	return v && v->kind == k;
+}

@@ -1,0 +1,234 @@
+/* pt2.c - .pt2 archives: which layout, which program, and the JSON
+ * documents, with diagnostics as "model.pt2:ROOT/models/model.json:L:C".
+ *
+ * Layouts (torch/export/pt2_archive/): torch >= 2.7 writes
+ * ROOT/archive_format ("pt2"), ROOT/models/NAME.json and the weights as
+ * stored entries under ROOT/data/weights and ROOT/data/constants, each
+ * listed with its TensorMeta in a *_config.json.  torch <= 2.6 wrote
+ * serialized_exported_program.json beside torch.save pickles
+ * (serialized_state_dict.pt, serialized_constants.pt).  Both programs
+ * follow schema.py; majors above the one onnxc knows are refused.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_int.h"
+#include "safetensors.h"
+
+enum { SCHEMA_MAJOR = 8 };
+
+void
+pt2_err(Module *m, const JVal *v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ir_vdiag(m, "error", v ? v->loc : (Loc){0, 0}, fmt, ap);
+	va_end(ap);
+}
+
+DType
+pt2_dtype(int64_t code)
+{
+	/* ScalarType in torch/_export/serde/schema.py */
+	static const uint8_t t[] = {
+		[1] = DT_U8, [2] = DT_I8, [3] = DT_I16, [4] = DT_I32,
+		[5] = DT_I64, [6] = DT_F16, [7] = DT_F32, [8] = DT_F64,
+		[10] = DT_C64, [11] = DT_C128, [12] = DT_BOOL, [13] = DT_BF16,
+		[28] = DT_U16, [29] = DT_F8E4M3FN, [30] = DT_F8E5M2,
+		[31] = DT_F8E4M3FNUZ, [32] = DT_F8E5M2FNUZ,
+	};
+	return code > 0 && code < (int64_t)sizeof t ? (DType)t[code] : DT_UNDEF;
+}
+
+/* Opens entry name as the current JSON document: diagnostics about it
+ * quote its text.  NULL after an error. */
+const JVal *
+pt2_doc(Pt2 *a, const char *name, bool required)
+{
+	Module *m = a->m;
+	ZipEntry *e = zip_find(a->z, name);
+	if (!e) {
+		if (required)
+			ir_error(m, (Loc){0, 0}, "the archive has no '%s'",
+			    name);
+		return NULL;
+	}
+	const unsigned char *d;
+	size_t n;
+	if (zip_data(a->z, e, &d, &n) < 0)
+		return NULL;
+	size_t fl = strlen(a->path) + strlen(name) + 2;
+	char *file = arena_alloc(m->arena, fl);
+	snprintf(file, fl, "%s:%s", a->path, name);
+	m->file = file;
+	m->src = (const char *)d;
+	m->srclen = n;
+	const char *err = NULL;
+	Loc at;
+	JVal *v = json_parse(a->ja, (const char *)d, n, &err, &at);
+	if (!v)
+		ir_error(m, at, "not JSON: %s", err);
+	return v;
+}
+
+/* ROOT/models/NAME.json entries: the one named, or the only one. */
+static const char *
+pick_program(Pt2 *a, const char *want)
+{
+	Module *m = a->m;
+	size_t rl = strlen(a->root);
+	char list[1024] = "";
+	size_t ll = 0;
+	uint32_t count = 0;
+	const char *only = NULL;
+	for (uint32_t i = 0; i < zip_count(a->z); i++) {
+		const char *s = zip_entry(a->z, i)->name;
+		size_t n = strlen(s);
+		if (strncmp(s, a->root, rl) || strncmp(s + rl, "models/", 7) ||
+		    n < rl + 12 || strcmp(s + n - 5, ".json") ||
+		    memchr(s + rl + 7, '/', n - rl - 7))
+			continue;
+		int nl = (int)(n - rl - 12);
+		const char *name = arena_strndup(m->arena, s + rl + 7,
+		    (size_t)nl);
+		if (want && !strcmp(want, name))
+			return name;
+		if (ll < sizeof list - 1)
+			ll += (size_t)snprintf(list + ll, sizeof list - ll,
+			    "%s'%s'", count ? ", " : "", name);
+		count++;
+		only = name;
+	}
+	if (want)
+		ir_error(m, (Loc){0, 0}, "--program '%s': the archive has no "
+		    "such program (it has %s)", want, count ? list : "none");
+	else if (count == 0)
+		ir_error(m, (Loc){0, 0}, "the archive has no program "
+		    "(%smodels/*.json)", a->root);
+	else if (count > 1)
+		ir_error(m, (Loc){0, 0}, "the archive holds %u programs (%s): "
+		    "choose one with --program NAME", count, list);
+	return !want && count == 1 ? only : NULL;
+}
+
+/* The layout: torch >= 2.7's ROOT/archive_format, else torch <= 2.6's
+ * serialized_exported_program.json. */
+static int
+layout(Pt2 *a, const char *program, const char **progentry)
+{
+	Module *m = a->m;
+	for (uint32_t i = 0; i < zip_count(a->z); i++) {
+		const char *s = zip_entry(a->z, i)->name;
+		size_t n = strlen(s);
+		const char *base = strrchr(s, '/');
+		base = base ? base + 1 : s;
+		size_t pl = (size_t)(base - s);
+		/* ROOT is empty or one folder */
+		if (!strcmp(base, "archive_format") &&
+		    (pl == 0 || !memchr(s, '/', pl - 1))) {
+			a->root = arena_strndup(m->arena, s, (size_t)(base - s));
+			a->v26 = false;
+			break;
+		}
+		if (!strcmp(base, "serialized_exported_program.json")) {
+			a->root = arena_strndup(m->arena, s, n - strlen(base));
+			a->v26 = true;
+		}
+	}
+	if (!a->root) {
+		ir_error(m, (Loc){0, 0}, "a zip archive, but not one of "
+		    "torch.export.save (no archive_format and no "
+		    "serialized_exported_program.json); onnxc reads .pt2 "
+		    "archives and FX dumps (print(exported_program))");
+		return -1;
+	}
+	if (a->v26) {
+		if (program && strcmp(program, "model")) {
+			ir_error(m, (Loc){0, 0}, "--program '%s': archives of "
+			    "torch <= 2.6 hold one program", program);
+			return -1;
+		}
+		size_t n = strlen(a->root) + 40;
+		char *e = arena_alloc(m->arena, n);
+		snprintf(e, n, "%sserialized_exported_program.json", a->root);
+		*progentry = e;
+		a->prog = "model";
+		return 0;
+	}
+	a->prog = pick_program(a, program);
+	if (!a->prog)
+		return -1;
+	size_t n = strlen(a->root) + strlen(a->prog) + 16;
+	char *e = arena_alloc(m->arena, n);
+	snprintf(e, n, "%smodels/%s.json", a->root, a->prog);
+	*progentry = e;
+	return 0;
+}
+
+static int
+check_version(Module *m, const JVal *prog)
+{
+	const JVal *sv = json_get(prog, "schema_version");
+	const JVal *maj = json_get(sv, "major"), *min = json_get(sv, "minor");
+	if (!json_is(prog, J_OBJ)) {
+		pt2_err(m, prog, "the program must be a JSON object");
+		return -1;
+	}
+	if (!maj || !maj->isint) {
+		pt2_err(m, sv ? sv : prog, "the program has no "
+		    "schema_version.major: not a torch.export program");
+		return -1;
+	}
+	if (maj->i > SCHEMA_MAJOR) {
+		pt2_err(m, maj, "schema version %lld.%lld is newer than onnxc "
+		    "reads (%d.x): save the program with an older torch, or "
+		    "convert its dump (print(exported_program))",
+		    (long long)maj->i, min && min->isint ? (long long)min->i :
+		    0LL, SCHEMA_MAJOR);
+		return -1;
+	}
+	return 0;
+}
+
+Pt2 *
+pt2_open(Module *m, const char *path, const unsigned char *buf, size_t len,
+    const char *program, GraphId *out)
+{
+	Pt2 *a = calloc(1, sizeof *a);
+	if (!a)
+		BUG("out of memory");
+	a->m = m;
+	a->path = path;
+	a->ja = arena_new();
+	a->z = zip_open(m, buf, len);
+	const char *entry = NULL;
+	if (!a->z || layout(a, program, &entry) < 0)
+		goto fail;
+	const JVal *prog = pt2_doc(a, entry, true);
+	if (!prog || check_version(m, prog) < 0 || pt2_graph(m, prog, out) < 0)
+		goto fail;
+	a->progfile = m->file;
+	a->progsrc = m->src;
+	a->proglen = m->srclen;
+	return a;
+fail:
+	pt2_close(a);
+	return NULL;
+}
+
+void
+pt2_close(Pt2 *a)
+{
+	if (!a)
+		return;
+	pt2_weights_free(a);
+	for (uint32_t i = 0; i < a->ninner; i++)
+		zip_close(a->inner[i]);
+	free(a->inner);
+	if (a->pa)
+		arena_free(a->pa);
+	zip_close(a->z);
+	arena_free(a->ja);
+	free(a);
+}

@@ -1,0 +1,488 @@
+/* pt2_graph.c - the JSON program of a .pt2 archive (torch/_export/serde/
+ * schema.py: GraphModule, Graph, Node, Argument, GraphSignature) into the
+ * IR fx_parse builds from the same program's dump: the same op names
+ * (fx_opname), value names, annotations (through fx_annot, from the text
+ * the dump would print), getitem outputs, subgraphs in the order the dump
+ * prints them, and the signature through fx_apply_sig.
+ *
+ * Positional arguments (kind 1) and keyword arguments (kind 2) are FX's
+ * args and kwargs, as the dump prints them; arguments left at their
+ * defaults are absent in both.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_int.h"
+
+enum { MAXGRAPHDEPTH = 64, MAXOUTPUTS = 65536 };
+
+static void
+addmeta(GCtx *c, const JVal *map)
+{
+	if (!json_is(map, J_OBJ))
+		return;
+	for (uint32_t i = 0; i < map->n; i++) {
+		StrId s = ir_internn(c->m, map->kids[i].key, map->kids[i].klen);
+		vgrow((void **)&c->metas, &c->cmetas, c->nmetas + 1,
+		    sizeof *c->metas);
+		c->metas[c->nmetas++] = &map->kids[i];
+		fx_map_set(&c->meta, s, c->nmetas);
+	}
+}
+
+/* A symbolic value as the dump prints its type: "Sym(2*s0)". */
+static int
+symtext(GCtx *c, const JVal *v, char *buf, size_t cap)
+{
+	Module *m = c->m;
+	const char *k;
+	const JVal *u = pt2_union(v, &k);
+	if (!u) {
+		pt2_err(m, v, "expected a symbolic value");
+		return -1;
+	}
+	if (!strcmp(k, "as_int") && u->isint)
+		return snprintf(buf, cap, "Sym(%lld)", (long long)u->i);
+	if (!strcmp(k, "as_bool") && u->kind == J_BOOL)
+		return snprintf(buf, cap, "Sym(%s)", u->b ? "True" : "False");
+	if (!strcmp(k, "as_float") && u->kind == J_NUM)
+		return snprintf(buf, cap, "Sym(%.17g)", u->f);
+	const JVal *s = json_get(u, "expr_str");
+	if (strcmp(k, "as_expr") || !json_is(s, J_STR)) {
+		pt2_err(m, v, "expected as_expr with an expr_str");
+		return -1;
+	}
+	ExprId e;
+	const char *why = NULL;
+	if (pt2_srepr(m, s->s, s->n, &e, &why) < 0) {
+		pt2_err(m, s, "bad symbolic expression: %s", why);
+		return -1;
+	}
+	int n = snprintf(buf, cap, "Sym(");
+	n += sym_print(m, e, buf + n, cap - (size_t)n);
+	if ((size_t)n + 2 > cap)
+		return (int)cap;  /* too long: the caller reports it */
+	return n + snprintf(buf + n, cap - (size_t)n, ")");
+}
+
+/* A TensorMeta as the dump prints its type: "f32[4, s0]". */
+static int
+tensortext(GCtx *c, const JVal *meta, char *buf, size_t cap)
+{
+	Module *m = c->m;
+	const JVal *dt = json_get(meta, "dtype"), *sz = json_get(meta, "sizes");
+	if (!dt || !dt->isint || !json_is(sz, J_ARR)) {
+		pt2_err(m, meta, "tensor meta needs an integer dtype and sizes");
+		return -1;
+	}
+	DType t = pt2_dtype(dt->i);
+	if (!t) {
+		pt2_err(m, dt, "unknown dtype code %lld", (long long)dt->i);
+		return -1;
+	}
+	size_t n = (size_t)snprintf(buf, cap, "%s[", ir_dtype_name(t));
+	for (uint32_t i = 0; i < sz->n && n < cap; i++) {
+		const char *k;
+		const JVal *u = pt2_union(&sz->kids[i], &k);
+		if (i)
+			n += (size_t)snprintf(buf + n, cap - n, ", ");
+		if (u && !strcmp(k, "as_int") && u->isint && u->i >= 0) {
+			n += (size_t)snprintf(buf + n, cap - n, "%lld",
+			    (long long)u->i);
+			continue;
+		}
+		const JVal *s = u && !strcmp(k, "as_expr") ?
+		    json_get(u, "expr_str") : NULL;
+		ExprId e;
+		const char *why = "expected as_int (>= 0) or as_expr";
+		if (!json_is(s, J_STR) || pt2_srepr(m, s->s, s->n, &e, &why)) {
+			pt2_err(m, s ? s : &sz->kids[i], "bad size: %s", why);
+			return -1;
+		}
+		if (n < cap)
+			n += (size_t)sym_print(m, e, buf + n, cap - n);
+	}
+	if (n + 2 > cap) {
+		pt2_err(m, meta, "tensor type too long");
+		return -1;
+	}
+	buf[n++] = ']';
+	buf[n] = 0;
+	return (int)n;
+}
+
+/* Types a value named name from the graph's *_values tables, through the
+ * dump's annotation reader so that both frontends agree. */
+static int
+annotate(GCtx *c, ValId v, StrId name, const JVal *at)
+{
+	uint32_t k = fx_map_get(&c->meta, name);
+	if (!k)
+		return 0;  /* untyped, like an unannotated dump value */
+	const JVal *meta = c->metas[k - 1];
+	char buf[4096];
+	int n = (json_get(meta, "dtype") ? tensortext : symtext)(c, meta,
+	    buf, sizeof buf);
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= sizeof buf) {
+		pt2_err(c->m, meta, "type of '%s' too long",
+		    ir_str(c->m, name));
+		return -1;
+	}
+	return fx_annot(c->m, c->g, v, buf, (size_t)n, at->loc);
+}
+
+/* The innermost frame of a stack trace, as the dump's comment shows it:
+ * "File: PATH:LINE in FUNC, code: CODE". */
+static StrId
+tracetext(Module *m, const JVal *node)
+{
+	const JVal *st = json_get(json_get(node, "metadata"), "stack_trace");
+	if (!json_is(st, J_STR))
+		return 0;
+	const char *f = NULL;
+	for (const char *p = st->s; (p = strstr(p, "File \"")); p++)
+		f = p;
+	if (!f)
+		return 0;
+	const char *path = f + 6, *q = strchr(path, '"');
+	if (!q || strncmp(q, "\", line ", 8))
+		return 0;
+	const char *ln = q + 8, *in = strstr(ln, ", in ");
+	if (!in)
+		return 0;
+	const char *fn = in + 5, *eol = strchr(fn, '\n');
+	if (!eol)
+		return 0;  /* a frame without its code line: the dump prints
+			    * no trace for it either */
+	size_t fnl = (size_t)(eol - fn);
+	const char *code = eol + 1;
+	while (*code == ' ')
+		code++;
+	size_t cl = strcspn(code, "\n");
+	while (cl && (code[cl - 1] == ' ' || code[cl - 1] == '\r'))
+		cl--;
+	size_t len = (size_t)(q - path) + (size_t)(in - ln) + fnl + cl + 32;
+	char *buf = malloc(len);
+	int n = snprintf(buf, len, "File: %.*s:%.*s in %.*s, code: %.*s",
+	    (int)(q - path), path, (int)(in - ln), ln, (int)fnl, fn, (int)cl,
+	    code);
+	StrId s = ir_internn(m, buf, (size_t)n);
+	free(buf);
+	return s;
+}
+
+/* Every name some argument or output reads: tuple outputs nobody reads
+ * are dropped, as the dump (which has no getitem for them) drops them. */
+static void
+markused(GCtx *c, const JVal *v, int depth)
+{
+	if (!v || depth > 64)
+		return;
+	if (v->kind == J_OBJ) {
+		const JVal *n = json_get(v, "name");
+		if (!n)
+			n = json_get(v, "as_name");
+		if (json_is(n, J_STR) && n->n)
+			fx_map_set(&c->used, ir_internn(c->m, n->s, n->n), 1);
+		for (uint32_t i = 0; i < v->n; i++)
+			if (strcmp(v->kids[i].key, "as_graph"))
+				markused(c, &v->kids[i], depth + 1);
+	} else if (v->kind == J_ARR) {
+		for (uint32_t i = 0; i < v->n; i++)
+			markused(c, &v->kids[i], depth + 1);
+	}
+}
+
+/* The output names of a node: one entry each, NULL-named ones unused. */
+typedef struct Outs {
+	const JVal **v;   /* n entries, freed by the caller */
+	uint32_t n;
+	bool tuple;
+} Outs;
+
+static bool
+outs(GCtx *c, const JVal *node, Outs *o)
+{
+	const JVal *os = json_get(node, "outputs");
+	o->n = 0;
+	o->tuple = false;
+	o->v = NULL;
+	if (!json_is(os, J_ARR)) {
+		pt2_err(c->m, node, "node without an outputs list");
+		return false;
+	}
+	const char *k;
+	const JVal *u = os->n == 1 ? pt2_union(&os->kids[0], &k) : NULL;
+	const JVal *list = u && !strcmp(k, "as_tensors") &&
+	    u->kind == J_ARR ? u : os;
+	if (list->n > MAXOUTPUTS) {
+		pt2_err(c->m, list, "more than %d outputs", MAXOUTPUTS);
+		return false;
+	}
+	o->v = calloc(list->n ? list->n : 1, sizeof *o->v);
+	if (!o->v)
+		BUG("out of memory");
+	o->tuple = list != os || os->n > 1;
+	for (uint32_t i = 0; i < list->n; i++) {
+		const JVal *x = &list->kids[i];
+		if (list == os)  /* an Argument; as_none outputs name nothing */
+			x = pt2_union(x, &k) && strcmp(k, "as_none") ? x : NULL;
+		o->v[o->n++] = x;
+	}
+	return true;
+}
+
+static StrId
+outname(GCtx *c, const JVal *v)
+{
+	const char *k;
+	const JVal *u = pt2_union(v, &k);
+	if (!u)
+		return pt2_refname(c->m, v);
+	return u->kind == J_STR ? pt2_jname(c->m, u) : pt2_refname(c->m, u);
+}
+
+/* Output i of a tuple-valued node had a getitem in FX (so the dump names
+ * it) unless the serializer named it NODE_unused_I; a value something
+ * reads always counts. */
+static bool
+has_getitem(GCtx *c, const Outs *o, uint32_t i)
+{
+	StrId vn = o->v[i] ? outname(c, o->v[i]) : 0;
+	if (!vn)
+		return false;
+	if (fx_map_get(&c->used, vn))
+		return true;
+	const char *s = ir_str(c->m, vn), *u = strstr(s, "_unused_");
+	char tail[16];
+	snprintf(tail, sizeof tail, "_unused_%u", i);
+	size_t ls = strlen(s), lt = strlen(tail);
+	return !u || ls < lt || strcmp(s + ls - lt, tail) != 0;
+}
+
+static int
+defname(GCtx *c, ValId x, StrId name, const JVal *at)
+{
+	if (fx_map_get(&c->names, name)) {
+		pt2_err(c->m, at, "duplicate definition of '%s'",
+		    ir_str(c->m, name));
+		return -1;
+	}
+	ir_val(c->g, x)->name = name;
+	fx_map_set(&c->names, name, x);
+	return annotate(c, x, name, at);
+}
+
+/* Schema 8.2 nodes have no name: the dump's is the output's, or for a
+ * tuple-valued node the op's (cond, cond_1, ...). */
+static StrId
+nodename(GCtx *c, const JVal *nd, StrId op, const Outs *o)
+{
+	Module *m = c->m;
+	StrId name = pt2_jname(m, json_get(nd, "name"));
+	if (name || !op)
+		return name;
+	if (!o->tuple && o->n == 1 && o->v[0])
+		return outname(c, o->v[0]);
+	const char *s = ir_str(m, op), *b = strstr(s, "::");
+	b = b ? b + 2 : s;
+	size_t n = strcspn(b, ".");
+	char buf[160];
+	snprintf(buf, sizeof buf, "%.*s", (int)(n > 100 ? 100 : n), b);
+	name = ir_intern(m, buf);
+	for (uint32_t k = 1; fx_map_get(&c->names, name) ||
+	    fx_map_get(&c->used, name); k++) {
+		snprintf(buf, sizeof buf, "%.*s_%u", (int)(n > 100 ? 100 : n),
+		    b, k);
+		name = ir_intern(m, buf);
+	}
+	fx_map_set(&c->used, name, 1);  /* taken, as FX's namespace */
+	return name;
+}
+
+static int
+node(GCtx *c, const JVal *nd)
+{
+	Module *m = c->m;
+	const JVal *t = json_get(nd, "target"), *in = json_get(nd, "inputs");
+	StrId op = json_is(t, J_STR) ? pt2_opname(m, t->s, t->n) : 0;
+	Outs o;
+	if (!outs(c, nd, &o)) {
+		free(o.v);
+		return -1;
+	}
+	StrId name = nodename(c, nd, op, &o);
+	if (!op || !json_is(in, J_ARR) || !name) {
+		pt2_err(m, nd, "node needs a target, a name and an inputs list");
+		free(o.v);
+		return -1;
+	}
+	c->hop = !strncmp(ir_str(m, op), "higher_order::", 14);
+	/* FX args first, then kwargs, each in the order written */
+	Arg *args = calloc(in->n ? in->n : 1, sizeof *args);
+	uint32_t na = 0;
+	int rc = 0;
+	for (int pass = 1; pass <= 2 && rc == 0; pass++) {
+		for (uint32_t i = 0; i < in->n && rc == 0; i++) {
+			const JVal *a = &in->kids[i], *an = json_get(a,
+			    "name");
+			int64_t kd = pt2_argkind(c, op, a);
+			if (kd != 1 && kd != 2) {
+				pt2_err(m, a, "argument kind must be 1 or 2");
+				rc = -1;
+			} else if (kd == pass && !pt2_arg(c, json_get(a, "arg") ?
+			    json_get(a, "arg") : a, &args[na], 0)) {
+				rc = -1;
+			} else if (kd == pass) {
+				if (pass == 2)
+					args[na] = arg_keyed(args[na],
+					    pt2_jname(m, an));
+				na++;
+			}
+		}
+	}
+	uint32_t nout = 1;
+	if (o.tuple) {
+		nout = 0;
+		for (uint32_t i = 0; i < o.n; i++)
+			if (has_getitem(c, &o, i))
+				nout = i + 1;
+	}
+	if (rc == 0) {
+		NodeId n = ir_node(c->g, D_FX, op, nout ? nout : 1);
+		Node *np = ir_nodep(c->g, n);
+		np->loc = nd->loc;
+		np->name = name;
+		np->trace = tracetext(m, nd);
+		for (uint32_t i = 0; i < na; i++)
+			ir_push_arg(c->g, n, args[i]);
+		ValId out = np->out;
+		if (!o.tuple || !nout) {
+			StrId vn = o.n && o.v[0] && !o.tuple ?
+			    outname(c, o.v[0]) : name;
+			rc = defname(c, out, vn ? vn : name, nd);
+		}
+		for (uint32_t i = 0; o.tuple && i < nout && rc == 0; i++) {
+			StrId vn = o.v[i] ? outname(c, o.v[i]) : 0;
+			if (has_getitem(c, &o, i)) {
+				rc = defname(c, out + i, vn, o.v[i]);
+				continue;
+			}
+			char buf[300];
+			snprintf(buf, sizeof buf, "%.200s_unused_%u",
+			    ir_str(m, name), i);
+			ir_val(c->g, out + i)->name = ir_intern(m, buf);
+		}
+	}
+	free(args);
+	free(o.v);
+	return rc;
+}
+
+static int
+inputs(GCtx *c, const JVal *ins)
+{
+	if (!json_is(ins, J_ARR)) {
+		pt2_err(c->m, ins, "graph inputs must be a list");
+		return -1;
+	}
+	for (uint32_t i = 0; i < ins->n; i++) {
+		const char *k;
+		const JVal *u = pt2_union(&ins->kids[i], &k);
+		StrId name = u ? (u->kind == J_STR ? pt2_jname(c->m, u) :
+		    pt2_refname(c->m, u)) : 0;
+		if (!name) {
+			pt2_err(c->m, &ins->kids[i], "graph input without a "
+			    "name");
+			return -1;
+		}
+		ValId v = ir_value(c->g, 0);
+		if (defname(c, v, name, &ins->kids[i]) < 0)
+			return -1;
+		if (!fx_map_get(&c->meta, name))
+			ir_val(c->g, v)->kind = VK_CONST;
+		ir_val(c->g, v)->role = ROLE_USER_INPUT;
+		ir_add_input(c->g, v);
+	}
+	return 0;
+}
+
+static int
+outputs(GCtx *c, const JVal *os)
+{
+	if (!json_is(os, J_ARR)) {
+		pt2_err(c->m, os, "graph outputs must be a list");
+		return -1;
+	}
+	for (uint32_t i = 0; i < os->n; i++) {
+		const char *k;
+		const JVal *u = pt2_union(&os->kids[i], &k);
+		if (u && !strcmp(k, "as_tensors") && u->kind == J_ARR) {
+			for (uint32_t j = 0; j < u->n; j++) {
+				ValId v = pt2_lookup(c, &u->kids[j],
+				    pt2_refname(c->m, &u->kids[j]));
+				if (!v)
+					return -1;
+				ir_add_output(c->g, v, OUT_USER, 0);
+			}
+			continue;
+		}
+		StrId name = u ? (u->kind == J_STR ? pt2_jname(c->m, u) :
+		    pt2_refname(c->m, u)) : 0;
+		ValId v = name ? pt2_lookup(c, &os->kids[i], name) : 0;
+		if (!v) {
+			if (!name)
+				pt2_err(c->m, &os->kids[i], "only graph values "
+				    "can be outputs");
+			return -1;
+		}
+		ir_add_output(c->g, v, OUT_USER, 0);
+	}
+	return 0;
+}
+
+int
+pt2_build(Module *m, const JVal *graph, const char *name, GraphId parent,
+    int depth, GraphId *out)
+{
+	if (!json_is(graph, J_OBJ)) {
+		pt2_err(m, graph, "expected a graph object");
+		return -1;
+	}
+	if (depth > MAXGRAPHDEPTH) {
+		pt2_err(m, graph, "subgraphs nested too deeply");
+		return -1;
+	}
+	GCtx c = {.m = m};
+	c.gid = ir_graph_new(m, name, parent);
+	c.g = ir_graph(m, c.gid);
+	addmeta(&c, json_get(graph, "tensor_values"));
+	addmeta(&c, json_get(graph, "sym_int_values"));
+	addmeta(&c, json_get(graph, "sym_bool_values"));
+	addmeta(&c, json_get(graph, "sym_float_values"));
+	const JVal *nodes = json_get(graph, "nodes");
+	int rc = json_is(nodes, J_ARR) ? 0 : -1;
+	if (rc < 0)
+		pt2_err(m, graph, "graph without a nodes list");
+	for (uint32_t i = 0; rc == 0 && i < nodes->n; i++)
+		markused(&c, json_get(&nodes->kids[i], "inputs"), 0);
+	markused(&c, json_get(graph, "outputs"), 0);
+	if (rc == 0)
+		rc = inputs(&c, json_get(graph, "inputs"));
+	for (uint32_t i = 0; rc == 0 && i < nodes->n; i++) {
+		c.g = ir_graph(m, c.gid);  /* subgraphs grow m->graphs */
+		rc = node(&c, &nodes->kids[i]);
+	}
+	c.g = ir_graph(m, c.gid);
+	if (rc == 0)
+		rc = outputs(&c, json_get(graph, "outputs"));
+	fx_map_free(&c.names);
+	fx_map_free(&c.meta);
+	fx_map_free(&c.used);
+	free(c.metas);
+	*out = c.gid;
+	return rc;
+}
+

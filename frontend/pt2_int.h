@@ -1,0 +1,101 @@
+/* pt2_int.h - private to the .pt2 frontend (pt2.c, pt2_graph.c,
+ * pt2_expr.c, pt2_weights.c). */
+#ifndef ONNXC_PT2_INT_H
+#define ONNXC_PT2_INT_H
+
+#include "fx_int.h"
+#include "json.h"
+#include "pt2.h"
+#include "zip.h"
+
+struct Pt2 {
+	Module *m;
+	const char *path;        /* the archive, as given */
+	Zip *z;
+	Arena *ja;               /* JSON trees */
+	const char *root;        /* "model/" or "" */
+	const char *prog;        /* program name */
+	bool v26;                /* torch <= 2.6 layout */
+	const char *progfile, *progsrc; /* the program's JSON, for messages */
+	size_t proglen;
+	void **owned;            /* materialized tensors */
+	uint32_t nowned, cowned;
+	Zip **inner;             /* torch.save zips inside the archive */
+	uint32_t ninner, cinner;
+	Arena *pa;               /* pickled tensors' records */
+};
+
+/* A tensor as sizes, strides (elements) and an offset into a storage. */
+typedef struct Pt2View {
+	uint8_t dtype;
+	int32_t rank;
+	int64_t sizes[64], strides[64], offset;
+} Pt2View;
+
+/* pt2.c: entry name as the current JSON document (m->file, m->src);
+ * NULL after an error (or when absent and not required: no error) */
+const JVal *pt2_doc(Pt2 *a, const char *name, bool required);
+/* pt2_weights.c */
+void pt2_weights_free(Pt2 *a);
+/* the view v of storage st[0..stlen) into t (dims point into v): a
+ * pointer into st when contiguous, else a copy owned by a; an error
+ * message, or NULL */
+const char *pt2_view(Pt2 *a, const Pt2View *v, const unsigned char *st,
+    uint64_t stlen, Tensor *t);
+
+/* pt2_pickle.c: torch.save files (a zip with data.pkl) */
+/* the one tensor of the torch.save file d[0..len) (entry name path) */
+int pt2_pickled(Pt2 *a, const char *path, const unsigned char *d,
+    size_t len, Tensor *t, Pt2View *v);
+/* torch <= 2.6: bind from serialized_state_dict.pt and
+ * serialized_constants.pt */
+int pt2_bind_pickles(Pt2 *a, GraphId g);
+
+/* ScalarType codes of torch/_export/serde/schema.py -> DType; DT_UNDEF
+ * for codes onnxc has no type for */
+DType pt2_dtype(int64_t code);
+
+/* pt2_expr.c: a sympy srepr ("Mul(Integer(2), Symbol('s0', ...))") into
+ * an expression; -1 with *why on text it cannot read or undefined
+ * arithmetic (division or modulo by zero). */
+int pt2_srepr(Module *m, const char *s, size_t n, ExprId *out,
+    const char **why);
+
+/* pt2_graph.c: the program object (models/NAME.json) into FX graphs of m,
+ * the same IR fx_parse builds from the dump.  Returns -1 after errors. */
+int pt2_graph(Module *m, const JVal *program, GraphId *out);
+
+/* pt2_graph.c: one graph (and its subgraphs, depth-first, as the dump
+ * prints them) being built */
+typedef struct GCtx {
+	Module *m;
+	const JVal *tvals, *symint, *symbool, *symfloat; /* of this graph */
+	StrMap names;      /* value name -> ValId */
+	StrMap meta;       /* value name -> index+1 into metas */
+	const JVal **metas;
+	uint32_t nmetas, cmetas;
+	StrMap used;       /* names read by some argument or output */
+	Graph *g;
+	GraphId gid;
+	bool hop;          /* the node being read is a higher-order op */
+} GCtx;
+int pt2_build(Module *m, const JVal *graph, const char *name,
+    GraphId parent, int depth, GraphId *out);
+
+/* pt2_args.c */
+/* {"as_x": payload}: the payload, *key the one key; NULL if not that */
+const JVal *pt2_union(const JVal *v, const char **key);
+StrId pt2_jname(Module *m, const JVal *v);       /* a non-empty string */
+/* {"name": x} or {"as_name": x} */
+StrId pt2_refname(Module *m, const JVal *v);
+ValId pt2_lookup(GCtx *c, const JVal *v, StrId name); /* 0 after error */
+bool pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth);
+/* torch.ops.aten.add.Tensor -> aten::add.Tensor (fx_opname's names) */
+StrId pt2_opname(Module *m, const char *s, size_t n);
+/* 1 (FX positional) or 2 (keyword) for node input a; -1 if malformed */
+int64_t pt2_argkind(GCtx *c, StrId op, const JVal *a);
+
+/* An error at v's place in the current JSON document (m->src). */
+void pt2_err(Module *m, const JVal *v, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,158 @@
+/* test_pt2.c - the readers under the .pt2 frontend: JSON with locations
+ * (frontend/json.c), sympy srepr expressions (pt2_expr.c) and the
+ * restricted unpickler (pickle.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "frontend/pickle.h"
+#include "frontend/pt2_int.h"
+
+static const JVal *
+parse(Arena *a, const char *s, const char **err, Loc *at)
+{
+	*err = NULL;
+	return json_parse(a, s, strlen(s), err, at);
+}
+
+static void
+test_json(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	const char *err;
+	Loc at;
+	const JVal *v = parse(a, "{\"a\": [1, -2.5e1, \"x\\u00e9\\n\"],\n"
+	    " \"b\": {\"c\": NaN, \"d\": -Infinity}, \"e\": 9223372036854775808}",
+	    &err, &at);
+	assert_non_null(v);
+	const JVal *arr = json_get(v, "a");
+	assert_true(json_is(arr, J_ARR));
+	assert_int_equal(arr->n, 3);
+	assert_true(arr->kids[0].isint);
+	assert_int_equal(arr->kids[0].i, 1);
+	assert_false(arr->kids[1].isint);
+	assert_true(arr->kids[1].f == -25.0);
+	assert_string_equal(arr->kids[2].s, "x\xc3\xa9\n");
+	const JVal *b = json_get(v, "b");
+	assert_int_equal(b->loc.line, 2);    /* located where it starts */
+	assert_int_equal(b->loc.col, 7);
+	assert_true(isnan(json_get(b, "c")->f));
+	assert_true(isinf(json_get(b, "d")->f) && json_get(b, "d")->f < 0);
+	assert_false(json_get(v, "e")->isint); /* past int64: not an int */
+	assert_null(json_get(v, "zz"));
+
+	assert_null(parse(a, "{\"a\": [1, 2}", &err, &at));
+	assert_string_equal(err, "expected ',' or ']'");
+	assert_int_equal(at.col, 12);
+	assert_null(parse(a, "[01]", &err, &at));
+	assert_null(parse(a, "\"\\ud800\"", &err, &at));
+	assert_null(parse(a, "{} x", &err, &at));
+	assert_string_equal(err, "text after the JSON document");
+	char deep[2000];
+	memset(deep, '[', sizeof deep - 1);
+	deep[sizeof deep - 1] = 0;
+	assert_null(parse(a, deep, &err, &at));
+	assert_string_equal(err, "nesting too deep");
+	arena_free(a);
+}
+
+static const char *
+srepr(Module *m, const char *s)
+{
+	ExprId e;
+	const char *why = NULL;
+	if (pt2_srepr(m, s, strlen(s), &e, &why) < 0)
+		return why;
+	return sym_text(m, e);
+}
+
+static void
+test_srepr(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	assert_string_equal(srepr(m, "Symbol('s0', positive=True, "
+	    "integer=True)"), "s0");
+	assert_string_equal(srepr(m, "Mul(Integer(2), Symbol('s77', "
+	    "positive=True, integer=True))"), "2*s77");
+	assert_string_equal(srepr(m, "Add(Symbol('s0', integer=True), "
+	    "Integer(1))"), "s0 + 1");
+	assert_string_equal(srepr(m, "FloorDiv(Symbol('s0', integer=True), "
+	    "Integer(2))"), sym_text(m, sym_simplify(m, ir_expr_bin(m,
+	    E_FLOORDIV, ir_expr_sym(m, "s0"), ir_expr_int(m, 2)))));
+	assert_string_equal(srepr(m, "FloorDiv(Symbol('s0', integer=True), "
+	    "Integer(0))"), "division or modulo by zero");
+	assert_string_equal(srepr(m, "PythonMod(Symbol('s0'), Integer(0))"),
+	    "division or modulo by zero");
+	assert_string_equal(srepr(m, "Mul(Integer(2)"), "expected ',' or ')'");
+	assert_string_equal(srepr(m, "Symbol('s0') x"),
+	    "text after the expression");
+	ir_free(m);
+}
+
+/* torch.save of a 2x2 float view at offset 1, strides (1, 2), in a dict */
+static const unsigned char dict_pkl[] =
+    "\x80\x02}q\x00X\x01\x00\x00\x00wq\x01"
+    "ctorch._utils\n_rebuild_tensor_v2\nq\x02"
+    "((X\x07\x00\x00\x00storageq\x03" "ctorch\nFloatStorage\nq\x04"
+    "X\x01\x00\x00\x00" "0q\x05X\x03\x00\x00\x00" "cpuq\x06K\x06tq\x07Q"
+    "K\x01K\x02K\x02\x86q\x08K\x01K\x02\x86q\t\x89"
+    "ccollections\nOrderedDict\nq\n)Rq\x0btq\x0cRq\rs.";
+
+static void
+test_pickle(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	PkTensor *t;
+	uint32_t n;
+	const char *err = NULL;
+	size_t pos;
+	int rc = pk_read(a, dict_pkl, sizeof dict_pkl - 1, &t, &n, &err, &pos);
+	if (rc)
+		print_message("pk_read: %s at byte %zu\n", err, pos);
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(t[0].key, "w");
+	assert_string_equal(t[0].storage, "0");
+	assert_int_equal(t[0].dtype, DT_F32);
+	assert_int_equal(t[0].rank, 2);
+	assert_int_equal(t[0].offset, 1);
+	assert_int_equal(t[0].strides[1], 2);
+
+	static const unsigned char evil[] = "\x80\x02" "cos\nsystem\nq\x00.";
+	assert_int_equal(pk_read(a, evil, sizeof evil - 1, &t, &n, &err,
+	    &pos), -1);
+	assert_string_equal(err, "forbidden pickle global 'os.system' (only "
+	    "the tensors torch.save writes are read)");
+	assert_int_equal(pos, 2);
+	static const unsigned char trunc[] = "\x80\x02}q";
+	assert_int_equal(pk_read(a, trunc, sizeof trunc - 1, &t, &n, &err,
+	    &pos), -1);
+	assert_string_equal(err, "pickle truncated");
+	static const unsigned char notdict[] = "\x80\x02K\x05.";
+	assert_int_equal(pk_read(a, notdict, sizeof notdict - 1, &t, &n,
+	    &err, &pos), -1);
+	static const unsigned char badget[] = "\x80\x02h\x07.";
+	assert_int_equal(pk_read(a, badget, sizeof badget - 1, &t, &n, &err,
+	    &pos), -1);
+	assert_string_equal(err, "memo get of an unset index");
+	arena_free(a);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_srepr),
+		cmocka_unit_test(test_pickle),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
