@@ -14,15 +14,16 @@
 
 /* The presets, written out.  Passes after lower work on the ONNX graph. */
 static const char *const presets[] = {
-	"symbolize-shapes,lower",
-	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
-	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
+	"inline,symbolize-shapes,lower",
+	"inline,decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
+	"inline,decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
 static const struct {
 	const char *pass, *module;
 } builtin[] = {
+	{"inline", "inline.so"},
 	{"decompose", "decompose.so"},
 	{"symbolize-shapes", "symbolize.so"},
 	{"fold", "fold.so"},

@@ -65,6 +65,7 @@ static const struct Dec {
 	{"aten::square.default", dec_square},
 	{"aten::deg2rad.default", dec_deg2rad},
 	{"aten::rad2deg.default", dec_rad2deg},
+	{"aten::diff.default", dec_diff},
 };
 
 static const struct Dec *

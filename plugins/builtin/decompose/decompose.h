@@ -126,5 +126,6 @@ int dec_prelu(Rw *r);
 int dec_square(Rw *r);
 int dec_deg2rad(Rw *r);
 int dec_rad2deg(Rw *r);
+int dec_diff(Rw *r);
 
 #endif
