@@ -274,12 +274,17 @@ static void
 test_preset_missing_module(void **state)
 {
 	Fix *f = *state;
-	assert_string_equal(pm_preset(0), "symbolize-shapes,lower");
+	assert_string_equal(pm_preset(0),
+	    "inline,functionalize,symbolize-shapes,lower");
 	assert_null(pm_preset(3));
 	assert_int_equal(pm_check_preset(f->m, f->r, 1), -1);
 	const char *d = captured(f->m, &f->cap);
 	assert_non_null(strstr(d, "-O1:1:1: error: no plugin provides pass "
-	    "'decompose': its module decompose.so was expected"));
+	    "'inline': its module inline.so was expected"));
+	assert_non_null(strstr(d, "-O1:1:8: error: no plugin provides pass "
+	    "'functionalize': its module functionalize.so was expected"));
+	assert_non_null(strstr(d, "'decompose': its module decompose.so was "
+	    "expected"));
 	assert_non_null(strstr(d, "'symbolize-shapes': its module "
 	    "symbolize.so"));
 }
