@@ -125,6 +125,8 @@ typedef struct Fn {
 	uint32_t nv;
 	int bad;      /* stop: something failed */
 	int reported; /* and it was reported */
+	onnxc_graph *todo; /* bodies of higher-order ops still to sweep */
+	uint32_t ntodo, ctodo;
 } Fn;
 
 static Val *
@@ -606,6 +608,26 @@ logical_first(Fn *f, onnxc_node n, const onnxc_node_info *ni)
 	return v;
 }
 
+/* Body g (an argument of a higher-order op) gets its own sweep. */
+static void
+add_body(Fn *f, onnxc_graph g)
+{
+	for (uint32_t i = 0; i < f->ntodo; i++)
+		if (f->todo[i] == g)
+			return;
+	if (f->ntodo == f->ctodo) {
+		uint32_t cap = f->ctodo ? f->ctodo * 2 : 8;
+		onnxc_graph *p = realloc(f->todo, cap * sizeof *p);
+		if (!p) {
+			f->bad = 1;
+			return;
+		}
+		f->todo = p;
+		f->ctodo = cap;
+	}
+	f->todo[f->ntodo++] = g;
+}
+
 /* Every argument of node n as it reads now. */
 static void
 refresh_node(Fn *f, onnxc_node n, const onnxc_node_info *ni)
@@ -613,6 +635,9 @@ refresh_node(Fn *f, onnxc_node n, const onnxc_node_info *ni)
 	for (uint32_t i = 0; i < ni->nargs && !f->bad; i++) {
 		onnxc_arg a, b;
 		int ch = 0;
+		if (f->h->node_arg(f->ctx, f->g, n, i, &a) == ONNXC_OK &&
+		    a.kind == ONNXC_ARG_GRAPH)
+			add_body(f, a.ref);
 		if (f->h->node_arg(f->ctx, f->g, n, i, &a) != ONNXC_OK ||
 		    !refresh_arg(f, &a, &b, &ch, 0) || (ch &&
 		    f->h->node_set_arg(f->ctx, f->g, n, i, &b) != ONNXC_OK))
@@ -662,8 +687,18 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 		    "this onnxc's plugin host is too old (ABI 1.2 needed)");
 		return ONNXC_ERROR;
 	}
-	sweep(&f);
+	/* the main graph, then every body reached from it (torch.cond and
+	 * its kin forbid writes into their operands: each body is its own
+	 * world) */
+	add_body(&f, f.g);
+	for (uint32_t i = 0; i < f.ntodo && !f.bad; i++) {
+		f.g = f.todo[i];
+		if (f.v)
+			memset(f.v, 0, f.nv * sizeof *f.v);
+		sweep(&f);
+	}
 	free(f.v);
+	free(f.todo);
 	if (f.bad && !f.reported)
 		host->report(ctx, ONNXC_SEV_ERROR, f.g, 0, "functionalize: out "
 		    "of memory, or the host refused a change to the graph");
