@@ -54,6 +54,19 @@ droppable(In *in, const onnxc_node_info *ni)
 	return is_op(in, ni, "aten::_assert_tensor_metadata.default");
 }
 
+/* torch's name of an autocast dtype */
+static const char *
+dtype_name(int64_t dt)
+{
+	switch (dt) {
+	case ONNXC_DT_F16: return "torch.float16";
+	case ONNXC_DT_BF16: return "torch.bfloat16";
+	case ONNXC_DT_F32: return "torch.float32";
+	case ONNXC_DT_F64: return "torch.float64";
+	default: return "another dtype";
+	}
+}
+
 static int
 grow(In *in)
 {
@@ -285,12 +298,12 @@ inline_call(In *in, Frame *caller, onnxc_graph src, onnxc_node call,
 			int okt = h->node_arg(in->ctx, src, call, 1, &dt) ==
 			    ONNXC_OK && dt.kind == ONNXC_ARG_DTYPE;
 			h->report(in->ctx, ONNXC_SEV_ERROR, in->g, origin,
-			    "autocast region '%s' (device %s, dtype code %d) is "
-			    "enabled: onnxc does not apply PyTorch's autocast "
-			    "casting policy; export the model with autocast "
-			    "disabled or cast explicitly", prefix,
+			    "autocast region '%s' (%s, %s) is enabled: onnxc "
+			    "does not apply PyTorch's autocast casting policy; "
+			    "export the model with autocast disabled or cast "
+			    "explicitly", prefix,
 			    okd ? h->str(in->ctx, dev.ref) : "?",
-			    okt ? (int)dt.i : 0);
+			    okt ? dtype_name(dt.i) : "?");
 			return ONNXC_ERROR;
 		}
 	}
