@@ -109,3 +109,24 @@ CASES = {
     "func_swin_mask": lambda: case(SwinMask(), (torch.randn(4, 16, 16),)),
     "ops_diff_minmax": lambda: case(Ops(), (torch.randn(5, 6), torch.randn(5, 6))),
 }
+
+
+class Composite(nn.Module):
+    """Composite ops the training IR keeps: broadcast_to, weight norm,
+    histc (fixed and data range), empty_permuted (shape only)."""
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.utils.parametrizations.weight_norm(nn.Linear(4, 3))
+        self.v = nn.Parameter(torch.randn(3, 4))
+        self.g = nn.Parameter(torch.rand(3, 1) + 0.5)
+    def forward(self, x):
+        a = torch.broadcast_to(x[:1], (3, 4))
+        w = torch._weight_norm(self.v, self.g, 0)
+        w1 = torch._weight_norm(self.v, self.g[:1, :1].reshape(1, 1) + 0.0, -1)
+        h = torch.histc(x, bins=5, min=-1.0, max=1.0)
+        h2 = torch.histc(x, bins=4)
+        e = torch.empty_permuted((3, 4), (1, 0)).fill_(2.0)
+        return a + e, x @ w.t(), w1, h, h2, self.lin(x)
+
+
+CASES["ops_composite"] = lambda: case(Composite(), (torch.randn(3, 4),))
