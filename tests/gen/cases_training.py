@@ -130,3 +130,22 @@ class Composite(nn.Module):
 
 
 CASES["ops_composite"] = lambda: case(Composite(), (torch.randn(3, 4),))
+
+
+class MetaInplace(nn.Module):
+    """In-place ops that change a tensor's shape, not its data (unsqueeze_,
+    transpose_), then writes through the renamed tensor and an expand to its
+    own shape; the base and a view taken before see them."""
+    def forward(self, x):
+        base = x.clone()
+        before = base[1]
+        b = base.view(4, 6)
+        b.unsqueeze_(0)
+        b[0, 1].fill_(3.0)
+        b.transpose_(1, 2)
+        b[0, 0].mul_(2.0)
+        base.expand(4, 6).add_(1.0)
+        return base, before * 1, b * 1
+
+
+CASES["func_metadata_inplace"] = lambda: case(MetaInplace(), (torch.randn(4, 6),))

@@ -207,10 +207,19 @@ functional(const char *op, char *buf, size_t cap)
 	if (len < 2 || name[len - 1] != '_' || name[len - 2] == '_' ||
 	    name[0] == '_')
 		return 0;
-	if (len == 5 && !strncmp(name, "zero_", 5)) {
-		snprintf(buf, cap, "aten::zeros_like.default");
-		return 1;
-	}
+	/* functional forms that are not the name without '_' */
+	static const char *const renamed[][2] = {
+		{"zero_", "aten::zeros_like.default"},
+		{"transpose_", "aten::transpose.int"},
+		{"swapaxes_", "aten::swapaxes.default"},
+		{"swapdims_", "aten::transpose.int"},
+	};
+	for (size_t i = 0; i < sizeof renamed / sizeof *renamed; i++)
+		if (strlen(renamed[i][0]) == len &&
+		    !strncmp(name, renamed[i][0], len)) {
+			snprintf(buf, cap, "%s", renamed[i][1]);
+			return 1;
+		}
 	snprintf(buf, cap, "aten::%.*s%s", (int)(len - 1), name, over);
 	return 1;
 }
@@ -577,6 +586,22 @@ rewrite_inplace(Fn *f, onnxc_node n, const onnxc_node_info *ni,
 	onnxc_value w = f->bad ? 0 : emit(f, fop, args, na, n, ni->out, "f");
 	if (!w)
 		return;
+	if (view_index(fop) >= 0) {
+		/* unsqueeze_, transpose_, t_ ...: x's shape changes, not its
+		 * data; the name now stands for a view of x */
+		onnxc_value_info wv;
+		onnxc_node_info di;
+		if (h->value_get(f->ctx, f->g, w, &wv) != ONNXC_OK ||
+		    h->node_get(f->ctx, f->g, wv.def, &di) != ONNXC_OK) {
+			f->bad = 1;
+			return;
+		}
+		track(f, wv.def, &di, fop, x);
+		V(f, ni->out)->remap = w;
+		if (h->node_erase(f->ctx, f->g, n) != ONNXC_OK)
+			f->bad = 1;
+		return;
+	}
 	write_through(f, x, w, n);
 	if (f->bad)
 		return;
