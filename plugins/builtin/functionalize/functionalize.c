@@ -37,151 +37,11 @@
 
 #include <onnxc/plugin.h>
 
-enum { MAXDEPTH = 64, MAXR = 64 };
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* How a view is undone when something is written into it. */
-typedef enum Inv {
-	INV_NONE,      /* not a view */
-	INV_SLICE,     /* slice_scatter(p, w, dim, start, end, step) */
-	INV_NARROW,    /* slice_scatter(p, w, dim, start, start + length) */
-	INV_SELECT,    /* select_scatter(p, w, dim, index) */
-	INV_RESHAPE,   /* view_as(w, p) */
-	INV_TRANSPOSE, /* transpose(w, a, b) */
-	INV_T,         /* t(w) */
-	INV_PERMUTE,   /* permute(w, inverse) */
-	INV_ALIAS,     /* w */
-	INV_EXPAND,    /* view_as(w, p) when it broadcasts nothing */
-	INV_REFUSE     /* a view whose writes we do not invert */
-} Inv;
-
-static const struct {
-	const char *op;
-	uint8_t inv;
-	uint8_t contig; /* keeps a contiguous tensor contiguous */
-	uint8_t maybe;  /* a view only of a contiguous tensor */
-} views[] = {
-	{"aten::slice.Tensor", INV_SLICE, 0, 0},
-	{"aten::narrow.default", INV_NARROW, 0, 0},
-	{"aten::select.int", INV_SELECT, 0, 0},
-	{"aten::view.default", INV_RESHAPE, 1, 0},
-	{"aten::_unsafe_view.default", INV_RESHAPE, 1, 0},
-	{"aten::view_as.default", INV_RESHAPE, 1, 0},
-	{"aten::unsqueeze.default", INV_RESHAPE, 1, 0},
-	{"aten::squeeze.default", INV_RESHAPE, 1, 0},
-	{"aten::squeeze.dim", INV_RESHAPE, 1, 0},
-	{"aten::squeeze.dims", INV_RESHAPE, 1, 0},
-	{"aten::unflatten.int", INV_RESHAPE, 1, 0},
-	{"aten::reshape.default", INV_RESHAPE, 1, 1},
-	{"aten::flatten.using_ints", INV_RESHAPE, 1, 1},
-	{"aten::transpose.int", INV_TRANSPOSE, 0, 0},
-	{"aten::swapaxes.default", INV_TRANSPOSE, 0, 0},
-	{"aten::t.default", INV_T, 0, 0},
-	{"aten::permute.default", INV_PERMUTE, 0, 0},
-	{"aten::alias.default", INV_ALIAS, 1, 0},
-	{"aten::detach.default", INV_ALIAS, 1, 0},
-	{"aten::lift_fresh.default", INV_ALIAS, 1, 0},
-	{"aten::contiguous.default", INV_ALIAS, 1, 1},
-	{"aten::expand.default", INV_EXPAND, 0, 0},
-	{"aten::expand_as.default", INV_EXPAND, 0, 0},
-	{"aten::diagonal.default", INV_REFUSE, 0, 0},
-	{"aten::as_strided.default", INV_REFUSE, 0, 0},
-	{"aten::unfold.default", INV_REFUSE, 0, 0},
-	{"aten::view.dtype", INV_REFUSE, 0, 0},
-	{"aten::real.default", INV_REFUSE, 0, 0},
-	{"aten::imag.default", INV_REFUSE, 0, 0},
-	{"aten::view_as_real.default", INV_REFUSE, 0, 0},
-	{"aten::view_as_complex.default", INV_REFUSE, 0, 0},
-};
-
-/* Ops whose several outputs are views of their input. */
-static const char *const multiviews[] = {
-	"aten::split.Tensor", "aten::split_with_sizes.default",
-	"aten::chunk.default", "aten::unbind.int", "aten::tensor_split.sections",
-	"aten::tensor_split.indices", "aten::split.sizes",
-	"aten::unsafe_split.Tensor", "aten::unsafe_chunk.default",
-};
-
-/* What the sweep knows of one value. */
-typedef struct Val {
-	onnxc_value root;   /* its storage's root; 0: itself */
-	onnxc_value parent; /* the value it is a view of; 0: a root */
-	onnxc_node view;    /* the node that made it from parent */
-	uint32_t ver;       /* the root's version it was made at */
-	uint8_t inv;        /* Inv of view */
-	uint8_t contig;     /* contiguous (roots are) */
-	uint8_t multi;      /* an output of split/chunk/unbind */
-	onnxc_value remap;  /* an erased in-place op's output: its new value */
-	onnxc_value cur;    /* roots: the current value; 0: itself */
-	uint32_t rver;      /* roots: the current version */
-	onnxc_value fresh;  /* regenerated at version freshver */
-	uint32_t freshver;
-} Val;
-
-typedef struct Fn {
-	onnxc_ctx *ctx;
-	const onnxc_host_api *h;
-	onnxc_graph g;
-	Val *v;
-	uint32_t nv;
-	int bad;      /* stop: something failed */
-	int reported; /* and it was reported */
-	onnxc_graph *todo; /* bodies of higher-order ops still to sweep */
-	uint32_t ntodo, ctodo;
-} Fn;
-
-static Val *
-V(Fn *f, onnxc_value v)
-{
-	static Val none;
-	if (v >= f->nv) {
-		uint32_t n = f->h->value_end(f->ctx, f->g);
-		uint32_t cap = f->nv ? f->nv : 256;
-		while (cap <= n || cap <= v)
-			cap *= 2;
-		Val *p = realloc(f->v, cap * sizeof *p);
-		if (!p) {
-			f->bad = 1;
-			memset(&none, 0, sizeof none);
-			return &none;
-		}
-		memset(p + f->nv, 0, (cap - f->nv) * sizeof *p);
-		f->v = p;
-		f->nv = cap;
-	}
-	return &f->v[v];
-}
-
-static onnxc_value
-root(Fn *f, onnxc_value v)
-{
-	onnxc_value r = V(f, v)->root;
-	return r ? r : v;
-}
-
-static const char *
-opname(Fn *f, const onnxc_node_info *ni)
-{
-	const char *s = f->h->str(f->ctx, ni->op);
-	return ni->dialect == ONNXC_FX && s ? s : "";
-}
-
-static int
-view_index(const char *op)
-{
-	for (size_t i = 0; i < sizeof views / sizeof *views; i++)
-		if (!strcmp(views[i].op, op))
-			return (int)i;
-	return -1;
-}
-
-static int
-is_multiview(const char *op)
-{
-	for (size_t i = 0; i < sizeof multiviews / sizeof *multiviews; i++)
-		if (!strcmp(multiviews[i], op))
-			return 1;
-	return 0;
-}
+#include "fn.h"
 
 /* The functional form of in-place op `op` in buf, or 0 when op is not
  * in place: "aten::add_.Tensor" -> "aten::add.Tensor", "aten::zero_" ->
@@ -224,131 +84,6 @@ functional(const char *op, char *buf, size_t cap)
 	return 1;
 }
 
-/* Value v of the graph gets the type of value src. */
-static int
-copy_type(Fn *f, onnxc_value v, onnxc_value src)
-{
-	const onnxc_host_api *h = f->h;
-	onnxc_value_info vi;
-	onnxc_dim d[MAXR];
-	if (h->value_get(f->ctx, f->g, src, &vi) != ONNXC_OK)
-		return 0;
-	if (vi.kind == ONNXC_VK_TENSOR) {
-		if (vi.rank > MAXR || (vi.rank > 0 && h->value_dims(f->ctx, f->g,
-		    src, d, MAXR) != ONNXC_OK))
-			return 0;
-		return h->value_set_type(f->ctx, f->g, v, vi.dtype, vi.rank,
-		    d) == ONNXC_OK;
-	}
-	if (vi.kind == ONNXC_VK_SYMINT || vi.kind == ONNXC_VK_SYMFLOAT ||
-	    vi.kind == ONNXC_VK_SYMBOOL)
-		return h->value_set_sym(f->ctx, f->g, v, vi.kind, vi.sym) ==
-		    ONNXC_OK;
-	return 1;
-}
-
-/* A new FX node op(args) standing for node `like`; its output typed as
- * value `type` and named after it. */
-static onnxc_value
-emit(Fn *f, const char *op, const onnxc_arg *args, uint32_t n,
-    onnxc_node like, onnxc_value type, const char *tag)
-{
-	const onnxc_host_api *h = f->h;
-	onnxc_node m = h->node_new(f->ctx, f->g, ONNXC_FX, "", op, 1);
-	onnxc_node_info mi;
-	onnxc_value_info ti;
-	for (uint32_t i = 0; m && i < n; i++)
-		if (h->node_push_arg(f->ctx, f->g, m, &args[i]) != ONNXC_OK)
-			m = 0;
-	if (!m || h->node_get(f->ctx, f->g, m, &mi) != ONNXC_OK ||
-	    h->value_get(f->ctx, f->g, type, &ti) != ONNXC_OK ||
-	    !copy_type(f, mi.out, type)) {
-		f->bad = 1;
-		return 0;
-	}
-	char name[256];
-	snprintf(name, sizeof name, "%s__%s%u", h->str(f->ctx, ti.name), tag,
-	    mi.out);
-	h->value_set_name(f->ctx, f->g, mi.out, name);
-	h->node_set_name(f->ctx, f->g, m, name);
-	if (like)
-		h->node_set_origin(f->ctx, f->g, m, like);
-	return mi.out;
-}
-
-static onnxc_arg
-a_val(onnxc_value v)
-{
-	return (onnxc_arg){.kind = ONNXC_ARG_VALUE, .ref = v};
-}
-
-static onnxc_arg
-a_int(int64_t i)
-{
-	return (onnxc_arg){.kind = ONNXC_ARG_INT, .i = i};
-}
-
-/* Argument i of node n, positional, for a new node; None when absent. */
-static onnxc_arg
-arg_at(Fn *f, onnxc_node n, uint32_t i)
-{
-	onnxc_arg a;
-	onnxc_node_info ni;
-	if (f->h->node_get(f->ctx, f->g, n, &ni) != ONNXC_OK || i >= ni.npos ||
-	    f->h->node_arg(f->ctx, f->g, n, i, &a) != ONNXC_OK)
-		return (onnxc_arg){.kind = ONNXC_ARG_NONE};
-	a.key = 0;
-	return a;
-}
-
-static onnxc_value regen(Fn *f, onnxc_value v);
-
-/* The node that made view v, replayed on its parent's current value. */
-static onnxc_value
-replay(Fn *f, onnxc_value v)
-{
-	const onnxc_host_api *h = f->h;
-	Val *x = V(f, v);
-	onnxc_node_info ni;
-	onnxc_value p = regen(f, x->parent);
-	if (h->node_get(f->ctx, f->g, x->view, &ni) != ONNXC_OK || !p) {
-		f->bad = 1;
-		return 0;
-	}
-	onnxc_arg args[32];
-	if (ni.nargs > 32) {
-		f->bad = 1;
-		return 0;
-	}
-	for (uint32_t i = 0; i < ni.nargs; i++)
-		if (h->node_arg(f->ctx, f->g, x->view, i, &args[i]) != ONNXC_OK)
-			f->bad = 1;
-	args[0] = a_val(p);
-	return emit(f, opname(f, &ni), args, ni.nargs, x->view, v, "regen");
-}
-
-/* The value v reads as now: v itself when no write reached its storage
- * since it was made, else regenerated from the root's current value. */
-static onnxc_value
-regen(Fn *f, onnxc_value v)
-{
-	if (!v || f->bad)
-		return v;
-	onnxc_value r = root(f, v);
-	Val *rv = V(f, r);
-	uint32_t now = rv->rver;
-	Val *x = V(f, v);
-	if (x->ver == now)
-		return v;
-	if (x->fresh && x->freshver == now)
-		return x->fresh;
-	onnxc_value nv = x->parent ? replay(f, v) : (rv->cur ? rv->cur : r);
-	x = V(f, v); /* replay may have moved the table */
-	x->fresh = nv;
-	x->freshver = now;
-	return nv;
-}
-
 /* The value argument a stands for now (remapped, regenerated); lists
  * rebuilt when an item changed.  *changed is set when it did. */
 static int
@@ -358,9 +93,9 @@ refresh_arg(Fn *f, const onnxc_arg *a, onnxc_arg *out, int *changed,
 	*out = *a;
 	if (a->kind == ONNXC_ARG_VALUE) {
 		onnxc_value v = a->ref;
-		while (V(f, v)->remap)
-			v = V(f, v)->remap;
-		v = regen(f, v);
+		while (fn_val(f, v)->remap)
+			v = fn_val(f, v)->remap;
+		v = fn_regen(f, v);
 		if (v != a->ref) {
 			out->ref = v;
 			*changed = 1;
@@ -390,131 +125,13 @@ refresh_arg(Fn *f, const onnxc_arg *a, onnxc_arg *out, int *changed,
 	return ok;
 }
 
-/* The permutation inverse to node n's dims argument. */
-static int
-inverse_perm(Fn *f, onnxc_node n, onnxc_arg *out)
-{
-	onnxc_arg dims = arg_at(f, n, 1), it, items[MAXR];
-	int64_t p[MAXR];
-	if ((dims.kind != ONNXC_ARG_LIST && dims.kind != ONNXC_ARG_TUPLE) ||
-	    dims.len > MAXR)
-		return 0;
-	int64_t r = dims.len;
-	for (uint32_t i = 0; i < dims.len; i++) {
-		if (f->h->list_item(f->ctx, f->g, &dims, i, &it) != ONNXC_OK ||
-		    it.kind != ONNXC_ARG_INT || it.i < -r || it.i >= r)
-			return 0;
-		p[i] = it.i < 0 ? it.i + r : it.i;
-	}
-	for (uint32_t i = 0; i < dims.len; i++)
-		items[p[i]] = a_int(i);
-	return f->h->make_list(f->ctx, f->g, ONNXC_ARG_LIST, items, dims.len,
-	    out) == ONNXC_OK;
-}
-
-/* pc (the parent's current value) with view value v (made by x->view)
- * replaced by w; 0 after an error. */
-static onnxc_value
-unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
-{
-	Val *x = V(f, v);
-	onnxc_node vn = x->view;
-	onnxc_value parent = x->parent;
-	onnxc_arg a[6];
-	switch ((Inv)x->inv) {
-	case INV_SLICE:
-		a[0] = a_val(pc);
-		a[1] = a_val(w);
-		for (uint32_t i = 1; i < 5; i++)
-			a[i + 1] = arg_at(f, vn, i);
-		if (a[2].kind == ONNXC_ARG_NONE)
-			a[2] = a_int(0);
-		if (a[5].kind == ONNXC_ARG_NONE)
-			a[5] = a_int(1);
-		return emit(f, "aten::slice_scatter.default", a, 6, at, parent,
-		    "scatter");
-	case INV_NARROW: {
-		onnxc_arg s = arg_at(f, vn, 2), l = arg_at(f, vn, 3);
-		if (s.kind != ONNXC_ARG_INT || l.kind != ONNXC_ARG_INT)
-			break;
-		a[0] = a_val(pc);
-		a[1] = a_val(w);
-		a[2] = arg_at(f, vn, 1);
-		a[3] = s;
-		a[4] = a_int(s.i + l.i);
-		return emit(f, "aten::slice_scatter.default", a, 5, at, parent,
-		    "scatter");
-	}
-	case INV_SELECT:
-		a[0] = a_val(pc);
-		a[1] = a_val(w);
-		a[2] = arg_at(f, vn, 1);
-		a[3] = arg_at(f, vn, 2);
-		return emit(f, "aten::select_scatter.default", a, 4, at, parent,
-		    "scatter");
-	case INV_EXPAND: {
-		onnxc_dim dp[MAXR], dv[MAXR];
-		onnxc_value_info pi, vi;
-		if (f->h->value_get(f->ctx, f->g, parent, &pi) != ONNXC_OK ||
-		    f->h->value_get(f->ctx, f->g, v, &vi) != ONNXC_OK ||
-		    pi.rank != vi.rank || pi.rank < 0 || pi.rank > MAXR ||
-		    f->h->value_dims(f->ctx, f->g, parent, dp, MAXR) !=
-		    ONNXC_OK || f->h->value_dims(f->ctx, f->g, v, dv, MAXR) !=
-		    ONNXC_OK)
-			break;
-		for (int32_t i = 0; i < pi.rank; i++)
-			if (dp[i].n != dv[i].n || dp[i].e != dv[i].e)
-				goto refuse;
-	}
-		/* an expand to its own shape: a reshape */
-		goto reshape;
-	case INV_RESHAPE:
-	reshape:
-		a[0] = a_val(w);
-		a[1] = a_val(pc);
-		return emit(f, "aten::view_as.default", a, 2, at, parent,
-		    "unview");
-	case INV_TRANSPOSE:
-		a[0] = a_val(w);
-		a[1] = arg_at(f, vn, 1);
-		a[2] = arg_at(f, vn, 2);
-		return emit(f, "aten::transpose.int", a, 3, at, parent,
-		    "unview");
-	case INV_T:
-		a[0] = a_val(w);
-		return emit(f, "aten::t.default", a, 1, at, parent, "unview");
-	case INV_PERMUTE:
-		a[0] = a_val(w);
-		if (!inverse_perm(f, vn, &a[1]))
-			break;
-		return emit(f, "aten::permute.default", a, 2, at, parent,
-		    "unview");
-	case INV_ALIAS:
-		return w;
-	default:
-		break;
-	}
-refuse:;
-	onnxc_node_info vi;
-	const char *vname = "?";
-	if (f->h->node_get(f->ctx, f->g, vn, &vi) == ONNXC_OK)
-		vname = opname(f, &vi);
-	f->h->report(f->ctx, ONNXC_SEV_ERROR, f->g, at,
-	    "this in-place op writes through %s '%s' of its base; onnxc "
-	    "cannot turn that write into a functional update",
-	    x->inv == INV_EXPAND ? "an expand that broadcasts," : "the view",
-	    vname);
-	f->bad = f->reported = 1;
-	return 0;
-}
-
 /* Node n writes its result w into x: x's root gets the new value. */
 static void
 write_through(Fn *f, onnxc_value x, onnxc_value w, onnxc_node at)
 {
 	onnxc_value v = x;
-	while (!f->bad && V(f, v)->parent) {
-		if (V(f, v)->multi) {
+	while (!f->bad && fn_val(f, v)->parent) {
+		if (fn_val(f, v)->multi) {
 			f->h->report(f->ctx, ONNXC_SEV_ERROR, f->g, at,
 			    "this in-place op writes into an output of "
 			    "split/chunk/unbind; onnxc cannot turn that write "
@@ -522,15 +139,15 @@ write_through(Fn *f, onnxc_value x, onnxc_value w, onnxc_node at)
 			f->bad = f->reported = 1;
 			return;
 		}
-		onnxc_value p = V(f, v)->parent;
-		onnxc_value pc = regen(f, p);
-		w = unview(f, v, pc, w, at);
+		onnxc_value p = fn_val(f, v)->parent;
+		onnxc_value pc = fn_regen(f, p);
+		w = fn_unview(f, v, pc, w, at);
 		v = p;
 	}
 	if (f->bad)
 		return;
-	onnxc_value r = root(f, x);
-	Val *rv = V(f, r);
+	onnxc_value r = fn_root(f, x);
+	Val *rv = fn_val(f, r);
 	rv->cur = w;
 	rv->rver++;
 }
@@ -541,23 +158,23 @@ static void
 track(Fn *f, onnxc_node n, const onnxc_node_info *ni, const char *op,
     onnxc_value x)
 {
-	int vi = view_index(op);
-	int multi = is_multiview(op);
-	Val *xv = V(f, x);
-	if (vi >= 0 && views[vi].maybe && xv->parent && !xv->contig)
+	const ViewOp *vo = fn_view(op);
+	int multi = fn_is_multiview(op);
+	Val *xv = fn_val(f, x);
+	if (vo && vo->maybe && xv->parent && !xv->contig)
 		return; /* reshape of a non-contiguous tensor: a copy */
-	onnxc_value r = root(f, x);
-	uint32_t ver = V(f, r)->rver;
-	xv = V(f, x);
-	int contig = vi >= 0 && views[vi].contig &&
+	onnxc_value r = fn_root(f, x);
+	uint32_t ver = fn_val(f, r)->rver;
+	xv = fn_val(f, x);
+	int contig = vo && vo->contig &&
 	    (!xv->parent || xv->contig);
 	for (uint32_t k = 0; k < ni->nout; k++) {
-		Val *o = V(f, ni->out + k);
+		Val *o = fn_val(f, ni->out + k);
 		o->root = r;
 		o->parent = x;
 		o->view = n;
 		o->ver = ver;
-		o->inv = (uint8_t)(vi >= 0 ? views[vi].inv : INV_REFUSE);
+		o->inv = (uint8_t)(vo ? vo->inv : INV_REFUSE);
 		o->multi = (uint8_t)multi;
 		o->contig = (uint8_t)contig;
 	}
@@ -583,10 +200,10 @@ rewrite_inplace(Fn *f, onnxc_node n, const onnxc_node_info *ni,
 			f->bad = 1;
 	if (!strcmp(fop, "aten::zeros_like.default"))
 		na = 1; /* zero_(self) */
-	onnxc_value w = f->bad ? 0 : emit(f, fop, args, na, n, ni->out, "f");
+	onnxc_value w = f->bad ? 0 : fn_emit(f, fop, args, na, n, ni->out, "f");
 	if (!w)
 		return;
-	if (view_index(fop) >= 0) {
+	if (fn_view(fop)) {
 		/* unsqueeze_, transpose_, t_ ...: x's shape changes, not its
 		 * data; the name now stands for a view of x */
 		onnxc_value_info wv;
@@ -597,7 +214,7 @@ rewrite_inplace(Fn *f, onnxc_node n, const onnxc_node_info *ni,
 			return;
 		}
 		track(f, wv.def, &di, fop, x);
-		V(f, ni->out)->remap = w;
+		fn_val(f, ni->out)->remap = w;
 		if (h->node_erase(f->ctx, f->g, n) != ONNXC_OK)
 			f->bad = 1;
 		return;
@@ -606,15 +223,15 @@ rewrite_inplace(Fn *f, onnxc_node n, const onnxc_node_info *ni,
 	if (f->bad)
 		return;
 	/* the op's output is x after the write: a view of the same base */
-	Val xv = *V(f, x);
-	onnxc_value r = root(f, x);
-	uint32_t now = V(f, r)->rver;
-	*V(f, w) = (Val){.root = r, .parent = xv.parent, .view = xv.view,
+	Val xv = *fn_val(f, x);
+	onnxc_value r = fn_root(f, x);
+	uint32_t now = fn_val(f, r)->rver;
+	*fn_val(f, w) = (Val){.root = r, .parent = xv.parent, .view = xv.view,
 	    .inv = xv.inv, .contig = xv.contig, .multi = xv.multi,
 	    .ver = now};
 	if (!xv.parent)
-		V(f, r)->cur = w;
-	V(f, ni->out)->remap = w;
+		fn_val(f, r)->cur = w;
+	fn_val(f, ni->out)->remap = w;
 	if (h->node_erase(f->ctx, f->g, n) != ONNXC_OK)
 		f->bad = 1;
 }
@@ -628,8 +245,8 @@ logical_first(Fn *f, onnxc_node n, const onnxc_node_info *ni)
 	    ONNXC_OK || a.kind != ONNXC_ARG_VALUE)
 		return 0;
 	onnxc_value v = a.ref;
-	while (V(f, v)->remap)
-		v = V(f, v)->remap;
+	while (fn_val(f, v)->remap)
+		v = fn_val(f, v)->remap;
 	return v;
 }
 
@@ -680,22 +297,22 @@ sweep(Fn *f)
 		onnxc_node_info ni;
 		if (h->node_get(f->ctx, f->g, n, &ni) != ONNXC_OK)
 			continue;
-		const char *op = opname(f, &ni);
+		const char *op = fn_opname(f, &ni);
 		onnxc_value x = logical_first(f, n, &ni);
 		refresh_node(f, n, &ni);
 		if (f->bad)
 			break;
 		if (functional(op, fop, sizeof fop))
 			rewrite_inplace(f, n, &ni, fop, x);
-		else if (x && (view_index(op) >= 0 || is_multiview(op)))
+		else if (x && (fn_view(op) || fn_is_multiview(op)))
 			track(f, n, &ni, op, x);
 	}
 	uint32_t nout = h->output_count(f->ctx, f->g);
 	for (uint32_t i = 0; i < nout && !f->bad; i++) {
 		onnxc_value v = h->output_at(f->ctx, f->g, i), w = v;
-		while (V(f, w)->remap)
-			w = V(f, w)->remap;
-		w = regen(f, w);
+		while (fn_val(f, w)->remap)
+			w = fn_val(f, w)->remap;
+		w = fn_regen(f, w);
 		if (!f->bad && w != v && h->output_set(f->ctx, f->g, i, w) !=
 		    ONNXC_OK)
 			f->bad = 1;
