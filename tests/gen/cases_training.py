@@ -149,3 +149,50 @@ class MetaInplace(nn.Module):
 
 
 CASES["func_metadata_inplace"] = lambda: case(MetaInplace(), (torch.randn(4, 6),))
+
+
+class Attention(nn.Module):
+    """scaled_dot_product_attention with each argument: bool and float
+    masks, is_causal, scale, enable_gqa."""
+    def forward(self, q, k, v, m):
+        F = torch.nn.functional
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=m > 0)
+        b = F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.3)
+        c = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        kg, vg = k[:, :2], v[:, :2]
+        d = F.scaled_dot_product_attention(q, kg, vg, enable_gqa=True)
+        return a, b, c, d
+
+
+class Misc(nn.Module):
+    """Pre-dispatch ops as the training IR prints them."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.convt = nn.ConvTranspose2d(4, 2, 2, stride=2)
+        self.gn = nn.GroupNorm(2, 4)
+        self.ln = nn.LayerNorm(8)
+        self.bn = nn.BatchNorm2d(4)
+    def forward(self, x):
+        F = torch.nn.functional
+        y = self.bn(self.gn(self.conv(x)))
+        outs = [self.convt(y)]
+        for mode in ("constant", "reflect", "replicate", "circular"):
+            outs.append(F.pad(y, (1, 2, 2, 1), mode=mode))
+        outs.append(F.interpolate(y, scale_factor=2.0, mode="nearest"))
+        outs.append(F.interpolate(y, scale_factor=1.5, mode="bilinear", align_corners=False))
+        outs.append(F.dropout(self.ln(y), 0.5, training=False))
+        a, b = y.chunk(2, dim=1)
+        c = torch.stack(y.unbind(1), 0)
+        d = y.split([1, 3], dim=1)[1]
+        outs += [a * b, c, d.repeat_interleave(2, dim=1), y.flatten(1).unflatten(1, (2, -1))]
+        outs.append(y.new_ones(3) + y.new_full((3,), 2.0) + torch.scalar_tensor(1.5))
+        outs.append(y.to(torch.float64).type_as(x).contiguous().clone(memory_format=torch.channels_last))
+        outs.append(torch.einsum("bchw,bdhw->bcd", y, y))
+        outs.append(F.softmax(y, dim=1) + F.log_softmax(y, dim=-1))
+        return tuple(outs)
+
+
+CASES["ops_attention"] = lambda: case(Attention(), (torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8),
+                                                   torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 5)))
+CASES["ops_misc"] = lambda: case(Misc(), (torch.randn(2, 3, 8, 8),))
