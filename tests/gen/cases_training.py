@@ -196,3 +196,22 @@ class Misc(nn.Module):
 CASES["ops_attention"] = lambda: case(Attention(), (torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 8),
                                                    torch.randn(2, 4, 5, 8), torch.randn(2, 4, 5, 5)))
 CASES["ops_misc"] = lambda: case(Misc(), (torch.randn(2, 3, 8, 8),))
+
+
+class MultiViews(nn.Module):
+    """Writes through outputs of split, chunk, split_with_sizes and unbind,
+    then reads of the base and of a sibling output made before."""
+    def forward(self, x):
+        b = x.clone()
+        p, q = b.split(2, dim=1)
+        p.mul_(2.0)
+        c0, c1, c2 = b.chunk(3, dim=0)
+        c2.fill_(-1.0)
+        r = b.split_with_sizes([1, 3], dim=1)[1]
+        r.add_(10.0)
+        u = b.unbind(0)
+        u[1].zero_()
+        return b, q * 1, c0 * 1, u[0] * 1
+
+
+CASES["func_multi_views"] = lambda: case(MultiViews(), (torch.randn(5, 4),))

@@ -40,7 +40,11 @@ typedef struct Val {
 	uint32_t ver;       /* the root's version it was made at */
 	uint8_t inv;        /* Inv of view */
 	uint8_t contig;     /* contiguous (roots are) */
-	uint8_t multi;      /* an output of split/chunk/unbind */
+	uint8_t multi;      /* an output of split/chunk/unbind: a select (inv
+	                     * INV_SELECT, index mstart) or slice (INV_SLICE,
+	                     * [mstart, mend)) of dim mdim, or INV_REFUSE */
+	int32_t mdim;
+	int64_t mstart, mend;
 	onnxc_value remap;  /* an erased in-place op's output: its new value */
 	onnxc_value cur;    /* roots: the current value; 0: itself */
 	uint32_t rver;      /* roots: the current version */
@@ -71,6 +75,10 @@ const char *fn_opname(Fn *f, const onnxc_node_info *ni);
 const ViewOp *fn_view(const char *op);
 /* split/chunk/unbind: several outputs viewing the input */
 int fn_is_multiview(const char *op);
+/* output k of multi-view node n (split/chunk/unbind) as a select or a
+ * slice of its input, in *o */
+void fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k,
+    Val *o);
 /* a new FX node op(args) standing for node like, typed as value type */
 onnxc_value fn_emit(Fn *f, const char *op, const onnxc_arg *args,
     uint32_t n, onnxc_node like, onnxc_value type, const char *tag);

@@ -131,14 +131,6 @@ write_through(Fn *f, onnxc_value x, onnxc_value w, onnxc_node at)
 {
 	onnxc_value v = x;
 	while (!f->bad && fn_val(f, v)->parent) {
-		if (fn_val(f, v)->multi) {
-			f->h->report(f->ctx, ONNXC_SEV_ERROR, f->g, at,
-			    "this in-place op writes into an output of "
-			    "split/chunk/unbind; onnxc cannot turn that write "
-			    "into a functional update");
-			f->bad = f->reported = 1;
-			return;
-		}
 		onnxc_value p = fn_val(f, v)->parent;
 		onnxc_value pc = fn_regen(f, p);
 		w = fn_unview(f, v, pc, w, at);
@@ -177,6 +169,8 @@ track(Fn *f, onnxc_node n, const onnxc_node_info *ni, const char *op,
 		o->inv = (uint8_t)(vo ? vo->inv : INV_REFUSE);
 		o->multi = (uint8_t)multi;
 		o->contig = (uint8_t)contig;
+		if (multi)
+			fn_multi_piece(f, n, op, k, o);
 	}
 }
 
@@ -228,6 +222,7 @@ rewrite_inplace(Fn *f, onnxc_node n, const onnxc_node_info *ni,
 	uint32_t now = fn_val(f, r)->rver;
 	*fn_val(f, w) = (Val){.root = r, .parent = xv.parent, .view = xv.view,
 	    .inv = xv.inv, .contig = xv.contig, .multi = xv.multi,
+	    .mdim = xv.mdim, .mstart = xv.mstart, .mend = xv.mend,
 	    .ver = now};
 	if (!xv.parent)
 		fn_val(f, r)->cur = w;

@@ -181,6 +181,77 @@ fn_arg_at(Fn *f, onnxc_node n, uint32_t i)
 }
 
 
+/* An int argument pos of node n; 0 when not a literal int. */
+static int
+int_at(Fn *f, onnxc_node n, uint32_t pos, int64_t dflt, int64_t *out)
+{
+	onnxc_arg a = fn_arg_at(f, n, pos);
+	if (a.kind == ONNXC_ARG_NONE) {
+		*out = dflt;
+		return 1;
+	}
+	*out = a.i;
+	return a.kind == ONNXC_ARG_INT;
+}
+
+void
+fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k, Val *o)
+{
+	onnxc_arg x = fn_arg_at(f, n, 0), sizes;
+	onnxc_value_info xi;
+	onnxc_dim d[MAXR];
+	int64_t dim, s, len = -1;
+	o->inv = INV_REFUSE;
+	if (x.kind != ONNXC_ARG_VALUE || f->h->value_get(f->ctx, f->g, x.ref,
+	    &xi) != ONNXC_OK || xi.rank < 1 || xi.rank > MAXR ||
+	    f->h->value_dims(f->ctx, f->g, x.ref, d, MAXR) != ONNXC_OK)
+		return;
+	int unbind = !strcmp(op, "aten::unbind.int");
+	if (!int_at(f, n, unbind ? 1 : 2, 0, &dim) || dim < -xi.rank ||
+	    dim >= xi.rank)
+		return;
+	if (dim < 0)
+		dim += xi.rank;
+	if (!d[dim].e)
+		len = d[dim].n;
+	o->mdim = (int32_t)dim;
+	if (unbind) {
+		o->inv = INV_SELECT;
+		o->mstart = o->mend = k;
+		return;
+	}
+	sizes = fn_arg_at(f, n, 1);
+	if (sizes.kind == ONNXC_ARG_LIST || sizes.kind == ONNXC_ARG_TUPLE) {
+		if (strstr(op, "tensor_split"))
+			return; /* indices, not sizes */
+		int64_t start = 0;
+		for (uint32_t i = 0; i <= k && i < sizes.len; i++) {
+			onnxc_arg it;
+			if (f->h->list_item(f->ctx, f->g, &sizes, i, &it) !=
+			    ONNXC_OK || it.kind != ONNXC_ARG_INT)
+				return;
+			o->mstart = start;
+			o->mend = start += it.i;
+		}
+		o->inv = k < sizes.len ? INV_SLICE : INV_REFUSE;
+		return;
+	}
+	if (sizes.kind != ONNXC_ARG_INT || sizes.i < 1)
+		return;
+	if (strstr(op, "chunk")) {
+		if (len < 0)
+			return;
+		s = (len + sizes.i - 1) / sizes.i; /* PyTorch's chunk size */
+	} else if (strstr(op, "split")) {
+		s = sizes.i;
+	} else {
+		return;
+	}
+	o->inv = INV_SLICE;
+	o->mstart = (int64_t)k * s;
+	o->mend = o->mstart + s;
+}
+
 /* The node that made view v, replayed on its parent's current value. */
 static onnxc_value
 replay(Fn *f, onnxc_value v)
@@ -194,6 +265,23 @@ replay(Fn *f, onnxc_value v)
 		return 0;
 	}
 	onnxc_arg args[32];
+	if (x->multi) {
+		args[0] = fn_a_val(p);
+		args[1] = fn_a_int(x->mdim);
+		args[2] = fn_a_int(x->mstart);
+		args[3] = fn_a_int(x->mend);
+		if (x->inv == INV_SELECT)
+			return fn_emit(f, "aten::select.int", args, 3, x->view, v,
+			    "regen");
+		if (x->inv == INV_SLICE)
+			return fn_emit(f, "aten::slice.Tensor", args, 4, x->view,
+			    v, "regen");
+		h->report(f->ctx, ONNXC_SEV_ERROR, f->g, x->view, "an output "
+		    "of this %s is read after a write to its input, which "
+		    "onnxc cannot follow", fn_opname(f, &ni));
+		f->bad = f->reported = 1;
+		return 0;
+	}
 	if (ni.nargs > 32) {
 		f->bad = 1;
 		return 0;
@@ -258,7 +346,19 @@ fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
 	onnxc_node vn = x->view;
 	onnxc_value parent = x->parent;
 	onnxc_arg a[6];
-	switch ((Inv)x->inv) {
+	if (x->multi && (x->inv == INV_SLICE || x->inv == INV_SELECT)) {
+		a[0] = fn_a_val(pc);
+		a[1] = fn_a_val(w);
+		a[2] = fn_a_int(x->mdim);
+		a[3] = fn_a_int(x->mstart);
+		a[4] = fn_a_int(x->mend);
+		a[5] = fn_a_int(1);
+		return x->inv == INV_SELECT ? fn_emit(f,
+		    "aten::select_scatter.default", a, 4, at, parent, "scatter") :
+		    fn_emit(f, "aten::slice_scatter.default", a, 6, at, parent,
+		    "scatter");
+	}
+	switch (x->multi ? INV_REFUSE : (Inv)x->inv) {
 	case INV_SLICE:
 		a[0] = fn_a_val(pc);
 		a[1] = fn_a_val(w);
