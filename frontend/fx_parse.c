@@ -457,6 +457,25 @@ getattr(Ctx *c, StrId name, Loc loc, bool annotated)
 	bind(c, name, B_POISON, 0, loc, false);
 }
 
+/* name = other: a second name for a value, tuple or submodule (the
+ * training IR writes "input_1 = input"); it makes no node. */
+static void
+alias(Ctx *c, StrId name, Loc loc)
+{
+	Parser *p = &c->p;
+	Token t = *fx_cur(p);
+	fx_adv(p);
+	Bind *b = fx_lookup(c, tokstr(c->m, &t));
+	if (!b) {
+		fx_err(p, t.loc, "use of undefined value '%.*s'", (int)t.n,
+		    t.p);
+		bind(c, name, B_POISON, 0, loc, false);
+		return;
+	}
+	Bind copy = *b;
+	bind(c, name, copy.kind, copy.x, loc, false);
+}
+
 /* NAME [: ANNOT] = EXPR [; frees] */
 static void
 assignment(Ctx *c)
@@ -488,7 +507,12 @@ assignment(Ctx *c)
 	}
 	Token *t = fx_cur(p);
 	Token *nx = fx_peek(p, 1);
-	if (tokeq(t, "self") && fx_tok_is(nx, T_PUNCT, "."))
+	if (t->kind == T_NAME && (nx->kind == T_NL || nx->kind == T_EOF ||
+	    nx->kind == T_COMMENT || fx_tok_is(nx, T_PUNCT, ";")) &&
+	    !tokeq(t, "None") && !tokeq(t, "True") && !tokeq(t, "False") &&
+	    !tokeq(t, "inf") && !tokeq(t, "nan"))
+		alias(c, name, nt.loc);
+	else if (tokeq(t, "self") && fx_tok_is(nx, T_PUNCT, "."))
 		getattr(c, name, nt.loc, an != NULL);
 	else if (t->kind == T_NAME && fx_tok_is(nx, T_PUNCT, "["))
 		getitem(c, name, nt.loc, an, ann, anloc);

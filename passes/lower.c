@@ -47,21 +47,19 @@ registry_build(Module *m, Registry *r)
 static LowerFn
 registry_find(Module *m, const Registry *r, StrId op)
 {
-	if (op < r->n && r->fn[op])
-		return r->fn[op];
-	/* training-IR in-place ops (add_, relu_) read as their functional
-	 * form: "aten::add_.Tensor" -> "aten::add.Tensor" */
-	const char *s = ir_str(m, op), *dot = strrchr(s, '.');
-	size_t n = dot ? (size_t)(dot - s) : strlen(s);
-	if (n < 2 || s[n - 1] != '_' || s[n - 2] == '_')
-		return NULL;
-	char buf[256];
-	if (strlen(s) >= sizeof buf)
-		return NULL;
-	memcpy(buf, s, n - 1);
-	strcpy(buf + n - 1, s + n);
-	StrId f = ir_intern(m, buf);
-	return f < r->n ? r->fn[f] : NULL;
+	(void)m;
+	return op < r->n ? r->fn[op] : NULL;
+}
+
+/* Does op name an in-place overload (aten::add_.Tensor)? */
+static bool
+inplace_op(const char *s)
+{
+	const char *b = strstr(s, "::"), *dot;
+	b = b ? b + 2 : s;
+	dot = strchr(b, '.');
+	size_t n = dot ? (size_t)(dot - b) : strlen(b);
+	return n >= 2 && b[n - 1] == '_' && b[n - 2] != '_' && b[0] != '_';
 }
 
 LowerFn
@@ -843,6 +841,10 @@ check_rules(Lower *L, const Registry *r, const onnxc_ctx *c)
 			seen[p->op] = 1;
 		ir_error(L->m, p->loc, "unsupported operator '%s'",
 		    ir_str(L->m, p->op));
+		if (inplace_op(ir_str(L->m, p->op)))
+			ir_note(L->m, p->loc, "in-place ops are rewritten by the "
+			    "functionalize pass (in every -O preset); add it to "
+			    "--passes before lower");
 	}
 	free(seen);
 	return bad ? -1 : 0;

@@ -239,6 +239,8 @@ static const OpInfo infos[] = {
 	/* minmax */
 	{"minimum", "Min", NULL, 0},
 	{"maximum", "Max", NULL, 0},
+	{"min", "Min", NULL, 0},  /* min.other, max.other */
+	{"max", "Max", NULL, 0},
 	{"fmin", "Min", NULL, NAN_AWARE},
 	{"fmax", "Max", NULL, NAN_AWARE},
 	/* compare */
@@ -1391,6 +1393,8 @@ const LowerRule lw_rules_elementwise[] = {
 	{"aten::clamp_max.Tensor", clamp_max},
 	{"aten::minimum.default", minmax},
 	{"aten::maximum.default", minmax},
+	{"aten::min.other", minmax},
+	{"aten::max.other", minmax},
 	{"aten::fmin.default", minmax},
 	{"aten::fmax.default", minmax},
 	/* where, masked_fill */

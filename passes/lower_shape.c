@@ -110,29 +110,53 @@ item(Lower *L)
 	return 0;
 }
 
+/* Does size item it (a literal or a SymInt) equal dim d of the tensor? */
+static bool
+same_size(Lower *L, const Arg *it, Dim d)
+{
+	if (it->kind == A_INT)
+		return !d.e && d.n == it->u.i;
+	if (it->kind != A_VAL)
+		return false;
+	const Value *v = ir_val(L->src, it->u.v);
+	if (!v->sym)
+		return false;
+	const Expr *e = ir_exprp(L->m, v->sym);
+	return d.e ? v->sym == d.e : e->kind == E_INT && e->n == d.n;
+}
+
 /* as_strided is an identity only when it views the whole tensor with its
- * contiguous strides; anything else reinterprets storage. */
+ * contiguous strides (strides of size-1 dims do not matter); sizes may be
+ * symbolic when they are the tensor's own. */
 static int
 as_strided(Lower *L)
 {
 	int r = lw_rank_of(L, 0, "self");
 	if (r < 0)
 		return -1;
-	const Value *sv = lw_srcval(L, 0, "self");
-	int64_t size[LW_MAXRANK], stride[LW_MAXRANK];
-	int ns = lw_ints(L, 1, "size", size, LW_MAXRANK);
+	const Arg *sa = lw_arg(L, 1, "size");
+	int64_t stride[LW_MAXRANK];
 	int nt = lw_ints(L, 2, "stride", stride, LW_MAXRANK);
 	int64_t off = lw_int(L, 3, "storage_offset", 0);
-	if (ns < 0 || nt < 0)
+	if (nt < 0)
 		return -1;
-	bool ok = ns == r && nt == r && off == 0;
+	bool ok = sa && (sa->kind == A_LIST || sa->kind == A_TUPLE) &&
+	    sa->u.list.n == (uint32_t)r && nt == r && off == 0;
+	const Arg *it = ok ? ir_items(L->src, sa) : NULL;
+	const Dim *dims = ir_dims(L->src, lw_arg(L, 0, "self")->u.v);
 	int64_t want = 1;
+	bool symbolic = false; /* want is a product with a symbolic size */
 	for (int d = r - 1; ok && d >= 0; d--) {
-		int64_t n;
-		if (!lw_sdim(L, sv, d, &n) || n != size[d] ||
-		    (n != 1 && stride[d] != want))
+		Dim dd = dims[d];
+		if (!same_size(L, &it[d], dd))
 			ok = false;
-		want *= n;
+		else if (!(!dd.e && dd.n == 1) && (symbolic ||
+		    stride[d] != want))
+			ok = false;
+		if (dd.e)
+			symbolic = true;
+		else
+			want *= dd.n;
 	}
 	if (!ok)
 		return lw_fail(L, "only an as_strided that views the whole "

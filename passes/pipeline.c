@@ -15,15 +15,19 @@
 
 /* The presets, written out.  Passes after lower work on the ONNX graph. */
 static const char *const presets[] = {
-	"symbolize-shapes,lower",
-	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
-	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
+	"inline,functionalize,symbolize-shapes,lower",
+	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
+	"cse,dce",
+	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
+	"cse,dce",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
 static const struct {
 	const char *pass, *module;
 } builtin[] = {
+	{"inline", "inline.so"},
+	{"functionalize", "functionalize.so"},
 	{"decompose", "decompose.so"},
 	{"symbolize-shapes", "symbolize.so"},
 	{"fold", "fold.so"},

@@ -1432,6 +1432,22 @@ h_node_set_name(onnxc_ctx *c, onnxc_graph g, onnxc_node n, const char *name)
 	return ONNXC_OK;
 }
 
+static onnxc_status
+h_output_set(onnxc_ctx *c, onnxc_graph g, uint32_t i, onnxc_value v)
+{
+	Graph *G = mutable(c, g);
+	if (!G || i >= G->noutputs || !okval(G, v))
+		return ONNXC_INVALID;
+	uint32_t *u = uses(c, g, false);
+	if (u) {
+		if (u[G->outputs[i]])
+			u[G->outputs[i]]--;
+		u[v]++;
+	}
+	G->outputs[i] = v;
+	return ONNXC_OK;
+}
+
 /* ---------------------------------------------------------------- table */
 
 const onnxc_host_api pl_host = {
@@ -1501,4 +1517,5 @@ const onnxc_host_api pl_host = {
 	.range_erase = h_range_erase,
 	.node_set_origin = h_node_set_origin,
 	.node_set_name = h_node_set_name,
+	.output_set = h_output_set,
 };

@@ -106,10 +106,14 @@ if grep -Eq '^lower .* built-in$' "$work/out" &&
 else
 	bad list_passes_where "$(cat "$work/out")"
 fi
+# every built-in module shows, by its passes or (random.so) its lowerings
+cp "$work/out" "$work/passes"
+"$onnxc" --list-lowerings > "$work/lowerings" 2>&1
 for so in "$build"/plugins/*.so; do
 	[ -e "$so" ] || continue
-	if grep -q " $so\$" "$work/out"; then ok "list_shows_$(basename "$so")"
-	else bad "list_shows_$(basename "$so")" "not in --list-passes"; fi
+	if grep -q " $so\$" "$work/passes" || grep -q " $so\$" "$work/lowerings"
+	then ok "list_shows_$(basename "$so")"
+	else bad "list_shows_$(basename "$so")" "not in --list-passes or --list-lowerings"; fi
 done
 expect list_lowerings 0 -- --list-lowerings --load-plugin "$tp/mylib.so"
 if head -1 "$work/out" | grep -Eq "^mylib::twice\\.default +ai\\.onnx +>=17 +$tp/mylib\\.so\$" &&

@@ -775,6 +775,35 @@ test_untyped_forms(void **state)
 	done(&r);
 }
 
+/* "input_1 = input": a second name for a value, with a comment in the
+ * body; an undefined right-hand side is an error. */
+static void
+test_alias_assignment(void **state)
+{
+	(void)state;
+	Run r = ok("class GraphModule(torch.nn.Module):\n"
+	    "    def forward(self, input: \"f32[2]\"):\n"
+	    "        input_1 = input\n"
+	    "        # File: x.py:3 in forward, code: y = -x\n"
+	    "        neg: \"f32[2]\" = torch.ops.aten.neg.default(input_1)\n"
+	    "        same = neg;  neg = None\n"
+	    "        return (same,)\n");
+	Module *m = r.m;
+	Graph *g = G(&r);
+	assert_int_equal(g->nnodes - 1, 1);
+	NodeId n = node(m, g, "neg");
+	assert_int_equal(g->args[ir_nodep(g, n)->args].u.v, input(&r, g, 0));
+	assert_int_equal(g->outputs[0], ir_nodep(g, n)->out);
+	done(&r);
+	r = runs("class GraphModule(torch.nn.Module):\n"
+	    "    def forward(self, x: \"f32[2]\"):\n"
+	    "        y = zz\n"
+	    "        return (x,)\n");
+	assert_int_equal(r.rc, -1);
+	has_error(&r, 3, 13, "use of undefined value 'zz'");
+	done(&r);
+}
+
 /* Each error at its line:col; parsing goes on at the next line. */
 static void
 test_errors(void **state)
@@ -1008,6 +1037,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_lambda_subgraphs),
 		cmocka_unit_test(test_wrapped),
 		cmocka_unit_test(test_untyped_forms),
+		cmocka_unit_test(test_alias_assignment),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_more_errors),
 		cmocka_unit_test(test_robust),

@@ -612,6 +612,42 @@ test_unsupported_argument_fails_clearly(void **state)
 	assert_non_null(strstr(diags(f), "contiguous strides"));
 }
 
+/* ConvNeXt's core form: as_strided(mean, [s0, 32, 1, 1], [32, 1, 32, 32])
+ * views the whole tensor (a symbolic batch, any stride on size-1 dims);
+ * a wrong stride for the symbolic dim still fails. */
+static void
+test_as_strided_symbolic_identity(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 4, (int64_t[]){-1, 32, 1, 1});
+	ValId n0 = symint(f, "n0");
+	Arg size[4] = {arg_val(n0), arg_int(32), arg_int(1), arg_int(1)};
+	NodeId a = node(f, "aten::as_strided.default", "a", 1, DT_F32, 4,
+	    (int64_t[]){-1, 32, 1, 1});
+	arg(f, a, arg_val(x));
+	arg(f, a, ir_list(f->g, A_LIST, size, 4));
+	arg(f, a, ints(f, (int64_t[]){32, 1, 32, 32}, 4));
+	ir_add_output(f->g, out(f, a, 0), OUT_USER, 0);
+	assert_int_equal(lower(f, 18), 0);
+	assert_int_equal(count_op(f, "Reshape") + count_op(f, "Slice"), 0);
+}
+
+static void
+test_as_strided_symbolic_bad_stride(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){-1, 32});
+	ValId n0 = symint(f, "n0");
+	Arg size[2] = {arg_val(n0), arg_int(32)};
+	NodeId a = node(f, "aten::as_strided.default", "a", 1, DT_F32, 2,
+	    (int64_t[]){-1, 32});
+	arg(f, a, arg_val(x));
+	arg(f, a, ir_list(f->g, A_LIST, size, 2));
+	arg(f, a, ints(f, (int64_t[]){16, 1}, 2));
+	assert_int_equal(lower(f, 18), -1);
+	assert_non_null(strstr(diags(f), "contiguous strides"));
+}
+
 int
 main(void)
 {
@@ -634,6 +670,8 @@ main(void)
 		T(test_item_symint_and_noops),
 		T(test_roll_and_flip),
 		T(test_unsupported_argument_fails_clearly),
+		T(test_as_strided_symbolic_identity),
+		T(test_as_strided_symbolic_bad_stride),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,12 +274,17 @@ static void
 test_preset_missing_module(void **state)
 {
 	Fix *f = *state;
-	assert_string_equal(pm_preset(0), "symbolize-shapes,lower");
+	assert_string_equal(pm_preset(0),
+	    "inline,functionalize,symbolize-shapes,lower");
 	assert_null(pm_preset(3));
 	assert_int_equal(pm_check_preset(f->m, f->r, 1), -1);
 	const char *d = captured(f->m, &f->cap);
 	assert_non_null(strstr(d, "-O1:1:1: error: no plugin provides pass "
-	    "'decompose': its module decompose.so was expected"));
+	    "'inline': its module inline.so was expected"));
+	assert_non_null(strstr(d, "-O1:1:8: error: no plugin provides pass "
+	    "'functionalize': its module functionalize.so was expected"));
+	assert_non_null(strstr(d, "'decompose': its module decompose.so was "
+	    "expected"));
 	assert_non_null(strstr(d, "'symbolize-shapes': its module "
 	    "symbolize.so"));
 }
@@ -539,6 +544,34 @@ test_host_abi_1_1(void **state)
 	pl_ctx_fini(&c);
 }
 
+/* output_set (ABI 1.2) moves one graph output and no argument: the
+ * value a node reads stays what it was. */
+static void
+test_host_abi_1_2_output_set(void **state)
+{
+	Fix *f = *state;
+	const onnxc_host_api *h = &pl_host;
+	Small s = small_graph(f->m);
+	Graph *g = ir_graph(f->m, s.g);
+	ValId a = ir_nodep(g, s.a)->out, b = ir_nodep(g, s.b)->out;
+	onnxc_ctx c;
+	pass_ctx(f, &c, s.g);
+	assert_true(ONNXC_HOST_HAS(h, output_set));
+	assert_int_equal(h->value_uses(&c, s.g, a), 1);
+	assert_int_equal(h->output_set(&c, s.g, 0, a), ONNXC_OK);
+	assert_int_equal(h->output_at(&c, s.g, 0), a);
+	assert_int_equal(h->value_uses(&c, s.g, a), 2);
+	assert_int_equal(h->value_uses(&c, s.g, b), 0);
+	onnxc_arg arg;
+	assert_int_equal(h->node_arg(&c, s.g, s.b, 0, &arg), ONNXC_OK);
+	assert_int_equal(arg.ref, a); /* b still reads a */
+	assert_int_equal(h->output_set(&c, s.g, 1, a), ONNXC_INVALID);
+	assert_int_equal(h->output_set(&c, s.g, 0, 99999), ONNXC_INVALID);
+	c.pass = NULL;
+	assert_int_equal(h->output_set(&c, s.g, 0, b), ONNXC_INVALID);
+	pl_ctx_fini(&c);
+}
+
 static void
 test_use_counts(void **state)
 {
@@ -789,6 +822,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_host_abi_1_1, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_host_abi_1_2_output_set,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_use_counts, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_normalize_orders_new_nodes,

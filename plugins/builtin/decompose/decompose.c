@@ -65,6 +65,12 @@ static const struct Dec {
 	{"aten::square.default", dec_square},
 	{"aten::deg2rad.default", dec_deg2rad},
 	{"aten::rad2deg.default", dec_rad2deg},
+	{"aten::diff.default", dec_diff},
+	{"aten::broadcast_to.default", dec_broadcast_to},
+	{"aten::empty_permuted.default", dec_empty_permuted},
+	{"aten::_weight_norm.default", dec_weight_norm},
+	{"aten::_weight_norm_interface.default", dec_weight_norm_interface},
+	{"aten::histc.default", dec_histc},
 };
 
 static const struct Dec *

@@ -126,5 +126,13 @@ int dec_prelu(Rw *r);
 int dec_square(Rw *r);
 int dec_deg2rad(Rw *r);
 int dec_rad2deg(Rw *r);
+int dec_diff(Rw *r);
+
+/* --- composite.c: composite-implicit ops of the training IR --- */
+int dec_broadcast_to(Rw *r);
+int dec_empty_permuted(Rw *r);
+int dec_weight_norm(Rw *r);
+int dec_weight_norm_interface(Rw *r);
+int dec_histc(Rw *r);
 
 #endif

@@ -235,3 +235,72 @@ scale_by(Rw *r, double f)
 
 int dec_deg2rad(Rw *r) { return scale_by(r, PI / 180); }
 int dec_rad2deg(Rw *r) { return scale_by(r, 180 / PI); }
+
+/* d + k for a size that may be symbolic */
+static onnxc_dim
+dim_add(Rw *r, onnxc_dim d, int64_t k)
+{
+	if (!d.e)
+		return (onnxc_dim){d.n + k, 0};
+	onnxc_expr e = r->h->expr_op(r->ctx, ONNXC_E_ADD, d.e,
+	    r->h->expr_int(r->ctx, k));
+	if (ONNXC_HOST_HAS(r->h, expr_simplify))
+		e = r->h->expr_simplify(r->ctx, e);
+	return (onnxc_dim){0, e};
+}
+
+/* diff(x, n=1, dim=-1, prepend=None, append=None): x with prepend and
+ * append concatenated along dim, then n times x[1:] - x[:-1] (logical xor
+ * for booleans). */
+int
+dec_diff(Rw *r)
+{
+	onnxc_value x = dec_arg_val(r, 0, "self");
+	onnxc_value pre = dec_arg_val(r, 3, "prepend");
+	onnxc_value app = dec_arg_val(r, 4, "append");
+	int64_t n, dim;
+	Ty t, tp, ta;
+	if (dec_ty_of(r, x, &t) || t.rank < 1 ||
+	    !dec_arg_int(r, 1, "n", 1, &n) || n < 0 ||
+	    !dec_arg_int(r, 2, "dim", -1, &dim) || dim < -t.rank ||
+	    dim >= t.rank || (pre && dec_ty_of(r, pre, &tp)) ||
+	    (app && dec_ty_of(r, app, &ta)))
+		return 0;
+	if (dim < 0)
+		dim += t.rank;
+	if (pre || app) {
+		onnxc_arg parts[3];
+		uint32_t k = 0;
+		onnxc_dim *d = &t.d[dim];
+		if (pre) {
+			parts[k++] = dec_a_val(pre);
+			if (tp.rank != t.rank || tp.d[dim].e)
+				return 0;
+			*d = dim_add(r, *d, tp.d[dim].n);
+		}
+		parts[k++] = dec_a_val(x);
+		if (app) {
+			parts[k++] = dec_a_val(app);
+			if (ta.rank != t.rank || ta.d[dim].e)
+				return 0;
+			*d = dim_add(r, *d, ta.d[dim].n);
+		}
+		onnxc_arg list;
+		if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, parts, k,
+		    &list) != ONNXC_OK)
+			return 0;
+		x = EMIT(r, "aten::cat.default", &t, list, dec_a_int(dim));
+	}
+	const char *op = t.dtype == ONNXC_DT_BOOL ?
+	    "aten::logical_xor.default" : "aten::sub.Tensor";
+	for (int64_t i = 0; i < n; i++) {
+		t.d[dim] = dim_add(r, t.d[dim], -1);
+		onnxc_value hi = EMIT(r, "aten::slice.Tensor", &t, dec_a_val(x),
+		    dec_a_int(dim), dec_a_int(1), dec_a_int(INT64_MAX));
+		onnxc_value lo = EMIT(r, "aten::slice.Tensor", &t, dec_a_val(x),
+		    dec_a_int(dim), dec_a_int(0), dec_a_int(-1));
+		x = dec_binary(r, op, hi, lo, &t);
+	}
+	dec_bind(r, 0, x);
+	return 1;
+}

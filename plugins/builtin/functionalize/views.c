@@ -1,0 +1,446 @@
+/* views.c - inside the functionalize plugin: the view ops, replaying
+ * them on a base's current value, and undoing them when a value is
+ * written into one (slice_scatter, select_scatter, view_as, ...). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fn.h"
+
+static const ViewOp views[] = {
+	{"aten::slice.Tensor", INV_SLICE, 0, 0},
+	{"aten::narrow.default", INV_NARROW, 0, 0},
+	{"aten::select.int", INV_SELECT, 0, 0},
+	{"aten::view.default", INV_RESHAPE, 1, 0},
+	{"aten::_unsafe_view.default", INV_RESHAPE, 1, 0},
+	{"aten::view_as.default", INV_RESHAPE, 1, 0},
+	{"aten::unsqueeze.default", INV_RESHAPE, 1, 0},
+	{"aten::squeeze.default", INV_RESHAPE, 1, 0},
+	{"aten::squeeze.dim", INV_RESHAPE, 1, 0},
+	{"aten::squeeze.dims", INV_RESHAPE, 1, 0},
+	{"aten::unflatten.int", INV_RESHAPE, 1, 0},
+	{"aten::reshape.default", INV_RESHAPE, 1, 1},
+	{"aten::flatten.using_ints", INV_RESHAPE, 1, 1},
+	{"aten::transpose.int", INV_TRANSPOSE, 0, 0},
+	{"aten::swapaxes.default", INV_TRANSPOSE, 0, 0},
+	{"aten::t.default", INV_T, 0, 0},
+	{"aten::permute.default", INV_PERMUTE, 0, 0},
+	{"aten::alias.default", INV_ALIAS, 1, 0},
+	{"aten::detach.default", INV_ALIAS, 1, 0},
+	{"aten::lift_fresh.default", INV_ALIAS, 1, 0},
+	{"aten::contiguous.default", INV_ALIAS, 1, 1},
+	{"aten::expand.default", INV_EXPAND, 0, 0},
+	{"aten::expand_as.default", INV_EXPAND, 0, 0},
+	{"aten::diagonal.default", INV_REFUSE, 0, 0},
+	{"aten::as_strided.default", INV_REFUSE, 0, 0},
+	{"aten::unfold.default", INV_REFUSE, 0, 0},
+	{"aten::view.dtype", INV_REFUSE, 0, 0},
+	{"aten::real.default", INV_REFUSE, 0, 0},
+	{"aten::imag.default", INV_REFUSE, 0, 0},
+	{"aten::view_as_real.default", INV_REFUSE, 0, 0},
+	{"aten::view_as_complex.default", INV_REFUSE, 0, 0},
+};
+
+/* Ops whose several outputs are views of their input. */
+static const char *const multiviews[] = {
+	"aten::split.Tensor", "aten::split_with_sizes.default",
+	"aten::chunk.default", "aten::unbind.int", "aten::tensor_split.sections",
+	"aten::tensor_split.indices", "aten::split.sizes",
+	"aten::unsafe_split.Tensor", "aten::unsafe_chunk.default",
+};
+
+Val *
+fn_val(Fn *f, onnxc_value v)
+{
+	static Val none;
+	if (v >= f->nv) {
+		uint32_t n = f->h->value_end(f->ctx, f->g);
+		uint32_t cap = f->nv ? f->nv : 256;
+		while (cap <= n || cap <= v)
+			cap *= 2;
+		Val *p = realloc(f->v, cap * sizeof *p);
+		if (!p) {
+			f->bad = 1;
+			memset(&none, 0, sizeof none);
+			return &none;
+		}
+		memset(p + f->nv, 0, (cap - f->nv) * sizeof *p);
+		f->v = p;
+		f->nv = cap;
+	}
+	return &f->v[v];
+}
+
+onnxc_value
+fn_root(Fn *f, onnxc_value v)
+{
+	onnxc_value r = fn_val(f, v)->root;
+	return r ? r : v;
+}
+
+const char *
+fn_opname(Fn *f, const onnxc_node_info *ni)
+{
+	const char *s = f->h->str(f->ctx, ni->op);
+	return ni->dialect == ONNXC_FX && s ? s : "";
+}
+
+const ViewOp *
+fn_view(const char *op)
+{
+	for (size_t i = 0; i < sizeof views / sizeof *views; i++)
+		if (!strcmp(views[i].op, op))
+			return &views[i];
+	return NULL;
+}
+
+int
+fn_is_multiview(const char *op)
+{
+	for (size_t i = 0; i < sizeof multiviews / sizeof *multiviews; i++)
+		if (!strcmp(multiviews[i], op))
+			return 1;
+	return 0;
+}
+
+/* Value v of the graph gets the type of value src. */
+static int
+copy_type(Fn *f, onnxc_value v, onnxc_value src)
+{
+	const onnxc_host_api *h = f->h;
+	onnxc_value_info vi;
+	onnxc_dim d[MAXR];
+	if (h->value_get(f->ctx, f->g, src, &vi) != ONNXC_OK)
+		return 0;
+	if (vi.kind == ONNXC_VK_TENSOR) {
+		if (vi.rank > MAXR || (vi.rank > 0 && h->value_dims(f->ctx, f->g,
+		    src, d, MAXR) != ONNXC_OK))
+			return 0;
+		return h->value_set_type(f->ctx, f->g, v, vi.dtype, vi.rank,
+		    d) == ONNXC_OK;
+	}
+	if (vi.kind == ONNXC_VK_SYMINT || vi.kind == ONNXC_VK_SYMFLOAT ||
+	    vi.kind == ONNXC_VK_SYMBOOL)
+		return h->value_set_sym(f->ctx, f->g, v, vi.kind, vi.sym) ==
+		    ONNXC_OK;
+	return 1;
+}
+
+/* A new FX node op(args) standing for node `like`; its output typed as
+ * value `type` and named after it. */
+onnxc_value
+fn_emit(Fn *f, const char *op, const onnxc_arg *args, uint32_t n,
+    onnxc_node like, onnxc_value type, const char *tag)
+{
+	const onnxc_host_api *h = f->h;
+	onnxc_node m = h->node_new(f->ctx, f->g, ONNXC_FX, "", op, 1);
+	onnxc_node_info mi;
+	onnxc_value_info ti;
+	for (uint32_t i = 0; m && i < n; i++)
+		if (h->node_push_arg(f->ctx, f->g, m, &args[i]) != ONNXC_OK)
+			m = 0;
+	if (!m || h->node_get(f->ctx, f->g, m, &mi) != ONNXC_OK ||
+	    h->value_get(f->ctx, f->g, type, &ti) != ONNXC_OK ||
+	    !copy_type(f, mi.out, type)) {
+		f->bad = 1;
+		return 0;
+	}
+	char name[256];
+	snprintf(name, sizeof name, "%s__%s%u", h->str(f->ctx, ti.name), tag,
+	    mi.out);
+	h->value_set_name(f->ctx, f->g, mi.out, name);
+	h->node_set_name(f->ctx, f->g, m, name);
+	if (like)
+		h->node_set_origin(f->ctx, f->g, m, like);
+	return mi.out;
+}
+
+onnxc_arg
+fn_a_val(onnxc_value v)
+{
+	return (onnxc_arg){.kind = ONNXC_ARG_VALUE, .ref = v};
+}
+
+onnxc_arg
+fn_a_int(int64_t i)
+{
+	return (onnxc_arg){.kind = ONNXC_ARG_INT, .i = i};
+}
+
+/* Argument i of node n, positional, for a new node; None when absent. */
+onnxc_arg
+fn_arg_at(Fn *f, onnxc_node n, uint32_t i)
+{
+	onnxc_arg a;
+	onnxc_node_info ni;
+	if (f->h->node_get(f->ctx, f->g, n, &ni) != ONNXC_OK || i >= ni.npos ||
+	    f->h->node_arg(f->ctx, f->g, n, i, &a) != ONNXC_OK)
+		return (onnxc_arg){.kind = ONNXC_ARG_NONE};
+	a.key = 0;
+	return a;
+}
+
+
+/* An int argument pos of node n; 0 when not a literal int. */
+static int
+int_at(Fn *f, onnxc_node n, uint32_t pos, int64_t dflt, int64_t *out)
+{
+	onnxc_arg a = fn_arg_at(f, n, pos);
+	if (a.kind == ONNXC_ARG_NONE) {
+		*out = dflt;
+		return 1;
+	}
+	*out = a.i;
+	return a.kind == ONNXC_ARG_INT;
+}
+
+void
+fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k, Val *o)
+{
+	onnxc_arg x = fn_arg_at(f, n, 0), sizes;
+	onnxc_value_info xi;
+	onnxc_dim d[MAXR];
+	int64_t dim, s, len = -1;
+	o->inv = INV_REFUSE;
+	if (x.kind != ONNXC_ARG_VALUE || f->h->value_get(f->ctx, f->g, x.ref,
+	    &xi) != ONNXC_OK || xi.rank < 1 || xi.rank > MAXR ||
+	    f->h->value_dims(f->ctx, f->g, x.ref, d, MAXR) != ONNXC_OK)
+		return;
+	int unbind = !strcmp(op, "aten::unbind.int");
+	if (!int_at(f, n, unbind ? 1 : 2, 0, &dim) || dim < -xi.rank ||
+	    dim >= xi.rank)
+		return;
+	if (dim < 0)
+		dim += xi.rank;
+	if (!d[dim].e)
+		len = d[dim].n;
+	o->mdim = (int32_t)dim;
+	if (unbind) {
+		o->inv = INV_SELECT;
+		o->mstart = o->mend = k;
+		return;
+	}
+	sizes = fn_arg_at(f, n, 1);
+	if (sizes.kind == ONNXC_ARG_LIST || sizes.kind == ONNXC_ARG_TUPLE) {
+		if (strstr(op, "tensor_split"))
+			return; /* indices, not sizes */
+		int64_t start = 0;
+		for (uint32_t i = 0; i <= k && i < sizes.len; i++) {
+			onnxc_arg it;
+			if (f->h->list_item(f->ctx, f->g, &sizes, i, &it) !=
+			    ONNXC_OK || it.kind != ONNXC_ARG_INT)
+				return;
+			o->mstart = start;
+			o->mend = start += it.i;
+		}
+		o->inv = k < sizes.len ? INV_SLICE : INV_REFUSE;
+		return;
+	}
+	if (sizes.kind != ONNXC_ARG_INT || sizes.i < 1)
+		return;
+	if (strstr(op, "chunk")) {
+		if (len < 0)
+			return;
+		s = (len + sizes.i - 1) / sizes.i; /* PyTorch's chunk size */
+	} else if (strstr(op, "split")) {
+		s = sizes.i;
+	} else {
+		return;
+	}
+	o->inv = INV_SLICE;
+	o->mstart = (int64_t)k * s;
+	o->mend = o->mstart + s;
+}
+
+/* The node that made view v, replayed on its parent's current value. */
+static onnxc_value
+replay(Fn *f, onnxc_value v)
+{
+	const onnxc_host_api *h = f->h;
+	Val *x = fn_val(f, v);
+	onnxc_node_info ni;
+	onnxc_value p = fn_regen(f, x->parent);
+	if (h->node_get(f->ctx, f->g, x->view, &ni) != ONNXC_OK || !p) {
+		f->bad = 1;
+		return 0;
+	}
+	onnxc_arg args[32];
+	if (x->multi) {
+		args[0] = fn_a_val(p);
+		args[1] = fn_a_int(x->mdim);
+		args[2] = fn_a_int(x->mstart);
+		args[3] = fn_a_int(x->mend);
+		if (x->inv == INV_SELECT)
+			return fn_emit(f, "aten::select.int", args, 3, x->view, v,
+			    "regen");
+		if (x->inv == INV_SLICE)
+			return fn_emit(f, "aten::slice.Tensor", args, 4, x->view,
+			    v, "regen");
+		h->report(f->ctx, ONNXC_SEV_ERROR, f->g, x->view, "an output "
+		    "of this %s is read after a write to its input, which "
+		    "onnxc cannot follow", fn_opname(f, &ni));
+		f->bad = f->reported = 1;
+		return 0;
+	}
+	if (ni.nargs > 32) {
+		f->bad = 1;
+		return 0;
+	}
+	for (uint32_t i = 0; i < ni.nargs; i++)
+		if (h->node_arg(f->ctx, f->g, x->view, i, &args[i]) != ONNXC_OK)
+			f->bad = 1;
+	args[0] = fn_a_val(p);
+	return fn_emit(f, fn_opname(f, &ni), args, ni.nargs, x->view, v, "regen");
+}
+
+/* The value v reads as now: v itself when no write reached its storage
+ * since it was made, else regenerated from the root's current value. */
+onnxc_value
+fn_regen(Fn *f, onnxc_value v)
+{
+	if (!v || f->bad)
+		return v;
+	onnxc_value r = fn_root(f, v);
+	Val *rv = fn_val(f, r);
+	uint32_t now = rv->rver;
+	Val *x = fn_val(f, v);
+	if (x->ver == now)
+		return v;
+	if (x->fresh && x->freshver == now)
+		return x->fresh;
+	onnxc_value nv = x->parent ? replay(f, v) : (rv->cur ? rv->cur : r);
+	x = fn_val(f, v); /* replay may have moved the table */
+	x->fresh = nv;
+	x->freshver = now;
+	return nv;
+}
+
+/* The permutation inverse to node n's dims argument. */
+static int
+inverse_perm(Fn *f, onnxc_node n, onnxc_arg *out)
+{
+	onnxc_arg dims = fn_arg_at(f, n, 1), it, items[MAXR];
+	int64_t p[MAXR];
+	if ((dims.kind != ONNXC_ARG_LIST && dims.kind != ONNXC_ARG_TUPLE) ||
+	    dims.len > MAXR)
+		return 0;
+	int64_t r = dims.len;
+	for (uint32_t i = 0; i < dims.len; i++) {
+		if (f->h->list_item(f->ctx, f->g, &dims, i, &it) != ONNXC_OK ||
+		    it.kind != ONNXC_ARG_INT || it.i < -r || it.i >= r)
+			return 0;
+		p[i] = it.i < 0 ? it.i + r : it.i;
+	}
+	for (uint32_t i = 0; i < dims.len; i++)
+		items[p[i]] = fn_a_int(i);
+	return f->h->make_list(f->ctx, f->g, ONNXC_ARG_LIST, items, dims.len,
+	    out) == ONNXC_OK;
+}
+
+/* pc (the parent's current value) with view value v (made by x->view)
+ * replaced by w; 0 after an error. */
+onnxc_value
+fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
+{
+	Val *x = fn_val(f, v);
+	onnxc_node vn = x->view;
+	onnxc_value parent = x->parent;
+	onnxc_arg a[6];
+	if (x->multi && (x->inv == INV_SLICE || x->inv == INV_SELECT)) {
+		a[0] = fn_a_val(pc);
+		a[1] = fn_a_val(w);
+		a[2] = fn_a_int(x->mdim);
+		a[3] = fn_a_int(x->mstart);
+		a[4] = fn_a_int(x->mend);
+		a[5] = fn_a_int(1);
+		return x->inv == INV_SELECT ? fn_emit(f,
+		    "aten::select_scatter.default", a, 4, at, parent, "scatter") :
+		    fn_emit(f, "aten::slice_scatter.default", a, 6, at, parent,
+		    "scatter");
+	}
+	switch (x->multi ? INV_REFUSE : (Inv)x->inv) {
+	case INV_SLICE:
+		a[0] = fn_a_val(pc);
+		a[1] = fn_a_val(w);
+		for (uint32_t i = 1; i < 5; i++)
+			a[i + 1] = fn_arg_at(f, vn, i);
+		if (a[2].kind == ONNXC_ARG_NONE)
+			a[2] = fn_a_int(0);
+		if (a[5].kind == ONNXC_ARG_NONE)
+			a[5] = fn_a_int(1);
+		return fn_emit(f, "aten::slice_scatter.default", a, 6, at, parent,
+		    "scatter");
+	case INV_NARROW: {
+		onnxc_arg s = fn_arg_at(f, vn, 2), l = fn_arg_at(f, vn, 3);
+		if (s.kind != ONNXC_ARG_INT || l.kind != ONNXC_ARG_INT)
+			break;
+		a[0] = fn_a_val(pc);
+		a[1] = fn_a_val(w);
+		a[2] = fn_arg_at(f, vn, 1);
+		a[3] = s;
+		a[4] = fn_a_int(s.i + l.i);
+		return fn_emit(f, "aten::slice_scatter.default", a, 5, at, parent,
+		    "scatter");
+	}
+	case INV_SELECT:
+		a[0] = fn_a_val(pc);
+		a[1] = fn_a_val(w);
+		a[2] = fn_arg_at(f, vn, 1);
+		a[3] = fn_arg_at(f, vn, 2);
+		return fn_emit(f, "aten::select_scatter.default", a, 4, at, parent,
+		    "scatter");
+	case INV_EXPAND: {
+		onnxc_dim dp[MAXR], dv[MAXR];
+		onnxc_value_info pi, vi;
+		if (f->h->value_get(f->ctx, f->g, parent, &pi) != ONNXC_OK ||
+		    f->h->value_get(f->ctx, f->g, v, &vi) != ONNXC_OK ||
+		    pi.rank != vi.rank || pi.rank < 0 || pi.rank > MAXR ||
+		    f->h->value_dims(f->ctx, f->g, parent, dp, MAXR) !=
+		    ONNXC_OK || f->h->value_dims(f->ctx, f->g, v, dv, MAXR) !=
+		    ONNXC_OK)
+			break;
+		for (int32_t i = 0; i < pi.rank; i++)
+			if (dp[i].n != dv[i].n || dp[i].e != dv[i].e)
+				goto refuse;
+	}
+		/* an expand to its own shape: a reshape */
+		goto reshape;
+	case INV_RESHAPE:
+	reshape:
+		a[0] = fn_a_val(w);
+		a[1] = fn_a_val(pc);
+		return fn_emit(f, "aten::view_as.default", a, 2, at, parent,
+		    "unview");
+	case INV_TRANSPOSE:
+		a[0] = fn_a_val(w);
+		a[1] = fn_arg_at(f, vn, 1);
+		a[2] = fn_arg_at(f, vn, 2);
+		return fn_emit(f, "aten::transpose.int", a, 3, at, parent,
+		    "unview");
+	case INV_T:
+		a[0] = fn_a_val(w);
+		return fn_emit(f, "aten::t.default", a, 1, at, parent, "unview");
+	case INV_PERMUTE:
+		a[0] = fn_a_val(w);
+		if (!inverse_perm(f, vn, &a[1]))
+			break;
+		return fn_emit(f, "aten::permute.default", a, 2, at, parent,
+		    "unview");
+	case INV_ALIAS:
+		return w;
+	default:
+		break;
+	}
+refuse:;
+	onnxc_node_info vi;
+	const char *vname = "?";
+	if (f->h->node_get(f->ctx, f->g, vn, &vi) == ONNXC_OK)
+		vname = fn_opname(f, &vi);
+	f->h->report(f->ctx, ONNXC_SEV_ERROR, f->g, at,
+	    "this in-place op writes through %s '%s' of its base; onnxc "
+	    "cannot turn that write into a functional update",
+	    x->inv == INV_EXPAND ? "an expand that broadcasts," : "the view",
+	    vname);
+	f->bad = f->reported = 1;
+	return 0;
+}
