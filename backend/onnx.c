@@ -416,6 +416,8 @@ node_proto(Enc *e, GraphId gid, const Graph *g, NodeId id)
 			    "attributes", p->op_type);
 			return NULL;
 		}
+		if (ir_is_capture(g, id, a))
+			continue; /* subgraphs name outer values themselves */
 		Onnx__AttributeProto *at = attribute(e, g, n, a);
 		if (!at)
 			return NULL;

@@ -167,6 +167,13 @@ ir_npos(const Graph *g, NodeId n)
 	return i;
 }
 
+bool
+ir_is_capture(const Graph *g, NodeId n, const Arg *a)
+{
+	return ir_nodep(g, n)->dialect == D_ONNX && a->key &&
+	    a->kind == A_VAL;
+}
+
 const Arg *
 ir_find_arg(const Module *m, const Graph *g, NodeId n, int i, const char *key)
 {

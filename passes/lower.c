@@ -17,11 +17,11 @@
 
 const LowerRule *const lw_rule_tables[] = {
 	lw_rules_elementwise, lw_rules_reduce, lw_rules_nn, lw_rules_shape,
-	lw_rules_index, lw_rules_sym, NULL,
+	lw_rules_index, lw_rules_sym, lw_rules_cf, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per module. */
-typedef struct Registry {
+typedef struct LwRegistry {
 	LowerFn *fn;
 	uint32_t n;
 } Registry;
@@ -810,7 +810,7 @@ in_range(const PlLowering *l, int opset)
 }
 
 static bool
-plugin_lowers(const Lower *L, const onnxc_ctx *c, StrId op)
+plugin_lowers(const Lower *L, const struct onnxc_ctx *c, StrId op)
 {
 	const char *s = ir_str(L->m, op);
 	for (uint32_t i = 0; c && i < c->reg->nlowerings; i++)
@@ -820,18 +820,32 @@ plugin_lowers(const Lower *L, const onnxc_ctx *c, StrId op)
 	return false;
 }
 
-/* Every op without a rule, each op once with its first place. */
+/* Subgraph bodies nested deeper than this are refused (FX and ONNX). */
+enum { MAXNEST = 32 };
+
+/* Every op without a rule, each op once with its first place, in graph
+ * g and the bodies of its higher-order ops. */
 static int
-check_rules(Lower *L, const Registry *r, const onnxc_ctx *c)
+check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
+    int depth)
 {
 	int bad = 0;
-	uint8_t *seen = calloc(L->m->nstrs + 1, 1);
-	if (!seen)
-		BUG("out of memory");
-	uint32_t nstrs = L->m->nstrs;
-	for (NodeId n = 1; n < L->src->nnodes; n++) {
-		const Node *p = ir_nodep(L->src, n);
-		if (registry_find(L->m, r, p->op) || plugin_lowers(L, c, p->op))
+	for (NodeId n = 1; n < g->nnodes; n++) {
+		const Node *p = ir_nodep(g, n);
+		for (uint32_t i = 0; i < p->nargs; i++) {
+			const Arg *a = ir_arg(g, n, i);
+			if (a->kind != A_GRAPH)
+				continue;
+			if (depth >= MAXNEST) {
+				ir_error(L->m, p->loc, "control flow nested "
+				    "more than %d deep", MAXNEST);
+				return 1;
+			}
+			bad += check_graph(L, ir_graph(L->m, a->u.g), seen,
+			    nstrs, depth + 1);
+		}
+		if (registry_find(L->m, L->reg, p->op) ||
+		    plugin_lowers(L, L->ctx, p->op))
 			continue;
 		bad++;
 		if (p->op < nstrs && seen[p->op])
@@ -841,42 +855,100 @@ check_rules(Lower *L, const Registry *r, const onnxc_ctx *c)
 		ir_error(L->m, p->loc, "unsupported operator '%s'",
 		    ir_str(L->m, p->op));
 	}
+	return bad;
+}
+
+static int
+check_rules(Lower *L)
+{
+	uint8_t *seen = calloc(L->m->nstrs + 1, 1);
+	if (!seen)
+		BUG("out of memory");
+	int bad = check_graph(L, L->src, seen, L->m->nstrs, 0);
 	free(seen);
 	return bad ? -1 : 0;
 }
 
-/* Unnamed ONNX values get "<fx node>_<k>" names not used elsewhere. */
-static void
-name_values(Lower *L)
+/* Value names, unique across the model: an ONNX subgraph sees the names
+ * of the graphs around it.  used marks the names taken. */
+typedef struct Names {
+	uint8_t *used;
+	uint32_t cap;
+	uint32_t serial;
+} Names;
+
+static bool
+name_taken(const Names *nm, StrId s)
 {
-	Module *m = L->m;
-	Graph *g = L->dst;
-	uint8_t *used = NULL;
-	uint32_t cap = 0;
+	return s < nm->cap && nm->used[s];
+}
+
+static void
+name_take(Names *nm, StrId s)
+{
+	vgrow((void **)&nm->used, &nm->cap, s + 1, 1);
+	nm->used[s] = 1;
+}
+
+static StrId
+name_fresh(Module *m, Names *nm, const char *base)
+{
+	char buf[300];
+	StrId s;
+	do {
+		snprintf(buf, sizeof buf, "%.200s__%u", base, nm->serial++);
+		s = ir_intern(m, buf);
+	} while (name_taken(nm, s));
+	name_take(nm, s);
+	return s;
+}
+
+/* Graph g, owned by node on of owner (NULL for the main graph): names
+ * given already stay where they are free (all of the main graph's are),
+ * others become "<name>__<k>"; unnamed values get "<fx node>__<k>"; an
+ * outer value takes the name of the capture it stands for.  Then the
+ * subgraphs of g's nodes, in order. */
+static void
+name_graph(Module *m, Names *nm, Graph *g, const Graph *owner, NodeId on)
+{
+	if (owner) {
+		const Node *o = ir_nodep(owner, on);
+		uint32_t ncap = 0;
+		ValId *cap = calloc(o->nargs + 1, sizeof *cap);
+		if (!cap)
+			BUG("out of memory");
+		for (uint32_t i = 0; i < o->nargs; i++)
+			if (ir_is_capture(owner, on, ir_arg(owner, on, i)))
+				cap[ncap++] = ir_arg(owner, on, i)->u.v;
+		for (ValId v = 1; v < g->nvals; v++)
+			if (g->vals[v].role == ROLE_OUTER &&
+			    g->vals[v].defidx < ncap)
+				g->vals[v].name = ir_val(owner,
+				    cap[g->vals[v].defidx])->name;
+		free(cap);
+	}
 	for (ValId v = 1; v < g->nvals; v++) {
 		StrId s = g->vals[v].name;
-		if (!s)
+		if (!s || g->vals[v].role == ROLE_OUTER)
 			continue;
-		vgrow((void **)&used, &cap, s + 1, 1);
-		used[s] = 1;
+		if (name_taken(nm, s))
+			g->vals[v].name = name_fresh(m, nm, ir_str(m, s));
+		else
+			name_take(nm, s);
 	}
-	char buf[300];
-	uint32_t serial = 0;
 	for (ValId v = 1; v < g->nvals; v++) {
 		if (g->vals[v].name)
 			continue;
 		const Node *p = g->vals[v].def ? ir_nodep(g, g->vals[v].def) : 0;
-		const char *base = p && p->name ? ir_str(m, p->name) : "v";
-		StrId s;
-		do {
-			snprintf(buf, sizeof buf, "%.200s__%u", base, serial++);
-			s = ir_intern(m, buf);
-		} while (s < cap && used[s]);
-		vgrow((void **)&used, &cap, s + 1, 1);
-		used[s] = 1;
-		g->vals[v].name = s;
+		g->vals[v].name = name_fresh(m, nm, p && p->name
+		    ? ir_str(m, p->name) : "v");
 	}
-	free(used);
+	for (NodeId n = 1; n < g->nnodes; n++)
+		for (uint32_t i = 0; i < g->nodes[n].nargs; i++) {
+			const Arg *a = ir_arg(g, n, i);
+			if (a->kind == A_GRAPH)
+				name_graph(m, nm, ir_graph(m, a->u.g), g, n);
+		}
 }
 
 /* ONNX wants every graph output to be a distinct value made by a node:
@@ -1041,14 +1113,116 @@ drop_unused_initializers(Graph *g)
 	free(used);
 }
 
+/* The nodes of L->src in order: plugin lowerings, then onnxc's rules. */
+static int
+lower_nodes(Lower *L)
+{
+	Module *m = L->m;
+	int errs = m->nerrors;
+	for (NodeId n = 1; n < L->src->nnodes; n++) {
+		L->node = n;
+		int rc = L->ctx ? try_plugins(L, L->ctx) : 1;
+		LowerFn fn = rc == 1 ? registry_find(m, L->reg,
+		    ir_nodep(L->src, n)->op) : NULL;
+		if (rc == 1 && !fn)
+			lw_fail(L, "every plugin lowering declined the node, "
+			    "and onnxc has no rule of its own for it");
+		else if (fn && fn(L) < 0 && m->nerrors == errs)
+			lw_fail(L, "could not be lowered");
+		if (m->nerrors != errs)
+			return -1;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------- subgraphs */
+
+GraphId
+lw_subgraph(Lower *L, const char *name)
+{
+	return ir_graph_new(L->m, name, L->dstid);
+}
+
+ValId
+lw_outer(Lower *L, GraphId sub, ValId v, uint32_t k)
+{
+	Graph *g = ir_graph(L->m, sub);
+	const Value *o = ir_val(L->dst, v);
+	ValId r = ir_value(g, 0);
+	ir_set_tensor(g, r, (DType)o->dtype, o->rank, ir_dims(L->dst, v));
+	Value *p = ir_val(g, r);
+	p->kind = o->kind;
+	p->role = ROLE_OUTER;
+	p->defidx = k;
+	return r;
+}
+
+void
+lw_attr_capture(Lower *L, NodeId n, ValId v)
+{
+	attr(L, n, IR_CAPTURE, arg_val(v));
+}
+
+int
+lw_body(Lower *L, GraphId body, GraphId dst, const ValId *ins, ValId *outs)
+{
+	Lower S = {.m = L->m, .src = ir_graph(L->m, body), .dstid = dst,
+	    .dst = ir_graph(L->m, dst), .opset = L->opset, .up = L,
+	    .reg = L->reg, .ctx = L->ctx};
+	int depth = 0;
+	for (Lower *u = L; u; u = u->up)
+		depth++;
+	if (depth > MAXNEST)
+		return lw_fail(L, "control flow nested more than %d deep",
+		    MAXNEST);
+	S.map = calloc(S.src->nvals + 1, sizeof *S.map);
+	if (!S.map)
+		BUG("out of memory");
+	for (uint32_t i = 0; i < S.src->ninputs; i++)
+		S.map[S.src->inputs[i]] = ins[i];
+	int rc = lower_nodes(&S);
+	for (uint32_t i = 0; rc == 0 && i < S.src->noutputs; i++) {
+		outs[i] = S.map[S.src->outputs[i]];
+		if (!outs[i])
+			rc = lw_fail(L, "output %u of '%s' is not a tensor or "
+			    "SymInt", i + 1, ir_str(L->m, S.src->name));
+	}
+	free(S.map);
+	return rc;
+}
+
+void
+lw_sub_output(Lower *L, GraphId sub, ValId v)
+{
+	Graph *g = ir_graph(L->m, sub);
+	bool again = false;
+	for (uint32_t i = 0; i < g->noutputs; i++)
+		again |= g->outputs[i] == v;
+	if (ir_val(g, v)->def && !again) {
+		ir_add_output(g, v, OUT_USER, 0);
+		return;
+	}
+	Lower S = {.m = L->m, .dst = g, .dstid = sub, .opset = L->opset};
+	NodeId n = lw_emit(&S, "Identity", 1, &v, 1);
+	ValId r = lw_res(&S, n, 0);
+	Value keep = *ir_val(g, v);
+	Value *rv = ir_val(g, r);
+	rv->kind = keep.kind;
+	rv->dtype = keep.dtype;
+	rv->rank = keep.rank;
+	rv->dims = keep.dims;
+	ir_add_output(g, r, OUT_USER, 0);
+}
+
 static int
 lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 {
-	Lower L = {.m = m, .opset = opset};
+	Lower L = {.m = m, .opset = opset, .ctx = c};
 	L.src = ir_graph(m, srcid);
 	Registry r;
 	registry_build(m, &r);
-	if (check_rules(&L, &r, c) < 0) {
+	L.reg = &r;
+	if (check_rules(&L) < 0) {
 		free(r.fn);
 		return -1;
 	}
@@ -1060,19 +1234,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 		BUG("out of memory");
 	int errs = m->nerrors;
 	lower_inputs(&L);
-	for (NodeId n = 1; n < L.src->nnodes; n++) {
-		L.node = n;
-		int rc = c ? try_plugins(&L, c) : 1;
-		LowerFn fn = rc == 1 ? registry_find(m, &r,
-		    ir_nodep(L.src, n)->op) : NULL;
-		if (rc == 1 && !fn)
-			lw_fail(&L, "every plugin lowering declined the node, "
-			    "and onnxc has no rule of its own for it");
-		else if (fn && fn(&L) < 0 && m->nerrors == errs)
-			lw_fail(&L, "could not be lowered");
-		if (m->nerrors != errs)
-			break;
-	}
+	lower_nodes(&L);
 	if (m->nerrors == errs) {
 		/* every output may add an Identity: room for those too */
 		uint8_t *isout = calloc(L.dst->nvals + L.src->noutputs + 1, 1);
@@ -1095,7 +1257,9 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 	}
 	if (m->nerrors == errs) {
 		drop_unused_initializers(L.dst);
-		name_values(&L);
+		Names nm = {0};
+		name_graph(m, &nm, L.dst, NULL, 0);
+		free(nm.used);
 	}
 	free(L.map);
 	free(r.fn);

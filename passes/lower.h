@@ -21,6 +21,8 @@
 
 typedef struct Lower Lower;
 typedef int (*LowerFn)(Lower *L);
+struct LwRegistry;
+struct onnxc_ctx;
 
 typedef struct LowerRule {
 	const char *op; /* FX op as in Node.op: "aten::add.Tensor" */
@@ -35,6 +37,9 @@ struct Lower {
 	ValId *map;     /* src ValId -> dst ValId (0: not lowered yet) */
 	NodeId node;    /* the FX node being lowered */
 	int opset;
+	Lower *up;      /* lowering a subgraph body: the scope around it */
+	const struct LwRegistry *reg;  /* onnxc's rules */
+	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
 };
 
 /* Rule tables, one per lower_<family>.c. */
@@ -44,6 +49,7 @@ extern const LowerRule lw_rules_shape[];
 extern const LowerRule lw_rules_index[];
 extern const LowerRule lw_rules_reduce[];
 extern const LowerRule lw_rules_sym[];
+extern const LowerRule lw_rules_cf[];
 /* all of them, in lookup order, ending with NULL */
 extern const LowerRule *const lw_rule_tables[];
 
@@ -137,6 +143,25 @@ int lw_fail(Lower *L, const char *fmt, ...);
  * higher category win, 0-d tensors and Python numbers only decide within
  * their category */
 DType lw_promote(Lower *L, int i, const char *kwi, int j, const char *kwj);
+
+/* --- subgraphs (lower.c): bodies of control-flow ops --- */
+/* a new, empty ONNX graph whose parent is the graph being built */
+GraphId lw_subgraph(Lower *L, const char *name);
+/* in subgraph sub, the value that stands for v (a value of the graph being
+ * built): a ROLE_OUTER value for capture k of the node that will own sub
+ * (push v as that node's capture k with lw_attr_capture) */
+ValId lw_outer(Lower *L, GraphId sub, ValId v, uint32_t k);
+void lw_attr_capture(Lower *L, NodeId n, ValId v);
+/* Lower the FX graph body into graph dst (the graph being built, or a
+ * subgraph of it), its inputs bound to ins (values of dst, one per body
+ * input); outs (one per body output) receive the ONNX values of its
+ * outputs.  Returns 0, or -1 after reporting. */
+int lw_body(Lower *L, GraphId body, GraphId dst, const ValId *ins,
+    ValId *outs);
+/* v becomes the next output of subgraph sub, through an Identity when it
+ * is no node's result of its own (an input, an outer value, an output
+ * already) */
+void lw_sub_output(Lower *L, GraphId sub, ValId v);
 
 /* --- lower_kit.c: helpers shared by rule files --- */
 enum { LW_MAXRANK = 64 }; /* torch's own limit on tensor rank */
