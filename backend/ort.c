@@ -81,7 +81,8 @@ typedef struct Plan {
 	/* per value (by ValId) */
 	StrId *name;
 	TensorId *init;      /* initializer bytes (weights or Constant) */
-	uint8_t *needed;     /* read by a node or a graph output */
+	uint8_t *needed;     /* 1: read by a node or a graph output, 2: by a
+	                      * subgraph of a node (a capture) */
 	uint32_t *defnode;   /* ORT index + 1 of the node defining it */
 } Plan;
 
@@ -265,9 +266,10 @@ plan(Enc *e)
 		uint32_t nin = node_inputs(g, id);
 		for (uint32_t i = 0; i < n->nargs; i++) {
 			const Arg *a = ir_arg(g, id, i);
-			if (a->kind == A_VAL && (i < nin ||
-			    ir_is_capture(g, id, a)))
-				e->p.needed[a->u.v] = 1;
+			if (a->kind == A_VAL && i < nin)
+				e->p.needed[a->u.v] |= 1;
+			else if (a->kind == A_VAL && ir_is_capture(g, id, a))
+				e->p.needed[a->u.v] |= 2;
 		}
 	}
 	return ok;
@@ -779,7 +781,9 @@ node_args(Enc *e)
 	for (ValId v = 1; ok && v < g->nvals; v++) {
 		const Value *p = ir_val(g, v);
 		bool input = p->def == 0 && isio[v];
-		bool outer = p->role == ROLE_OUTER && e->p.needed[v];
+		/* ORT lists an outer value where a node reads it, not where
+		 * only a subgraph does (that is the owner's implicit input) */
+		bool outer = p->role == ROLE_OUTER && (e->p.needed[v] & 1);
 		if (outer && e->p.name[v] < cap && seen[e->p.name[v]])
 			continue;       /* one capture passed twice */
 		if (!e->p.defnode[v] && !input && !e->p.init[v] && !outer)
