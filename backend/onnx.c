@@ -643,6 +643,7 @@ enc_free(Enc *e)
 static Onnx__ModelProto *
 build(Enc *e, GraphId g, const OnnxOptions *o)
 {
+	ir_name_outer(e->m, g);
 	Onnx__ModelProto *p = model_proto(e, g, o);
 	if (e->m->nerrors != e->errs)
 		return NULL;

@@ -1110,6 +1110,7 @@ static bool
 build(Enc *e, Module *m, GraphId gid, const OnnxOptions *o)
 {
 	memset(e, 0, sizeof *e);
+	ir_name_outer(m, gid);
 	if (!onnx_ir_version(o->opset) || o->opset < OPSCHEMA_MIN_OPSET ||
 	    o->opset > OPSCHEMA_MAX_OPSET) {
 		ir_error(m, (Loc){0, 0}, "opset %d cannot be written to an "

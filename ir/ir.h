@@ -361,6 +361,10 @@ Arg arg_str(StrId s);
 Arg arg_keyed(Arg a, StrId key);
 /* a is a capture of n (see IR_CAPTURE) */
 bool ir_is_capture(const Graph *g, NodeId n, const Arg *a);
+/* Every ROLE_OUTER value in the subgraphs of g's ONNX nodes (at every
+ * level) takes the name of the capture it stands for, as the captures
+ * are now (passes may have rewritten them); for the writers. */
+void ir_name_outer(Module *m, GraphId g);
 const char *ir_dtype_name(DType dt);            /* "f32" ... */
 DType ir_dtype_parse(const char *code, size_t n); /* "f32" -> DT_F32 */
 size_t ir_dtype_size(DType dt);                 /* bytes; 0 for sub-byte */
