@@ -73,10 +73,11 @@ typedef struct Edge {
 
 /* What one graph (the main one, or a subgraph) becomes. */
 typedef struct Plan {
+	GraphId gid;
 	const Graph *g;
 	/* per node (by NodeId) */
 	const OpSchema **schema;
-	StrId *nodename;
+	StrId *nodename;     /* Enc.nodenames[gid] */
 	uint32_t *index;     /* ORT node index + 1; 0: not a node in .ort */
 	/* per value (by ValId) */
 	StrId *name;
@@ -97,6 +98,8 @@ typedef struct Enc {
 	uint32_t nsref;
 	FbsRef empty;        /* the empty vector, shared */
 	BeNames names;       /* node names taken */
+	StrId **nodenames;   /* per GraphId and NodeId: the node's name */
+	uint32_t nnodenames;
 	/* the op schemas used, for the resolver */
 	const OpSchema **ops;
 	uint32_t nops, cops;
@@ -129,7 +132,6 @@ static void
 plan_free(Plan *p)
 {
 	free(p->schema);
-	free(p->nodename);
 	free(p->index);
 	free(p->name);
 	free(p->init);
@@ -209,7 +211,7 @@ plan(Enc *e)
 	const Graph *g = e->p.g;
 	e->p.schema = xcalloc(g->nnodes, sizeof *e->p.schema);
 	e->p.index = xcalloc(g->nnodes, sizeof *e->p.index);
-	e->p.nodename = xcalloc(g->nnodes, sizeof *e->p.nodename);
+	e->p.nodename = e->nodenames[e->p.gid];
 	e->p.name = xcalloc(g->nvals, sizeof *e->p.name);
 	e->p.init = xcalloc(g->nvals, sizeof *e->p.init);
 	e->p.needed = xcalloc(g->nvals, 1);
@@ -241,9 +243,6 @@ plan(Enc *e)
 			ok = false;
 			continue;
 		}
-		/* named in the ONNX backend's order, Constants included */
-		e->p.nodename[id] = be_node_name(m, &e->names,
-		    ir_str(m, n->name ? n->name : n->op));
 		TensorId t = constant_tensor(e, id);
 		if (t) {
 			e->p.init[n->out] = t;
@@ -417,6 +416,28 @@ is_int_item(const Arg *a)
 	return a->kind == A_INT || a->kind == A_BOOL || a->kind == A_DTYPE;
 }
 
+/* Node names of graph gid and its subgraphs, in the ONNX backend's order
+ * (a node, then the nodes of its subgraphs; Constants included), so that
+ * both files name each node alike. */
+static void
+name_nodes(Enc *e, GraphId gid, int depth)
+{
+	const Graph *g = ir_graph(e->m, gid);
+	vgrow((void **)&e->nodenames, &e->nnodenames, gid + 1,
+	    sizeof *e->nodenames);
+	if (e->nodenames[gid] || depth > 64)
+		return;         /* (ir_verify refuses cycles) */
+	e->nodenames[gid] = xcalloc(g->nnodes, sizeof **e->nodenames);
+	for (NodeId id = 1; id < g->nnodes; id++) {
+		const Node *n = ir_nodep(g, id);
+		e->nodenames[gid][id] = be_node_name(e->m, &e->names,
+		    ir_str(e->m, n->name ? n->name : n->op));
+		for (uint32_t i = 0; i < n->nargs; i++)
+			if (ir_arg(g, id, i)->kind == A_GRAPH)
+				name_nodes(e, ir_arg(g, id, i)->u.g, depth + 1);
+	}
+}
+
 static bool plan(Enc *e);
 static FbsRef graph(Enc *e);
 
@@ -429,6 +450,7 @@ subgraph(Enc *e, GraphId gid)
 {
 	Plan outer = e->p;
 	memset(&e->p, 0, sizeof e->p);
+	e->p.gid = gid;
 	e->p.g = ir_graph(e->m, gid);
 	FbsRef r = plan(e) ? graph(e) : 0;
 	plan_free(&e->p);
@@ -1060,6 +1082,9 @@ enc_free(Enc *e)
 	free(e->sref);
 	be_names_free(&e->names);
 	plan_free(&e->p);
+	for (uint32_t i = 0; i < e->nnodenames; i++)
+		free(e->nodenames[i]);
+	free(e->nodenames);
 	free(e->ops);
 	memset(e, 0, sizeof *e);
 }
@@ -1071,11 +1096,13 @@ build_once(Enc *e, Module *m, GraphId gid, int opset, bool shapes)
 {
 	memset(e, 0, sizeof *e);
 	e->m = m;
+	e->p.gid = gid;
 	e->p.g = ir_graph(m, gid);
 	e->opset = opset;
 	e->shapes = shapes;
 	e->errs = m->nerrors;
 	e->b = fbs_new();
+	name_nodes(e, gid, 0);
 	if (!plan(e))
 		return false;
 
