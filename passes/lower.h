@@ -144,7 +144,13 @@ int lw_fail(Lower *L, const char *fmt, ...);
  * their category */
 DType lw_promote(Lower *L, int i, const char *kwi, int j, const char *kwj);
 
-/* --- subgraphs (lower.c): bodies of control-flow ops --- */
+/* the nodes of L->src in order: plugin lowerings, then onnxc's rules;
+ * 0, or -1 after reporting */
+int lw_lower_nodes(Lower *L);
+
+/* --- subgraphs (lower_scope.c): bodies of control-flow ops --- */
+/* Subgraph bodies nested deeper than this are refused. */
+enum { LW_MAXNEST = 32 };
 /* a new, empty ONNX graph whose parent is the graph being built */
 GraphId lw_subgraph(Lower *L, const char *name);
 /* in subgraph sub, the value that stands for v (a value of the graph being
@@ -162,6 +168,10 @@ int lw_body(Lower *L, GraphId body, GraphId dst, const ValId *ins,
  * is no node's result of its own (an input, an outer value, an output
  * already) */
 void lw_sub_output(Lower *L, GraphId sub, ValId v);
+/* names for every value of the lowered graph main and its subgraphs,
+ * unique across the model: names given stay where they are free (all of
+ * main's do), outer values take their capture's */
+void lw_name_values(Module *m, Graph *main);
 
 /* --- lower_kit.c: helpers shared by rule files --- */
 enum { LW_MAXRANK = 64 }; /* torch's own limit on tensor rank */
