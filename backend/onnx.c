@@ -472,6 +472,8 @@ node_proto(Enc *e, GraphId gid, const Graph *g, NodeId id)
 			    "attributes", p->op_type);
 			return NULL;
 		}
+		if (ir_is_capture(g, id, a))
+			continue; /* subgraphs name outer values themselves */
 		Onnx__AttributeProto *at = attribute(e, g, n, a);
 		if (!at)
 			return NULL;
@@ -691,6 +693,7 @@ enc_free(Enc *e)
 static Onnx__ModelProto *
 build(Enc *e, GraphId g, const OnnxOptions *o)
 {
+	ir_name_outer(e->m, g);
 	Onnx__ModelProto *p = model_proto(e, g, o);
 	if (e->m->nerrors != e->errs)
 		return NULL;

@@ -165,6 +165,10 @@ static const OpSchema rows[] = {
 	{"Identity", 19, "input:V", "output:V", ""},
 	{"Identity", 21, "input:V", "output:V", ""},
 	{"Identity", 23, "input:V", "output:V", ""},
+	{"If", 16, "cond:B", "outputs:V*", "else_branch:g then_branch:g"},
+	{"If", 19, "cond:B", "outputs:V*", "else_branch:g then_branch:g"},
+	{"If", 21, "cond:B", "outputs:V*", "else_branch:g then_branch:g"},
+	{"If", 23, "cond:B", "outputs:V*", "else_branch:g then_branch:g"},
 	{"InstanceNormalization", 6,
 	    "input:T scale:T B:T", "output:T",
 	    "epsilon:f=1e-05"},
@@ -188,6 +192,14 @@ static const OpSchema rows[] = {
 	{"LessOrEqual", 16, "A:T B:T", "C:T1", ""},
 	{"Log", 13, "input:T", "output:T", ""},
 	{"LogSoftmax", 13, "input:T", "output:T", "axis:i=-1"},
+	{"Loop", 16, "M:I? cond:B? v_initial:V*", "v_final_and_scan_outputs:V*",
+	    "body:g"},
+	{"Loop", 19, "M:I? cond:B? v_initial:V*", "v_final_and_scan_outputs:V*",
+	    "body:g"},
+	{"Loop", 21, "M:I? cond:B? v_initial:V*", "v_final_and_scan_outputs:V*",
+	    "body:g"},
+	{"Loop", 23, "M:I? cond:B? v_initial:V*", "v_final_and_scan_outputs:V*",
+	    "body:g"},
 	{"LpNormalization", 1, "input:T", "output:T", "axis:i=-1 p:i=2"},
 	{"LpNormalization", 22, "input:T", "output:T", "axis:i=-1 p:i=2"},
 	{"MatMul", 13, "A:T B:T", "Y:T", ""},
@@ -316,6 +328,22 @@ static const OpSchema rows[] = {
 	    "mode:s=nearest nearest_mode:s=round_prefer_floor"},
 	{"Round", 11, "X:T", "Y:T", ""},
 	{"Round", 22, "X:T", "Y:T", ""},
+	{"Scan", 16,
+	    "initial_state_and_scan_inputs:V*", "final_state_and_scan_outputs:V*",
+	    "body:g num_scan_inputs:i scan_input_axes:is scan_input_directions:is "
+	    "scan_output_axes:is scan_output_directions:is"},
+	{"Scan", 19,
+	    "initial_state_and_scan_inputs:V*", "final_state_and_scan_outputs:V*",
+	    "body:g num_scan_inputs:i scan_input_axes:is scan_input_directions:is "
+	    "scan_output_axes:is scan_output_directions:is"},
+	{"Scan", 21,
+	    "initial_state_and_scan_inputs:V*", "final_state_and_scan_outputs:V*",
+	    "body:g num_scan_inputs:i scan_input_axes:is scan_input_directions:is "
+	    "scan_output_axes:is scan_output_directions:is"},
+	{"Scan", 23,
+	    "initial_state_and_scan_inputs:V*", "final_state_and_scan_outputs:V*",
+	    "body:g num_scan_inputs:i scan_input_axes:is scan_input_directions:is "
+	    "scan_output_axes:is scan_output_directions:is"},
 	{"ScatterElements", 16,
 	    "data:T indices:Tind updates:T", "output:T",
 	    "axis:i=0 reduction:s=none"},
@@ -656,6 +684,8 @@ check_node(Module *m, const Graph *g, NodeId id, int opset)
 		const Arg *a = ir_arg(g, id, i);
 		const char *key = ir_str(m, a->key);
 		int k;
+		if (ir_is_capture(g, id, a))
+			continue;
 		for (k = 0; k < na; k++)
 			if ((int)strlen(key) == sa[k].namelen &&
 			    memcmp(key, sa[k].name, (size_t)sa[k].namelen) == 0)

@@ -71,9 +71,25 @@ typedef struct Edge {
 	int32_t src, dst;
 } Edge;
 
+/* What one graph (the main one, or a subgraph) becomes. */
+typedef struct Plan {
+	GraphId gid;
+	const Graph *g;
+	/* per node (by NodeId) */
+	const OpSchema **schema;
+	StrId *nodename;     /* Enc.nodenames[gid] */
+	uint32_t *index;     /* ORT node index + 1; 0: not a node in .ort */
+	/* per value (by ValId) */
+	StrId *name;
+	TensorId *init;      /* initializer bytes (weights or Constant) */
+	uint8_t *needed;     /* 1: read by a node or a graph output, 2: by a
+	                      * subgraph of a node (a capture) */
+	uint32_t *defnode;   /* ORT index + 1 of the node defining it */
+} Plan;
+
 typedef struct Enc {
 	Module *m;
-	const Graph *g;
+	Plan p;              /* the graph being written */
 	int opset;
 	Fbs *b;
 	bool shapes;         /* write the shapes of intermediate values */
@@ -82,15 +98,8 @@ typedef struct Enc {
 	uint32_t nsref;
 	FbsRef empty;        /* the empty vector, shared */
 	BeNames names;       /* node names taken */
-	/* per node (by NodeId) */
-	const OpSchema **schema;
-	StrId *nodename;
-	uint32_t *index;     /* ORT node index + 1; 0: not a node in .ort */
-	/* per value (by ValId) */
-	StrId *name;
-	TensorId *init;      /* initializer bytes (weights or Constant) */
-	uint8_t *needed;     /* read by a node or a graph output */
-	uint32_t *defnode;   /* ORT index + 1 of the node defining it */
+	StrId **nodenames;   /* per GraphId and NodeId: the node's name */
+	uint32_t nnodenames;
 	/* the op schemas used, for the resolver */
 	const OpSchema **ops;
 	uint32_t nops, cops;
@@ -117,6 +126,18 @@ xcalloc(size_t n, size_t sz)
 	if (!p)
 		BUG("out of memory");
 	return p;
+}
+
+static void
+plan_free(Plan *p)
+{
+	free(p->schema);
+	free(p->index);
+	free(p->name);
+	free(p->init);
+	free(p->needed);
+	free(p->defnode);
+	memset(p, 0, sizeof *p);
 }
 
 /* A string of the module, written once and shared. */
@@ -150,12 +171,12 @@ empty_vec(Enc *e)
 static TensorId
 constant_tensor(Enc *e, NodeId id)
 {
-	const Node *n = ir_nodep(e->g, id);
+	const Node *n = ir_nodep(e->p.g, id);
 	if (n->nargs != 1 || n->nout != 1 ||
 	    strcmp(ir_str(e->m, n->op), "Constant") != 0 ||
 	    (n->domain && *ir_str(e->m, n->domain)))
 		return 0;
-	const Arg *a = ir_arg(e->g, id, 0);
+	const Arg *a = ir_arg(e->p.g, id, 0);
 	if (a->kind != A_TENSOR || strcmp(ir_str(e->m, a->key), "value"))
 		return 0;
 	return a->u.t;
@@ -187,29 +208,29 @@ static bool
 plan(Enc *e)
 {
 	Module *m = e->m;
-	const Graph *g = e->g;
-	e->schema = xcalloc(g->nnodes, sizeof *e->schema);
-	e->index = xcalloc(g->nnodes, sizeof *e->index);
-	e->nodename = xcalloc(g->nnodes, sizeof *e->nodename);
-	e->name = xcalloc(g->nvals, sizeof *e->name);
-	e->init = xcalloc(g->nvals, sizeof *e->init);
-	e->needed = xcalloc(g->nvals, 1);
-	e->defnode = xcalloc(g->nvals, sizeof *e->defnode);
+	const Graph *g = e->p.g;
+	e->p.schema = xcalloc(g->nnodes, sizeof *e->p.schema);
+	e->p.index = xcalloc(g->nnodes, sizeof *e->p.index);
+	e->p.nodename = e->nodenames[e->p.gid];
+	e->p.name = xcalloc(g->nvals, sizeof *e->p.name);
+	e->p.init = xcalloc(g->nvals, sizeof *e->p.init);
+	e->p.needed = xcalloc(g->nvals, 1);
+	e->p.defnode = xcalloc(g->nvals, sizeof *e->p.defnode);
 
 	for (ValId v = 1; v < g->nvals; v++) {
 		const Value *p = ir_val(g, v);
 		if (p->name) {
-			e->name[v] = p->name;
+			e->p.name[v] = p->name;
 		} else {
 			char buf[32];
 			snprintf(buf, sizeof buf, "_v%u", v);
-			e->name[v] = ir_intern(m, buf);
+			e->p.name[v] = ir_intern(m, buf);
 		}
 	}
 	for (uint32_t i = 0; i < g->ninputs; i++)
-		e->init[g->inputs[i]] = ir_val(g, g->inputs[i])->init;
+		e->p.init[g->inputs[i]] = ir_val(g, g->inputs[i])->init;
 	for (uint32_t i = 0; i < g->noutputs; i++)
-		e->needed[g->outputs[i]] = 1;
+		e->p.needed[g->outputs[i]] = 1;
 
 	bool ok = true;
 	uint32_t next = 0;
@@ -222,12 +243,9 @@ plan(Enc *e)
 			ok = false;
 			continue;
 		}
-		/* named in the ONNX backend's order, Constants included */
-		e->nodename[id] = be_node_name(m, &e->names,
-		    ir_str(m, n->name ? n->name : n->op));
 		TensorId t = constant_tensor(e, id);
 		if (t) {
-			e->init[n->out] = t;
+			e->p.init[n->out] = t;
 			continue;
 		}
 		const char *dom = n->domain ? ir_str(m, n->domain) : "";
@@ -239,16 +257,18 @@ plan(Enc *e)
 			ok = false;
 			continue;
 		}
-		e->schema[id] = s;
+		e->p.schema[id] = s;
 		note_op(e, s);
-		e->index[id] = ++next;
+		e->p.index[id] = ++next;
 		for (uint32_t k = 0; k < n->nout; k++)
-			e->defnode[n->out + k] = next;
+			e->p.defnode[n->out + k] = next;
 		uint32_t nin = node_inputs(g, id);
-		for (uint32_t i = 0; i < nin; i++) {
+		for (uint32_t i = 0; i < n->nargs; i++) {
 			const Arg *a = ir_arg(g, id, i);
-			if (a->kind == A_VAL)
-				e->needed[a->u.v] = 1;
+			if (a->kind == A_VAL && i < nin)
+				e->p.needed[a->u.v] |= 1;
+			else if (a->kind == A_VAL && ir_is_capture(g, id, a))
+				e->p.needed[a->u.v] |= 2;
 		}
 	}
 	return ok;
@@ -396,16 +416,58 @@ is_int_item(const Arg *a)
 	return a->kind == A_INT || a->kind == A_BOOL || a->kind == A_DTYPE;
 }
 
+/* Node names of graph gid and its subgraphs, in the ONNX backend's order
+ * (a node, then the nodes of its subgraphs; Constants included), so that
+ * both files name each node alike. */
+static void
+name_nodes(Enc *e, GraphId gid, int depth)
+{
+	const Graph *g = ir_graph(e->m, gid);
+	vgrow((void **)&e->nodenames, &e->nnodenames, gid + 1,
+	    sizeof *e->nodenames);
+	if (e->nodenames[gid] || depth > 64)
+		return;         /* (ir_verify refuses cycles) */
+	e->nodenames[gid] = xcalloc(g->nnodes, sizeof **e->nodenames);
+	for (NodeId id = 1; id < g->nnodes; id++) {
+		const Node *n = ir_nodep(g, id);
+		e->nodenames[gid][id] = be_node_name(e->m, &e->names,
+		    ir_str(e->m, n->name ? n->name : n->op));
+		for (uint32_t i = 0; i < n->nargs; i++)
+			if (ir_arg(g, id, i)->kind == A_GRAPH)
+				name_nodes(e, ir_arg(g, id, i)->u.g, depth + 1);
+	}
+}
+
+static bool plan(Enc *e);
+static FbsRef graph(Enc *e);
+
+/* A Graph attribute: subgraph gid as a Graph table of its own, its plan
+ * swapped in for the time being.  Values it reads from the graphs around
+ * it are among its node args (with their types), as ONNX Runtime saves
+ * them, and are its owner's implicit inputs. */
+static FbsRef
+subgraph(Enc *e, GraphId gid)
+{
+	Plan outer = e->p;
+	memset(&e->p, 0, sizeof e->p);
+	e->p.gid = gid;
+	e->p.g = ir_graph(e->m, gid);
+	FbsRef r = plan(e) ? graph(e) : 0;
+	plan_free(&e->p);
+	e->p = outer;
+	return r;
+}
+
 static FbsRef
 attribute(Enc *e, NodeId id, const Arg *a)
 {
-	const Graph *g = e->g;
+	const Graph *g = e->p.g;
 	const char *op = ir_str(e->m, ir_nodep(g, id)->op);
 	const char *key = ir_str(e->m, a->key);
 	int type = 0;
 	int64_t i = 0;
 	float f = 0;
-	FbsRef s = 0, t = 0, list = 0;
+	FbsRef s = 0, t = 0, list = 0, sub = 0;
 	int listslot = 0;
 	switch (a->kind) {
 	case A_INT:
@@ -429,10 +491,10 @@ attribute(Enc *e, NodeId id, const Arg *a)
 			return 0;
 		break;
 	case A_GRAPH:
-		ir_error(e->m, ir_nodep(g, id)->loc, "%s has a subgraph "
-		    "attribute '%s': subgraphs are not written to .ort files "
-		    "yet; write ONNX instead", op, key);
-		return 0;
+		type = AT_GRAPH;
+		if (!(sub = subgraph(e, a->u.g)))
+			return 0;
+		break;
 	case A_LIST:
 	case A_TUPLE: {
 		const Arg *it = ir_items(g, a);
@@ -487,6 +549,7 @@ attribute(Enc *e, NodeId id, const Arg *a)
 	fbs_f32(e->b, ATTR_F, f, 0);
 	fbs_ref(e->b, ATTR_S, s);
 	fbs_ref(e->b, ATTR_T, t);
+	fbs_ref(e->b, ATTR_G, sub);
 	if (list)
 		fbs_ref(e->b, listslot, list);
 	return fbs_end(e->b);
@@ -517,9 +580,9 @@ static FbsRef
 node(Enc *e, NodeId id)
 {
 	Module *m = e->m;
-	const Graph *g = e->g;
+	const Graph *g = e->p.g;
 	const Node *n = ir_nodep(g, id);
-	const OpSchema *s = e->schema[id];
+	const OpSchema *s = e->p.schema[id];
 	const char *op = ir_str(m, n->op);
 
 	uint32_t nin = node_inputs(g, id);
@@ -536,7 +599,7 @@ node(Enc *e, NodeId id)
 	for (uint32_t i = 0; i < nin; i++) {
 		const Arg *a = ir_arg(g, id, i);
 		if (a->kind == A_VAL) {
-			refs[i] = str(e, e->name[a->u.v]);
+			refs[i] = str(e, e->p.name[a->u.v]);
 		} else if (a->kind == A_NONE) {
 			refs[i] = str(e, 0);
 		} else {
@@ -546,7 +609,7 @@ node(Enc *e, NodeId id)
 	}
 	ins = fbs_vec_refs(e->b, refs, nin);
 	for (uint32_t k = 0; k < n->nout; k++)
-		refs[k] = str(e, e->name[n->out + k]);
+		refs[k] = str(e, e->p.name[n->out + k]);
 	outs = fbs_vec_refs(e->b, refs, n->nout);
 
 	/* attributes as given, then the schema's defaults for the rest */
@@ -558,6 +621,8 @@ node(Enc *e, NodeId id)
 			    "attributes", op);
 			goto fail;
 		}
+		if (ir_is_capture(g, id, a))
+			continue;
 		if (!(refs[na++] = attribute(e, id, a)))
 			goto fail;
 	}
@@ -576,16 +641,29 @@ node(Enc *e, NodeId id)
 	}
 	attrs = fbs_vec_refs(e->b, refs, na);
 	argc = fbs_vec_scalars(e->b, counts, (uint32_t)nformal, 4);
-	nm = str(e, e->nodename[id]);
+	nm = str(e, e->p.nodename[id]);
 	opname = str(e, n->op);
 	dom = str(e, 0);    /* "" for ai.onnx: the only domain with schemas */
-	FbsRef implicit = empty_vec(e);
+	/* the outer values its subgraphs read: its captures, each once */
+	uint32_t ni = 0;
+	for (uint32_t i = npos; i < n->nargs; i++) {
+		const Arg *a = ir_arg(g, id, i);
+		if (!ir_is_capture(g, id, a))
+			continue;
+		FbsRef r = str(e, e->p.name[a->u.v]);
+		uint32_t k = 0;
+		while (k < ni && refs[k] != r)
+			k++;
+		if (k == ni)
+			refs[ni++] = r;
+	}
+	FbsRef implicit = ni ? fbs_vec_refs(e->b, refs, ni) : empty_vec(e);
 
 	fbs_table(e->b);
 	fbs_ref(e->b, NODE_NAME, nm);
 	fbs_ref(e->b, NODE_DOMAIN, dom);
 	fbs_i32(e->b, NODE_SINCE_VERSION, s->since, 0);
-	fbs_u32(e->b, NODE_INDEX, e->index[id] - 1, 0);
+	fbs_u32(e->b, NODE_INDEX, e->p.index[id] - 1, 0);
 	fbs_ref(e->b, NODE_OP_TYPE, opname);
 	fbs_ref(e->b, NODE_INPUTS, ins);
 	fbs_ref(e->b, NODE_OUTPUTS, outs);
@@ -645,20 +723,20 @@ edge_ends(Enc *e, const Edge *ed, uint32_t n, bool in)
 static FbsRef
 node_edges(Enc *e, uint32_t nnodes)
 {
-	const Graph *g = e->g;
+	const Graph *g = e->p.g;
 	Edge *in = NULL;
 	uint32_t nedges = 0, cedges = 0;
 	for (NodeId id = 1; id < g->nnodes; id++) {
-		if (!e->index[id])
+		if (!e->p.index[id])
 			continue;
 		uint32_t nin = node_inputs(g, id);
 		for (uint32_t i = 0; i < nin; i++) {
 			const Arg *a = ir_arg(g, id, i);
-			if (a->kind != A_VAL || !e->defnode[a->u.v])
+			if (a->kind != A_VAL || !e->p.defnode[a->u.v])
 				continue;
 			vgrow((void **)&in, &cedges, nedges + 1, sizeof *in);
-			in[nedges++] = (Edge){e->defnode[a->u.v] - 1,
-			    e->index[id] - 1,
+			in[nedges++] = (Edge){e->p.defnode[a->u.v] - 1,
+			    e->p.index[id] - 1,
 			    (int32_t)ir_val(g, a->u.v)->defidx, (int32_t)i};
 		}
 	}
@@ -701,7 +779,7 @@ mark_defined(Enc *e, uint8_t **seen, uint32_t *cap, StrId s)
 	vgrow((void **)seen, cap, s + 1, 1);
 	if ((*seen)[s]) {
 		internal(e, "graph '%s' defines '%s' twice",
-		    ir_str(e->m, e->g->name), ir_str(e->m, s));
+		    ir_str(e->m, e->p.g->name), ir_str(e->m, s));
 		return false;
 	}
 	(*seen)[s] = 1;
@@ -712,7 +790,7 @@ static FbsRef
 node_args(Enc *e)
 {
 	Module *m = e->m;
-	const Graph *g = e->g;
+	const Graph *g = e->p.g;
 	FbsRef *refs = xcalloc(g->nvals + 1, sizeof *refs);
 	uint8_t *isio = xcalloc(g->nvals, 1);
 	uint8_t *seen = NULL;
@@ -725,39 +803,44 @@ node_args(Enc *e)
 	for (ValId v = 1; ok && v < g->nvals; v++) {
 		const Value *p = ir_val(g, v);
 		bool input = p->def == 0 && isio[v];
-		if (!e->defnode[v] && !input && !e->init[v])
+		/* ORT lists an outer value where a node reads it, not where
+		 * only a subgraph does (that is the owner's implicit input) */
+		bool outer = p->role == ROLE_OUTER && (e->p.needed[v] & 1);
+		if (outer && e->p.name[v] < cap && seen[e->p.name[v]])
+			continue;       /* one capture passed twice */
+		if (!e->p.defnode[v] && !input && !e->p.init[v] && !outer)
 			continue;       /* not in the .ort graph */
-		if (e->init[v] && !e->needed[v])
+		if (e->p.init[v] && !e->p.needed[v])
 			continue;       /* an initializer no one reads */
-		if (!mark_defined(e, &seen, &cap, e->name[v])) {
+		if (!mark_defined(e, &seen, &cap, e->p.name[v])) {
 			ok = false;
 			break;
 		}
 		FbsRef type;
-		if (e->init[v]) {
-			const Tensor *t = ir_tensorp(m, e->init[v]);
+		if (e->p.init[v]) {
+			const Tensor *t = ir_tensorp(m, e->p.init[v]);
 			type = type_info(e, t->dtype, t->rank, NULL, t->dims,
 			    true);
 		} else if (p->kind != VK_TENSOR || p->dtype == DT_UNDEF) {
 			if (input || isio[v])
 				ir_error(m, (Loc){0, 0}, "graph %s '%s' has no "
 				    "tensor type", input ? "input" : "output",
-				    ir_str(m, e->name[v]));
+				    ir_str(m, e->p.name[v]));
 			else
 				internal(e, "value '%s' has no type (the .ort "
 				    "format needs one for every value)",
-				    ir_str(m, e->name[v]));
+				    ir_str(m, e->p.name[v]));
 			ok = false;
 			break;
 		} else {
 			type = type_info(e, p->dtype, p->rank, ir_dims(g, v),
 			    NULL, e->shapes || isio[v]);
 		}
-		refs[n++] = value_info(e, e->name[v], type);
+		refs[n++] = value_info(e, e->p.name[v], type);
 	}
 	/* "" stands for an optional input left out in the middle */
 	for (NodeId id = 1; ok && id < g->nnodes && !hole; id++) {
-		if (!e->index[id])
+		if (!e->p.index[id])
 			continue;
 		uint32_t nin = node_inputs(g, id);
 		for (uint32_t i = 0; i < nin; i++)
@@ -776,17 +859,17 @@ static FbsRef
 graph(Enc *e)
 {
 	Module *m = e->m;
-	const Graph *g = e->g;
+	const Graph *g = e->p.g;
 	uint32_t n = 0;
 	FbsRef *refs = xcalloc(g->nvals + g->nnodes + g->ninputs +
 	    g->noutputs + 1, sizeof *refs);
 	FbsRef inits, args, nodes, edges, ins, outs, r = 0;
 
 	for (ValId v = 1; v < g->nvals; v++) {
-		if (!e->init[v] || !e->needed[v])
+		if (!e->p.init[v] || !e->p.needed[v])
 			continue;
-		if (!(refs[n++] = tensor(e, ir_tensorp(m, e->init[v]),
-		    e->name[v])))
+		if (!(refs[n++] = tensor(e, ir_tensorp(m, e->p.init[v]),
+		    e->p.name[v])))
 			goto out;
 	}
 	inits = fbs_vec_refs(e->b, refs, n);
@@ -795,7 +878,7 @@ graph(Enc *e)
 
 	n = 0;
 	for (NodeId id = 1; id < g->nnodes; id++) {
-		if (!e->index[id])
+		if (!e->p.index[id])
 			continue;
 		if (!(refs[n++] = node(e, id)))
 			goto out;
@@ -806,8 +889,8 @@ graph(Enc *e)
 
 	n = 0;
 	for (uint32_t i = 0; i < g->ninputs; i++)
-		if (!e->init[g->inputs[i]])
-			refs[n++] = str(e, e->name[g->inputs[i]]);
+		if (!e->p.init[g->inputs[i]])
+			refs[n++] = str(e, e->p.name[g->inputs[i]]);
 	ins = fbs_vec_refs(e->b, refs, n);
 	n = 0;
 	for (uint32_t i = 0; i < g->noutputs; i++) {
@@ -816,10 +899,10 @@ graph(Enc *e)
 			if (g->outputs[k] == v) {
 				internal(e, "'%s' is output twice (the lower "
 				    "pass should have added an Identity)",
-				    ir_str(m, e->name[v]));
+				    ir_str(m, e->p.name[v]));
 				goto out;
 			}
-		refs[n++] = str(e, e->name[v]);
+		refs[n++] = str(e, e->p.name[v]);
 	}
 	outs = fbs_vec_refs(e->b, refs, n);
 	FbsRef sparse = empty_vec(e);
@@ -998,13 +1081,10 @@ enc_free(Enc *e)
 	fbs_free(e->b);
 	free(e->sref);
 	be_names_free(&e->names);
-	free(e->schema);
-	free(e->nodename);
-	free(e->index);
-	free(e->name);
-	free(e->init);
-	free(e->needed);
-	free(e->defnode);
+	plan_free(&e->p);
+	for (uint32_t i = 0; i < e->nnodenames; i++)
+		free(e->nodenames[i]);
+	free(e->nodenames);
 	free(e->ops);
 	memset(e, 0, sizeof *e);
 }
@@ -1016,18 +1096,20 @@ build_once(Enc *e, Module *m, GraphId gid, int opset, bool shapes)
 {
 	memset(e, 0, sizeof *e);
 	e->m = m;
-	e->g = ir_graph(m, gid);
+	e->p.gid = gid;
+	e->p.g = ir_graph(m, gid);
 	e->opset = opset;
 	e->shapes = shapes;
 	e->errs = m->nerrors;
 	e->b = fbs_new();
+	name_nodes(e, gid, 0);
 	if (!plan(e))
 		return false;
 
 	uint64_t weights = 0;
-	for (ValId v = 1; v < e->g->nvals; v++)
-		if (e->init[v] && e->needed[v])
-			weights += ir_tensorp(m, e->init[v])->nbytes;
+	for (ValId v = 1; v < e->p.g->nvals; v++)
+		if (e->p.init[v] && e->p.needed[v])
+			weights += ir_tensorp(m, e->p.init[v])->nbytes;
 	if (weights > FBS_MAX_SIZE) {
 		too_big(e, weights);
 		return false;
@@ -1055,6 +1137,7 @@ static bool
 build(Enc *e, Module *m, GraphId gid, const OnnxOptions *o)
 {
 	memset(e, 0, sizeof *e);
+	ir_name_outer(m, gid);
 	if (!onnx_ir_version(o->opset) || o->opset < OPSCHEMA_MIN_OPSET ||
 	    o->opset > OPSCHEMA_MAX_OPSET) {
 		ir_error(m, (Loc){0, 0}, "opset %d cannot be written to an "

@@ -1,4 +1,5 @@
 /* graph.c - building and reading graphs, args and element types. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir.h"
@@ -165,6 +166,62 @@ ir_npos(const Graph *g, NodeId n)
 	while (i < p->nargs && g->args[p->args + i].key == 0)
 		i++;
 	return i;
+}
+
+bool
+ir_is_capture(const Graph *g, NodeId n, const Arg *a)
+{
+	return ir_nodep(g, n)->dialect == D_ONNX && a->key &&
+	    a->kind == A_VAL;
+}
+
+/* Subgraphs nested deeper are left as they are (ir_verify refuses them). */
+enum { MAXNEST = 64 };
+
+/* The names of the captures of node n of g, in order; *k gets their count. */
+static StrId *
+capture_names(const Graph *g, NodeId n, uint32_t *k)
+{
+	const Node *p = &g->nodes[n];
+	StrId *names = xrealloc(NULL, (p->nargs + 1) * sizeof *names);
+	*k = 0;
+	for (uint32_t i = 0; i < p->nargs; i++) {
+		const Arg *c = &g->args[p->args + i];
+		if (ir_is_capture(g, n, c) && c->u.v < g->nvals)
+			names[(*k)++] = g->vals[c->u.v].name;
+	}
+	return names;
+}
+
+static void
+name_outer(Module *m, const Graph *g, int depth)
+{
+	for (NodeId n = 1; n < g->nnodes && depth < MAXNEST; n++) {
+		const Node *p = &g->nodes[n];
+		if (p->dialect != D_ONNX)
+			continue;
+		for (uint32_t i = 0; i < p->nargs; i++) {
+			const Arg *a = &g->args[p->args + i];
+			if (a->kind != A_GRAPH || a->u.g == 0 || a->u.g >= m->ngraphs)
+				continue;
+			Graph *sub = m->graphs[a->u.g];
+			uint32_t ncap;
+			StrId *names = capture_names(g, n, &ncap);
+			for (ValId v = 1; v < sub->nvals; v++)
+				if (sub->vals[v].role == ROLE_OUTER &&
+				    sub->vals[v].defidx < ncap)
+					sub->vals[v].name =
+					    names[sub->vals[v].defidx];
+			free(names);
+			name_outer(m, sub, depth + 1);
+		}
+	}
+}
+
+void
+ir_name_outer(Module *m, GraphId g)
+{
+	name_outer(m, ir_graph(m, g), 0);
 }
 
 const Arg *

@@ -141,7 +141,10 @@ typedef enum Role {
 	ROLE_BUFFER,
 	ROLE_CONST,      /* lifted tensor constant */
 	ROLE_CUSTOM_OBJ,
-	ROLE_TOKEN
+	ROLE_TOKEN,
+	ROLE_OUTER       /* not an input: a value of the enclosing graph that
+	                  * a subgraph uses; defidx says which capture of the
+	                  * node owning the subgraph it is (see Node) */
 } Role;
 
 /* What a graph output is, from the graph signature. */
@@ -211,6 +214,15 @@ struct Arg {
 		} list;
 	} u;
 };
+
+/* Captures: an ONNX node whose subgraphs (If, Loop, Scan bodies) use
+ * values of the node's own graph lists them, in order, as keyed A_VAL
+ * args with the key "capture" (attributes are never values, so keyed
+ * values of D_ONNX nodes are exactly these).  Inside a subgraph, the
+ * ROLE_OUTER value with defidx k stands for capture k of its owner, and
+ * ONNX writes it by its name.  Passes that rewrite the outer graph keep
+ * captures right by treating them as ordinary uses. */
+#define IR_CAPTURE "capture"
 
 /* Node dialects. */
 typedef enum Dialect {
@@ -366,6 +378,12 @@ Arg arg_float(double f);
 Arg arg_bool(bool b);
 Arg arg_str(StrId s);
 Arg arg_keyed(Arg a, StrId key);
+/* a is a capture of n (see IR_CAPTURE) */
+bool ir_is_capture(const Graph *g, NodeId n, const Arg *a);
+/* Every ROLE_OUTER value in the subgraphs of g's ONNX nodes (at every
+ * level) takes the name of the capture it stands for, as the captures
+ * are now (passes may have rewritten them); for the writers. */
+void ir_name_outer(Module *m, GraphId g);
 const char *ir_dtype_name(DType dt);            /* "f32" ... */
 DType ir_dtype_parse(const char *code, size_t n); /* "f32" -> DT_F32 */
 size_t ir_dtype_size(DType dt);                 /* bytes; 0 for sub-byte */
@@ -387,7 +405,8 @@ const char *ir_dim_text(Module *m, Dim d);
 /* print.c: the IR as text (--print-ir) */
 void ir_print(Module *m, GraphId g, FILE *f);
 
-/* verify.c: structural invariants; reports each broken one as an error */
+/* verify.c: structural invariants; reports each broken one as an error.
+ * Descends into the subgraphs of the graph's nodes. */
 int ir_verify(Module *m, GraphId g);
 
 /* sym.c: symbolic algebra on Exprs (a canonical sum-of-products form with

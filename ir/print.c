@@ -125,6 +125,7 @@ static const char *rolename[] = {
 	[ROLE_NONE] = "", [ROLE_USER_INPUT] = "", [ROLE_PARAM] = " param",
 	[ROLE_BUFFER] = " buffer", [ROLE_CONST] = " constant",
 	[ROLE_CUSTOM_OBJ] = " object", [ROLE_TOKEN] = " token",
+	[ROLE_OUTER] = " outer",
 };
 
 static const char *outname[] = {
@@ -135,8 +136,11 @@ static const char *outname[] = {
 	[OUT_TOKEN] = " token", [OUT_PARAM_MUTATION] = " param_mutation",
 };
 
-void
-ir_print(Module *m, GraphId gid, FILE *f)
+/* Subgraphs nested deeper are not printed (ir_verify refuses them). */
+enum { MAXNEST = 64 };
+
+static void
+print_graph(Module *m, GraphId gid, FILE *f, int depth)
 {
 	const Graph *g = ir_graph(m, gid);
 	fprintf(f, "graph %s(", ir_str(m, g->name));
@@ -155,6 +159,16 @@ ir_print(Module *m, GraphId gid, FILE *f)
 			fputs(" init", f);
 	}
 	fputs(") {\n", f);
+	/* the values of the enclosing graph it reads: capture k of its owner */
+	for (ValId v = 1; v < g->nvals; v++) {
+		if (g->vals[v].role != ROLE_OUTER)
+			continue;
+		fputs("  ", f);
+		print_val(m, g, v, f);
+		fputs(": ", f);
+		print_type(m, g, v, f);
+		fprintf(f, " outer capture %u\n", g->vals[v].defidx);
+	}
 	for (NodeId n = 1; n < g->nnodes; n++) {
 		const Node *p = ir_nodep(g, n);
 		fputs("  ", f);
@@ -188,4 +202,21 @@ ir_print(Module *m, GraphId gid, FILE *f)
 			fprintf(f, " \"%s\"", ir_str(m, g->outtarget[i]));
 	}
 	fputs("\n}\n", f);
+	for (NodeId n = 1; n < g->nnodes && depth < MAXNEST; n++)
+		for (uint32_t k = 0; k < g->nodes[n].nargs; k++) {
+			const Arg *a = &g->args[g->nodes[n].args + k];
+			if (a->kind == A_GRAPH && a->u.g && a->u.g < m->ngraphs) {
+				fprintf(f, "// subgraph @%s of %%%s\n",
+				    ir_str(m, ir_graph(m, a->u.g)->name),
+				    g->nodes[n].nout ? ir_str(m,
+				    g->vals[g->nodes[n].out].name) : "");
+				print_graph(m, a->u.g, f, depth + 1);
+			}
+		}
+}
+
+void
+ir_print(Module *m, GraphId gid, FILE *f)
+{
+	print_graph(m, gid, f, 0);
 }

@@ -1,16 +1,26 @@
-/* verify.c - structural invariants of a graph, checked between passes.
- * A broken invariant is a bug in a pass, reported as an error so the
- * driver stops before writing anything. */
+/* verify.c - structural invariants of a graph and of the subgraphs its
+ * nodes hold (at every level), checked between passes.  A broken
+ * invariant is a bug in a pass, reported as an error so the driver stops
+ * before writing anything. */
 #include <stdlib.h>
 
 #include "ir.h"
 
 typedef struct Check {
 	Module *m;
+	GraphId gid;
 	const Graph *g;
 	uint8_t *defined; /* per value: available at this point */
+	uint32_t ncapture; /* captures of the node owning the graph */
+	int depth;         /* subgraph nesting */
 	int bad;
 } Check;
+
+/* Subgraphs nested deeper than this are not a real program (or a cycle). */
+enum { MAXNEST = 64 };
+
+static int verify_graph(Module *m, GraphId gid, const Graph *owner,
+    NodeId on, int depth);
 
 static void
 fail(Check *c, NodeId n, const char *what, uint32_t x)
@@ -50,6 +60,13 @@ check_arg(Check *c, NodeId n, const Arg *a, int depth)
 	case A_GRAPH:
 		if (a->u.g == 0 || a->u.g >= c->m->ngraphs)
 			fail(c, n, "argument names no graph", a->u.g);
+		else if (c->depth >= MAXNEST)
+			fail(c, n, "subgraphs nested too deeply", a->u.g);
+		else if (ir_nodep(g, n)->dialect == D_ONNX &&
+		    c->m->graphs[a->u.g]->parent != c->gid)
+			fail(c, n, "subgraph of another graph", a->u.g);
+		else if (verify_graph(c->m, a->u.g, g, n, c->depth + 1) < 0)
+			c->bad++;
 		break;
 	case A_TENSOR:
 		if (a->u.t == 0 || a->u.t >= c->m->ntensors)
@@ -82,16 +99,38 @@ check_value(Check *c, ValId v)
 		fail(c, 0, "initializer names no tensor", v);
 }
 
-int
-ir_verify(Module *m, GraphId gid)
+/* Captures of node on of graph owner (NULL: none). */
+static uint32_t
+captures(const Graph *owner, NodeId on)
 {
-	Check c = {.m = m, .g = ir_graph(m, gid)};
+	uint32_t k = 0;
+	if (!owner)
+		return 0;
+	for (uint32_t i = 0; i < ir_nodep(owner, on)->nargs; i++)
+		k += ir_is_capture(owner, on, ir_arg(owner, on, i));
+	return k;
+}
+
+/* Graph gid, owned by node on of owner (NULL for a top-level graph). */
+static int
+verify_graph(Module *m, GraphId gid, const Graph *owner, NodeId on,
+    int depth)
+{
+	Check c = {.m = m, .gid = gid, .g = ir_graph(m, gid), .depth = depth,
+	    .ncapture = captures(owner, on)};
 	const Graph *g = c.g;
 	c.defined = calloc(g->nvals + 1, 1);
 	if (!c.defined)
 		BUG("out of memory");
-	for (ValId v = 1; v < g->nvals; v++)
+	for (ValId v = 1; v < g->nvals; v++) {
 		check_value(&c, v);
+		if (g->vals[v].role != ROLE_OUTER)
+			continue;
+		if (g->vals[v].def || g->vals[v].defidx >= c.ncapture)
+			fail(&c, 0, "outer-scope value that is no capture of "
+			    "the node owning the graph", v);
+		c.defined[v] = 1;
+	}
 	for (uint32_t i = 0; i < g->ninputs; i++) {
 		ValId v = g->inputs[i];
 		if (v == 0 || v >= g->nvals || g->vals[v].def) {
@@ -139,4 +178,10 @@ ir_verify(Module *m, GraphId gid)
 	}
 	free(c.defined);
 	return c.bad ? -1 : 0;
+}
+
+int
+ir_verify(Module *m, GraphId gid)
+{
+	return verify_graph(m, gid, NULL, 0, 0);
 }

@@ -17,11 +17,11 @@
 
 const LowerRule *const lw_rule_tables[] = {
 	lw_rules_elementwise, lw_rules_reduce, lw_rules_nn, lw_rules_shape,
-	lw_rules_index, lw_rules_sym, NULL,
+	lw_rules_index, lw_rules_sym, lw_rules_cf, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per module. */
-typedef struct Registry {
+typedef struct LwRegistry {
 	LowerFn *fn;
 	uint32_t n;
 } Registry;
@@ -400,6 +400,12 @@ static void
 attr(Lower *L, NodeId n, const char *name, Arg a)
 {
 	ir_push_arg(L->dst, n, arg_keyed(a, ir_intern(L->m, name)));
+}
+
+void
+lw_attr_capture(Lower *L, NodeId n, ValId v)
+{
+	attr(L, n, IR_CAPTURE, arg_val(v));
 }
 
 void
@@ -811,7 +817,7 @@ in_range(const PlLowering *l, int opset)
 }
 
 static bool
-plugin_lowers(const Lower *L, const onnxc_ctx *c, StrId op)
+plugin_lowers(const Lower *L, const struct onnxc_ctx *c, StrId op)
 {
 	const char *s = ir_str(L->m, op);
 	for (uint32_t i = 0; c && i < c->reg->nlowerings; i++)
@@ -821,18 +827,29 @@ plugin_lowers(const Lower *L, const onnxc_ctx *c, StrId op)
 	return false;
 }
 
-/* Every op without a rule, each op once with its first place. */
+/* Every op without a rule, each op once with its first place, in graph
+ * g and the bodies of its higher-order ops. */
 static int
-check_rules(Lower *L, const Registry *r, const onnxc_ctx *c)
+check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
+    int depth)
 {
 	int bad = 0;
-	uint8_t *seen = calloc(L->m->nstrs + 1, 1);
-	if (!seen)
-		BUG("out of memory");
-	uint32_t nstrs = L->m->nstrs;
-	for (NodeId n = 1; n < L->src->nnodes; n++) {
-		const Node *p = ir_nodep(L->src, n);
-		if (registry_find(L->m, r, p->op) || plugin_lowers(L, c, p->op))
+	for (NodeId n = 1; n < g->nnodes; n++) {
+		const Node *p = ir_nodep(g, n);
+		for (uint32_t i = 0; i < p->nargs; i++) {
+			const Arg *a = ir_arg(g, n, i);
+			if (a->kind != A_GRAPH)
+				continue;
+			if (depth >= LW_MAXNEST) {
+				ir_error(L->m, p->loc, "control flow nested "
+				    "more than %d deep", LW_MAXNEST);
+				return 1;
+			}
+			bad += check_graph(L, ir_graph(L->m, a->u.g), seen,
+			    nstrs, depth + 1);
+		}
+		if (registry_find(L->m, L->reg, p->op) ||
+		    plugin_lowers(L, L->ctx, p->op))
 			continue;
 		bad++;
 		if (p->op < nstrs && seen[p->op])
@@ -846,42 +863,18 @@ check_rules(Lower *L, const Registry *r, const onnxc_ctx *c)
 			    "functionalize pass (in every -O preset); add it to "
 			    "--passes before lower");
 	}
-	free(seen);
-	return bad ? -1 : 0;
+	return bad;
 }
 
-/* Unnamed ONNX values get "<fx node>_<k>" names not used elsewhere. */
-static void
-name_values(Lower *L)
+static int
+check_rules(Lower *L)
 {
-	Module *m = L->m;
-	Graph *g = L->dst;
-	uint8_t *used = NULL;
-	uint32_t cap = 0;
-	for (ValId v = 1; v < g->nvals; v++) {
-		StrId s = g->vals[v].name;
-		if (!s)
-			continue;
-		vgrow((void **)&used, &cap, s + 1, 1);
-		used[s] = 1;
-	}
-	char buf[300];
-	uint32_t serial = 0;
-	for (ValId v = 1; v < g->nvals; v++) {
-		if (g->vals[v].name)
-			continue;
-		const Node *p = g->vals[v].def ? ir_nodep(g, g->vals[v].def) : 0;
-		const char *base = p && p->name ? ir_str(m, p->name) : "v";
-		StrId s;
-		do {
-			snprintf(buf, sizeof buf, "%.200s__%u", base, serial++);
-			s = ir_intern(m, buf);
-		} while (s < cap && used[s]);
-		vgrow((void **)&used, &cap, s + 1, 1);
-		used[s] = 1;
-		g->vals[v].name = s;
-	}
-	free(used);
+	uint8_t *seen = calloc(L->m->nstrs + 1, 1);
+	if (!seen)
+		BUG("out of memory");
+	int bad = check_graph(L, L->src, seen, L->m->nstrs, 0);
+	free(seen);
+	return bad ? -1 : 0;
 }
 
 /* ONNX wants every graph output to be a distinct value made by a node:
@@ -1051,16 +1044,38 @@ drop_unused_initializers(Graph *g)
 	free(used);
 }
 
+int
+lw_lower_nodes(Lower *L)
+{
+	Module *m = L->m;
+	int errs = m->nerrors;
+	for (NodeId n = 1; n < L->src->nnodes; n++) {
+		L->node = n;
+		int rc = L->ctx ? try_plugins(L, L->ctx) : 1;
+		LowerFn fn = rc == 1 ? registry_find(m, L->reg,
+		    ir_nodep(L->src, n)->op) : NULL;
+		if (rc == 1 && !fn)
+			lw_fail(L, "every plugin lowering declined the node, "
+			    "and onnxc has no rule of its own for it");
+		else if (fn && fn(L) < 0 && m->nerrors == errs)
+			lw_fail(L, "could not be lowered");
+		if (m->nerrors != errs)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
     bool bn_onnx)
 {
-	Lower L = {.m = m, .opset = opset, .training = c && c->training,
-	    .bn_onnx = bn_onnx};
+	Lower L = {.m = m, .opset = opset, .ctx = c,
+	    .training = c && c->training, .bn_onnx = bn_onnx};
 	L.src = ir_graph(m, srcid);
 	Registry r;
 	registry_build(m, &r);
-	if (check_rules(&L, &r, c) < 0) {
+	L.reg = &r;
+	if (check_rules(&L) < 0) {
 		free(r.fn);
 		return -1;
 	}
@@ -1072,19 +1087,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 		BUG("out of memory");
 	int errs = m->nerrors;
 	lower_inputs(&L);
-	for (NodeId n = 1; n < L.src->nnodes; n++) {
-		L.node = n;
-		int rc = c ? try_plugins(&L, c) : 1;
-		LowerFn fn = rc == 1 ? registry_find(m, &r,
-		    ir_nodep(L.src, n)->op) : NULL;
-		if (rc == 1 && !fn)
-			lw_fail(&L, "every plugin lowering declined the node, "
-			    "and onnxc has no rule of its own for it");
-		else if (fn && fn(&L) < 0 && m->nerrors == errs)
-			lw_fail(&L, "could not be lowered");
-		if (m->nerrors != errs)
-			break;
-	}
+	lw_lower_nodes(&L);
 	if (m->nerrors == errs) {
 		/* every output may add an Identity: room for those too */
 		uint8_t *isout = calloc(L.dst->nvals + L.src->noutputs + 1, 1);
@@ -1108,7 +1111,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 	if (m->nerrors == errs) {
 		if (!L.training)
 			drop_unused_initializers(L.dst);
-		name_values(&L);
+		lw_name_values(m, L.dst);
 	}
 	free(L.map);
 	free(r.fn);

@@ -21,6 +21,8 @@
 
 typedef struct Lower Lower;
 typedef int (*LowerFn)(Lower *L);
+struct LwRegistry;
+struct onnxc_ctx;
 
 typedef struct LowerRule {
 	const char *op; /* FX op as in Node.op: "aten::add.Tensor" */
@@ -37,6 +39,9 @@ struct Lower {
 	int opset;
 	bool training;  /* --training: dropout and batch norm keep training form */
 	bool bn_onnx;   /* ...batch norm as ONNX BatchNormalization(training) */
+	Lower *up;      /* lowering a subgraph body: the scope around it */
+	const struct LwRegistry *reg;  /* onnxc's rules */
+	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
 };
 
 /* Rule tables, one per lower_<family>.c. */
@@ -46,6 +51,7 @@ extern const LowerRule lw_rules_shape[];
 extern const LowerRule lw_rules_index[];
 extern const LowerRule lw_rules_reduce[];
 extern const LowerRule lw_rules_sym[];
+extern const LowerRule lw_rules_cf[];
 /* all of them, in lookup order, ending with NULL */
 extern const LowerRule *const lw_rule_tables[];
 
@@ -139,6 +145,35 @@ int lw_fail(Lower *L, const char *fmt, ...);
  * higher category win, 0-d tensors and Python numbers only decide within
  * their category */
 DType lw_promote(Lower *L, int i, const char *kwi, int j, const char *kwj);
+
+/* the nodes of L->src in order: plugin lowerings, then onnxc's rules;
+ * 0, or -1 after reporting */
+int lw_lower_nodes(Lower *L);
+
+/* --- subgraphs (lower_scope.c): bodies of control-flow ops --- */
+/* Subgraph bodies nested deeper than this are refused. */
+enum { LW_MAXNEST = 32 };
+/* a new, empty ONNX graph whose parent is the graph being built */
+GraphId lw_subgraph(Lower *L, const char *name);
+/* in subgraph sub, the value that stands for v (a value of the graph being
+ * built): a ROLE_OUTER value for capture k of the node that will own sub
+ * (push v as that node's capture k with lw_attr_capture) */
+ValId lw_outer(Lower *L, GraphId sub, ValId v, uint32_t k);
+void lw_attr_capture(Lower *L, NodeId n, ValId v);
+/* Lower the FX graph body into graph dst (the graph being built, or a
+ * subgraph of it), its inputs bound to ins (values of dst, one per body
+ * input); outs (one per body output) receive the ONNX values of its
+ * outputs.  Returns 0, or -1 after reporting. */
+int lw_body(Lower *L, GraphId body, GraphId dst, const ValId *ins,
+    ValId *outs);
+/* v becomes the next output of subgraph sub, through an Identity when it
+ * is no node's result of its own (an input, an outer value, an output
+ * already) */
+void lw_sub_output(Lower *L, GraphId sub, ValId v);
+/* names for every value of the lowered graph main and its subgraphs,
+ * unique across the model: names given stay where they are free (all of
+ * main's do), outer values take their capture's */
+void lw_name_values(Module *m, Graph *main);
 
 /* --- lower_kit.c: helpers shared by rule files --- */
 enum { LW_MAXRANK = 64 }; /* torch's own limit on tensor rank */

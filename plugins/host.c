@@ -20,7 +20,7 @@ _Static_assert((int)ONNXC_ARG_TENSOR == (int)A_TENSOR &&
     (int)ONNXC_ARG_LIST == (int)A_LIST &&
     (int)ONNXC_ARG_GRAPH == (int)A_GRAPH, "onnxc_arg kinds follow ArgKind");
 _Static_assert((int)ONNXC_VK_OBJ == (int)VK_OBJ &&
-    (int)ONNXC_ROLE_TOKEN == (int)ROLE_TOKEN,
+    (int)ONNXC_ROLE_OUTER == (int)ROLE_OUTER,
     "value kinds and roles follow ir.h");
 _Static_assert((int)ONNXC_E_CALL == (int)E_CALL &&
     (int)ONNXC_E_NOT == (int)E_NOT, "expression kinds follow ExprKind");

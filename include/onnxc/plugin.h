@@ -76,7 +76,8 @@ enum {
 enum {
 	ONNXC_ROLE_NONE = 0, ONNXC_ROLE_USER_INPUT = 1, ONNXC_ROLE_PARAM = 2,
 	ONNXC_ROLE_BUFFER = 3, ONNXC_ROLE_CONST = 4, ONNXC_ROLE_CUSTOM_OBJ = 5,
-	ONNXC_ROLE_TOKEN = 6
+	ONNXC_ROLE_TOKEN = 6,
+	ONNXC_ROLE_OUTER = 7 /* in a subgraph: a value of the enclosing graph */
 };
 
 /* Argument kinds. */

@@ -16,6 +16,10 @@
  * A node whose output is a graph output is never the one that goes: the
  * output keeps its name, and an ONNX graph output stays a value of its own.
  *
+ * Subgraphs (bodies of higher-order ops, If/Loop/Scan bodies) are left
+ * alone: not walked, their owners never merged; the values an ONNX
+ * subgraph reads from outside are its owner's captures, plain uses here.
+ *
  * One forward sweep over a hash table of the nodes kept: linear time.
  */
 #include <stdlib.h>

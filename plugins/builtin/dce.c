@@ -15,6 +15,10 @@
  * higher_order:: ops and ops of any other namespace or domain (custom ops,
  * effect tokens) stay: we cannot know what they do.
  *
+ * Subgraphs are left alone (not walked; their dead nodes stay).  What an
+ * ONNX subgraph reads from outside is its owner's captures, which count
+ * as uses, so the nodes computing them stay while the owner does.
+ *
  * One backward sweep reaches the fixpoint: users follow their producers,
  * so when the sweep reaches a node, every dead user is already gone and
  * its uses are off the counts.  The counts are our own, taken once at the

@@ -81,6 +81,7 @@ function attrValue(a) {
 	case 'INTS': return a.ints || [];
 	case 'STRINGS': return a.strings || [];
 	case 'TENSOR': return tensorKey(a.t || {});
+	case 'GRAPH': return 'graph';   // compared as a graph of its own
 	default: return `unsupported attribute type ${a.type}`;
 	}
 }
@@ -94,14 +95,20 @@ function nodes(g) {
 	const byName = new Map(), byIndex = new Map();
 	for (const n of g.nodes || []) {
 		const attrs = {};
-		for (const a of n.attributes || []) attrs[a.name] = [a.type, attrValue(a)];
+		const graphs = {};
+		for (const a of n.attributes || []) {
+			attrs[a.name] = [a.type, attrValue(a)];
+			if (a.type === 'GRAPH') graphs[a.name] = a.g || {};
+		}
 		const sorted = {};
 		for (const k of Object.keys(attrs).sort()) sorted[k] = attrs[k];
 		byName.set(n.name, {
 			op_type: n.op_type, domain: n.domain || '', since_version: n.since_version || 0,
 			inputs: n.inputs || [], outputs: n.outputs || [],
 			input_arg_counts: n.input_arg_counts || [],
-			implicit_inputs: n.implicit_inputs || [], attributes: sorted,
+			// a set: ORT lists them in the order of a hash table
+			implicit_inputs: [...(n.implicit_inputs || [])].sort(), attributes: sorted,
+			graphs,
 		});
 		byIndex.set(n.index || 0, n.name);
 	}
@@ -150,6 +157,59 @@ function nodeArgs(g) {
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// Graph ga (onnxc's) against gb (ORT's); subgraphs of Graph attributes too.
+function compareGraph(ga, gb, where, diff) {
+	const na = nodes(ga), nb = nodes(gb);
+	for (const [name, a] of na.byName) {
+		const b = nb.byName.get(name);
+		if (!b) { diff(`${where}node ${name} (${a.op_type}) only in onnxc's file`); continue; }
+		for (const k of Object.keys(a))
+			if (k === 'graphs')
+				for (const [at, sub] of Object.entries(a.graphs))
+					compareGraph(sub, b.graphs[at] || {}, `${where}${name}.${at}: `, diff);
+			else if (!same(a[k], b[k]))
+				diff(`${where}node ${name} (${a.op_type}) ${k}: onnxc ${JSON.stringify(a[k])}` +
+					` ORT ${JSON.stringify(b[k])}`);
+	}
+	for (const [name, b] of nb.byName)
+		if (!na.byName.has(name)) diff(`${where}node ${name} (${b.op_type}) only in ORT's file`);
+	if ((ga.max_node_index || 0) !== na.byName.size)
+		diff(`${where}max_node_index ${ga.max_node_index} for ${na.byName.size} nodes`);
+
+	const ea = edges(ga, na.byIndex), eb = edges(gb, nb.byIndex);
+	for (const x of ea) if (!eb.has(x)) diff(`${where}edge ${x} only in onnxc's file`);
+	for (const x of eb) if (!ea.has(x)) diff(`${where}edge ${x} only in ORT's file`);
+
+	const ia = new Map((ga.initializers || []).map((t) => [t.name, tensorKey(t)]));
+	const ib = new Map((gb.initializers || []).map((t) => [t.name, tensorKey(t)]));
+	for (const n of new Set([...ia.keys(), ...ib.keys()]))
+		if (!same(ia.get(n), ib.get(n)))
+			diff(`${where}initializer ${n}: onnxc ${JSON.stringify(ia.get(n))} ORT ` +
+				`${JSON.stringify(ib.get(n))}`);
+	for (const k of ['inputs', 'outputs'])
+		if (!same(ga[k] || [], gb[k] || []))
+			diff(`${where}graph ${k}: onnxc ${JSON.stringify(ga[k])} ORT ${JSON.stringify(gb[k])}`);
+
+	// ORT keeps the node_arg of an initializer it drops for being unused
+	const usedB = new Set([...(gb.inputs || []), ...(gb.outputs || []),
+		...(gb.initializers || []).map((t) => t.name)]);
+	for (const n of gb.nodes || [])
+		for (const x of [...(n.inputs || []), ...(n.outputs || [])]) usedB.add(x);
+	const va = nodeArgs(ga), vb = nodeArgs(gb);
+	for (const n of new Set([...va.keys(), ...vb.keys()])) {
+		const a = va.get(n), b = vb.get(n);
+		if (!a && !usedB.has(n)) continue;
+		if (!a || !b) { diff(`${where}node_arg '${n}' only in ${a ? "onnxc's" : "ORT's"} file`); continue; }
+		if (a.elem_type !== b.elem_type)
+			diff(`${where}node_arg ${n}: elem_type ${a.elem_type} vs ORT ${b.elem_type}`);
+		if (a.dims && b.dims && (a.dims.length !== b.dims.length ||
+		    a.dims.some((x, i) => x !== null && b.dims[i] !== null && x !== b.dims[i])))
+			diff(`${where}node_arg ${n}: dims ${JSON.stringify(a.dims)} vs ORT ` +
+				`${JSON.stringify(b.dims)}`);
+	}
+	return { nodes: na.byName.size, edges: ea.size };
+}
+
 async function main() {
 	const [onnxPath, mine, schemaIn] = process.argv.slice(2);
 	if (!schemaIn) die('usage: node ort_compare.js MODEL.onnx MODEL.ort SCHEMA.fbs', 2);
@@ -174,66 +234,19 @@ async function main() {
 		const diff = (msg) => diffs.push(msg);
 		if (A.ort_version !== B.ort_version)
 			diff(`ort_version ${A.ort_version} vs ${B.ort_version}`);
-		const ga = A.model.graph, gb = B.model.graph;
-
-		const na = nodes(ga), nb = nodes(gb);
-		for (const [name, a] of na.byName) {
-			const b = nb.byName.get(name);
-			if (!b) { diff(`node ${name} (${a.op_type}) only in onnxc's file`); continue; }
-			for (const k of Object.keys(a))
-				if (!same(a[k], b[k]))
-					diff(`node ${name} (${a.op_type}) ${k}: onnxc ${JSON.stringify(a[k])}` +
-						` ORT ${JSON.stringify(b[k])}`);
-		}
-		for (const [name, b] of nb.byName)
-			if (!na.byName.has(name)) diff(`node ${name} (${b.op_type}) only in ORT's file`);
-		if ((ga.max_node_index || 0) !== na.byName.size)
-			diff(`max_node_index ${ga.max_node_index} for ${na.byName.size} nodes`);
-
-		const ea = edges(ga, na.byIndex), eb = edges(gb, nb.byIndex);
-		for (const x of ea) if (!eb.has(x)) diff(`edge ${x} only in onnxc's file`);
-		for (const x of eb) if (!ea.has(x)) diff(`edge ${x} only in ORT's file`);
-
+		const top = compareGraph(A.model.graph, B.model.graph, '', diff);
 		const ra = resolver(A), rb = resolver(B);
 		for (const id of new Set([...Object.keys(ra), ...Object.keys(rb)]))
 			if (!same(ra[id], rb[id]))
 				diff(`resolver ${id}: onnxc ${JSON.stringify(ra[id])} ORT ` +
 					`${JSON.stringify(rb[id])}`);
 
-		const ia = new Map((ga.initializers || []).map((t) => [t.name, tensorKey(t)]));
-		const ib = new Map((gb.initializers || []).map((t) => [t.name, tensorKey(t)]));
-		for (const n of new Set([...ia.keys(), ...ib.keys()]))
-			if (!same(ia.get(n), ib.get(n)))
-				diff(`initializer ${n}: onnxc ${JSON.stringify(ia.get(n))} ORT ` +
-					`${JSON.stringify(ib.get(n))}`);
-		for (const k of ['inputs', 'outputs'])
-			if (!same(ga[k] || [], gb[k] || []))
-				diff(`graph ${k}: onnxc ${JSON.stringify(ga[k])} ORT ${JSON.stringify(gb[k])}`);
-
-		// ORT keeps the node_arg of an initializer it drops for being unused
-		const usedB = new Set([...(gb.inputs || []), ...(gb.outputs || []),
-			...(gb.initializers || []).map((t) => t.name)]);
-		for (const n of gb.nodes || [])
-			for (const x of [...(n.inputs || []), ...(n.outputs || [])]) usedB.add(x);
-		const va = nodeArgs(ga), vb = nodeArgs(gb);
-		for (const n of new Set([...va.keys(), ...vb.keys()])) {
-			const a = va.get(n), b = vb.get(n);
-			if (!a && !usedB.has(n)) continue;
-			if (!a || !b) { diff(`node_arg '${n}' only in ${a ? "onnxc's" : "ORT's"} file`); continue; }
-			if (a.elem_type !== b.elem_type)
-				diff(`node_arg ${n}: elem_type ${a.elem_type} vs ORT ${b.elem_type}`);
-			if (a.dims && b.dims && (a.dims.length !== b.dims.length ||
-			    a.dims.some((x, i) => x !== null && b.dims[i] !== null && x !== b.dims[i])))
-				diff(`node_arg ${n}: dims ${JSON.stringify(a.dims)} vs ORT ` +
-					`${JSON.stringify(b.dims)}`);
-		}
-
 		if (diffs.length) {
 			for (const x of diffs.slice(0, 40)) process.stderr.write(x + '\n');
 			if (diffs.length > 40) process.stderr.write(`... ${diffs.length - 40} more\n`);
 			process.exit(1);
 		}
-		process.stdout.write(`same: ${na.byName.size} nodes, ${ea.size} edges, ` +
+		process.stdout.write(`same: ${top.nodes} nodes, ${top.edges} edges, ` +
 			`${Object.keys(ra).length} resolver entries\n`);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });

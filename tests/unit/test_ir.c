@@ -189,6 +189,124 @@ test_verify_catches_use_before_def(void **state)
 	ir_free(m);
 }
 
+/* An ONNX subgraph of parent: its ROLE_OUTER value stands for capture k
+ * of the owner; op (a unary op) reads it and gives the output. */
+static GraphId
+branch(Module *m, GraphId parent, const char *name, const char *op,
+    uint32_t k)
+{
+	GraphId gid = ir_graph_new(m, name, parent);
+	Graph *g = ir_graph(m, gid);
+	ValId o = ir_value(g, 0);
+	ir_set_tensor(g, o, DT_F32, 0, NULL);
+	ir_val(g, o)->role = ROLE_OUTER;
+	ir_val(g, o)->defidx = k;
+	NodeId n = ir_node(g, D_ONNX, ir_intern(m, op), 1);
+	ir_push_arg(g, n, arg_val(o));
+	ir_set_tensor(g, ir_nodep(g, n)->out, DT_F32, 0, NULL);
+	ir_add_output(g, ir_nodep(g, n)->out, OUT_USER, 0);
+	return gid;
+}
+
+/* main(c: bool, x: f32) = If(c) {Relu(x)} else {Neg(x)}, x captured */
+static GraphId
+if_graph(Module *m, GraphId *then_g, GraphId *else_g)
+{
+	GraphId gid = ir_graph_new(m, "main_graph", 0);
+	Graph *g = ir_graph(m, gid);
+	ValId c = ir_value(g, ir_intern(m, "c"));
+	ValId x = ir_value(g, ir_intern(m, "x"));
+	ir_set_tensor(g, c, DT_BOOL, 0, NULL);
+	ir_set_tensor(g, x, DT_F32, 0, NULL);
+	ir_add_input(g, c);
+	ir_add_input(g, x);
+	*then_g = branch(m, gid, "then", "Relu", 0);
+	*else_g = branch(m, gid, "else", "Neg", 0);
+	g = ir_graph(m, gid);
+	NodeId n = ir_node(g, D_ONNX, ir_intern(m, "If"), 1);
+	ir_push_arg(g, n, arg_val(c));
+	ir_push_arg(g, n, arg_keyed((Arg){.kind = A_GRAPH, .u.g = *then_g},
+	    ir_intern(m, "then_branch")));
+	ir_push_arg(g, n, arg_keyed((Arg){.kind = A_GRAPH, .u.g = *else_g},
+	    ir_intern(m, "else_branch")));
+	ir_push_arg(g, n, arg_keyed(arg_val(x), ir_intern(m, IR_CAPTURE)));
+	ir_set_tensor(g, ir_nodep(g, n)->out, DT_F32, 0, NULL);
+	ir_add_output(g, ir_nodep(g, n)->out, OUT_USER, 0);
+	return gid;
+}
+
+/* ir_verify on gid fails with a new message containing want */
+static void
+verify_fails(Module *m, Capture *c, GraphId gid, const char *want)
+{
+	fflush(m->diagout);
+	size_t before = c->buf ? strlen(c->buf) : 0;
+	assert_int_equal(ir_verify(m, gid), -1);
+	fflush(m->diagout);
+	if (!strstr(c->buf + before, want))
+		fail_msg("no '%s' in: %s", want, c->buf + before);
+}
+
+static void
+test_verify_subgraphs(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	GraphId t, e;
+	GraphId gid = if_graph(m, &t, &e);
+	assert_int_equal(ir_verify(m, gid), 0);
+	/* the outer values take the name of the capture, as it is now */
+	ir_name_outer(m, gid);
+	assert_string_equal(ir_str(m, ir_graph(m, t)->vals[1].name), "x");
+	assert_string_equal(ir_str(m, ir_graph(m, e)->vals[1].name), "x");
+
+	/* first level: a use before its definition inside a branch */
+	Graph *tg = ir_graph(m, t);
+	tg->args[tg->nodes[1].args].u.v = tg->nodes[1].out;
+	verify_fails(m, &c, gid, "graph 'then' at node Relu: value used "
+	    "before its definition");
+	tg->args[tg->nodes[1].args].u.v = 1;
+	assert_int_equal(ir_verify(m, gid), 0);
+
+	/* an outer value standing for a capture the owner does not have */
+	ir_graph(m, e)->vals[1].defidx = 1;
+	verify_fails(m, &c, gid, "graph 'else': outer-scope value that is "
+	    "no capture");
+	ir_graph(m, e)->vals[1].defidx = 0;
+
+	/* second level: a branch holding an If of its own, broken inside */
+	GraphId inner_t, inner_e;
+	GraphId inner = if_graph(m, &inner_t, &inner_e);
+	ir_graph(m, inner)->parent = t;
+	ir_graph(m, inner_t)->vals[1].defidx = 7;
+	tg = ir_graph(m, t);
+	NodeId n = ir_node(tg, D_ONNX, ir_intern(m, "If"), 1);
+	ir_push_arg(tg, n, arg_val(1));
+	ir_push_arg(tg, n, arg_keyed((Arg){.kind = A_GRAPH, .u.g = inner_t},
+	    ir_intern(m, "then_branch")));
+	ir_push_arg(tg, n, arg_keyed((Arg){.kind = A_GRAPH, .u.g = inner_e},
+	    ir_intern(m, "else_branch")));
+	ir_push_arg(tg, n, arg_keyed(arg_val(1), ir_intern(m, IR_CAPTURE)));
+	/* inner_t and inner_e were made for graph 'inner', not 't' */
+	verify_fails(m, &c, gid, "subgraph of another graph");
+	ir_graph(m, inner_t)->parent = t;
+	ir_graph(m, inner_e)->parent = t;
+	verify_fails(m, &c, gid, "graph 'then': outer-scope value that is "
+	    "no capture of the node owning the graph (1)");
+	ir_graph(m, inner_t)->vals[1].defidx = 0;
+	assert_int_equal(ir_verify(m, gid), 0);
+
+	/* a graph holding itself is a cycle, not a program */
+	ir_graph(m, t)->parent = t;
+	tg->args[tg->nodes[n].args + 1].u.g = t;
+	verify_fails(m, &c, t, "subgraphs nested too deeply");
+	fclose(m->diagout);
+	free(c.buf);
+	ir_free(m);
+}
+
 static void
 test_verify_catches_bad_dims(void **state)
 {
@@ -294,6 +412,7 @@ main(void)
 		cmocka_unit_test(test_graph_building),
 		cmocka_unit_test(test_verify_catches_use_before_def),
 		cmocka_unit_test(test_verify_catches_bad_dims),
+		cmocka_unit_test(test_verify_subgraphs),
 		cmocka_unit_test(test_diagnostic_has_caret),
 		cmocka_unit_test(test_diagnostic_long_line_window),
 		cmocka_unit_test(test_print),

@@ -25,6 +25,10 @@
  * max-size, and under --training anything computed from parameters or
  * buffers: they change while training.
  *
+ * Subgraphs (higher-order-op bodies, If/Loop/Scan bodies) are left
+ * alone; an ONNX node's captures (what its subgraphs read) count as uses,
+ * so a folded value they read is kept or replaced like any other.
+ *
  * One forward sweep; linear in the graph and the folded data.
  *
  * The files: fold.c (this one) reads constants and arguments through the
