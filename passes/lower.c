@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../plugins/pl.h"
+#include "check.h"
 #include "lower.h"
 
 const LowerRule *const lw_rule_tables[] = {
@@ -1048,7 +1049,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c)
 	L.src = ir_graph(m, srcid);
 	Registry r;
 	registry_build(m, &r);
-	if (check_rules(&L, &r, c) < 0) {
+	if (check_rules(&L, &r, c) < 0 || lwc_check_graph(&L) < 0) {
 		free(r.fn);
 		return -1;
 	}
