@@ -404,18 +404,19 @@ lwc_check_graph(Lower *L)
 {
 	Table t;
 	table_build(L->m, &t);
-	int bad = 0;
+	int errs = L->m->nerrors;
 	for (NodeId n = 1; n < L->src->nnodes; n++) {
 		StrId op = ir_nodep(L->src, n)->op;
 		if (op >= t.n || (!t.schema[op] && !t.fn[op]))
 			continue;
 		L->node = n;
-		if ((t.schema[op] && check_schema(L, t.schema[op]) < 0) ||
-		    (t.fn[op] && t.fn[op](L) < 0))
-			bad++;
+		/* the shape rule reads arguments the schema vouched for */
+		if ((!t.schema[op] || check_schema(L, t.schema[op]) == 0) &&
+		    t.fn[op])
+			t.fn[op](L);
 	}
 	L->node = 0;
 	free(t.schema);
 	free(t.fn);
-	return bad ? -1 : 0;
+	return L->m->nerrors == errs ? 0 : -1;
 }

@@ -480,8 +480,9 @@ ck_pool(Lower *L)
 	int nd = nd_of(L);
 	bool avg = strstr(ir_str(L->m, lw_node(L)->op), "avg_") != NULL;
 	int64_t ks[MAXL], st[MAXL], pad[MAXL], dil[MAXL];
-	if (!nd || spatial(L, 1, "kernel_size", nd, 1, ks) <= 0)
-		return 0;
+	int nk = nd ? spatial(L, 1, "kernel_size", nd, 1, ks) : 0;
+	if (nk <= 0)
+		return nk;
 	if (spatial(L, 2, "stride", nd, 1, st) < 0 ||
 	    spatial(L, 3, "padding", nd, 0, pad) < 0 ||
 	    (!avg && spatial(L, 4, "dilation", nd, 1, dil) < 0))
