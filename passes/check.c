@@ -1,12 +1,12 @@
 /* check.c - the checker's driver and the helpers its rules share: the
  * schema check (extra, missing and unknown arguments), argument places in
  * the dump, readers of static arguments, dims and result annotations. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/ckint.h"
 #include "check.h"
 
 /* ---------------------------------------------------- places in the dump */
@@ -221,6 +221,32 @@ lwc_tensor(Lower *L, int i, const char *kw, int *rank)
 	return *rank >= 0 ? v : NULL;
 }
 
+bool
+lwc_shape(Lower *L, int i, const char *kw, LwcShape *s)
+{
+	const Value *v = lwc_tensor(L, i, kw, &s->rank);
+	if (!v)
+		return false;
+	for (int d = 0; d < s->rank; d++)
+		s->k[d] = lw_sdim(L, v, d, &s->d[d]);
+	return true;
+}
+
+bool
+lwc_all_known(const bool *k, int n)
+{
+	for (int d = 0; d < n; d++)
+		if (!k[d])
+			return false;
+	return true;
+}
+
+double
+lwc_shown(double f)
+{
+	return isnan(f) ? fabs(f) : f;
+}
+
 int
 lwc_dim(Lower *L, int i, const char *kw, int elem, int64_t *d, int r)
 {
@@ -386,8 +412,10 @@ table_build(Module *m, Table *t)
 {
 	for (const LwcSchema *s = lwc_schemas; s->op; s++)
 		ir_intern(m, s->op);
-	for (const LwcRule *r = lwc_rules; r->op; r++)
-		ir_intern(m, r->op);
+	const LwcRule *const tables[] = {lwc_rules_shape, lwc_rules_nn};
+	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
+		for (const LwcRule *r = tables[k]; r->op; r++)
+			ir_intern(m, r->op);
 	t->n = m->nstrs;
 	t->schema = calloc(t->n + 1, sizeof *t->schema);
 	t->fn = calloc(t->n + 1, sizeof *t->fn);
@@ -395,8 +423,9 @@ table_build(Module *m, Table *t)
 		BUG("out of memory");
 	for (const LwcSchema *s = lwc_schemas; s->op; s++)
 		t->schema[ir_intern(m, s->op)] = s;
-	for (const LwcRule *r = lwc_rules; r->op; r++)
-		t->fn[ir_intern(m, r->op)] = r->fn;
+	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
+		for (const LwcRule *r = tables[k]; r->op; r++)
+			t->fn[ir_intern(m, r->op)] = r->fn;
 }
 
 int

@@ -1,7 +1,7 @@
 /* check.h - the argument and shape checker of the lowering: before any
  * rule runs, every FX node's arguments are checked against the op's
  * schema (check_schema.c, generated from PyTorch's) and, for ops with a
- * rule in check_ops.c, against torch's own rules for sizes, dims,
+ * rule in check_shape.c or check_nn.c, against torch's own rules for sizes, dims,
  * indices, strides, kernels, paddings and scales, computed in checked
  * int64 arithmetic (ir/ckint.h).  A static result shape must agree with
  * the node's annotation.  Messages follow torch's meta functions; each
@@ -25,7 +25,9 @@ typedef struct LwcRule {
 	const char *op;
 	LwcFn fn;
 } LwcRule;
-extern const LwcRule lwc_rules[]; /* check_ops.c, ends with {NULL, NULL} */
+/* check_shape.c, check_nn.c: each ends with {NULL, NULL} */
+extern const LwcRule lwc_rules_shape[];
+extern const LwcRule lwc_rules_nn[];
 
 /* check.c: the checker.  Checks every node of L->src (L->node is left
  * 0); returns 0, or -1 after reporting each bad node. */
@@ -52,6 +54,17 @@ int lwc_ints(Lower *L, int i, const char *kw, int64_t *out, bool *known,
 /* The FX tensor value of argument i, and its rank (-1 when not a tensor
  * of known rank). */
 const Value *lwc_tensor(Lower *L, int i, const char *kw, int *rank);
+/* The static dims of a tensor argument: rank, sizes, which are known. */
+typedef struct LwcShape {
+	int rank;
+	int64_t d[LW_MAXRANK];
+	bool k[LW_MAXRANK];
+} LwcShape;
+/* false when argument i is not a tensor of known rank */
+bool lwc_shape(Lower *L, int i, const char *kw, LwcShape *s);
+bool lwc_all_known(const bool *k, int n);
+/* f as torch prints it: a NaN has no sign */
+double lwc_shown(double f);
 /* Normalise dim d of argument (i, kw) for rank r like torch's
  * maybe_wrap_dim; 0, or -1 after reporting. */
 int lwc_dim(Lower *L, int i, const char *kw, int elem, int64_t *d, int r);
