@@ -101,11 +101,16 @@ ck_ceildiv(int64_t a, int64_t b, int64_t *r)
 	return true;
 }
 
-/* The product of n sizes (the numel of a shape). */
+/* The product of n sizes (the numel of a shape: 0 if any size is). */
 static inline bool
 ck_prod(const int64_t *v, int n, int64_t *r)
 {
 	int64_t acc = 1;
+	for (int k = 0; k < n; k++)
+		if (v[k] == 0) {
+			*r = 0;
+			return true;
+		}
 	for (int k = 0; k < n; k++)
 		if (!ck_mul(acc, v[k], &acc))
 			return false;
