@@ -315,6 +315,9 @@ void ir_warning(Module *m, Loc loc, const char *fmt, ...);
 void ir_note(Module *m, Loc loc, const char *fmt, ...);
 void ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt,
     va_list ap);
+/* line `line` (1-based) of the source text and its length without the
+ * newline; NULL when there is no such line */
+const char *ir_srcline(const Module *m, uint32_t line, size_t *len);
 
 /* graph.c: building and reading graphs */
 GraphId ir_graph_new(Module *m, const char *name, GraphId parent);

@@ -11,24 +11,6 @@
 
 /* ---------------------------------------------------- places in the dump */
 
-/* The text of line `line` of the dump, or NULL. */
-static const char *
-line_of(const Module *m, uint32_t line, size_t *len)
-{
-	if (!m->src || !line)
-		return NULL;
-	const char *p = m->src, *end = m->src + m->srclen;
-	for (uint32_t l = 1; l < line; l++) {
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (!p)
-			return NULL;
-		p++;
-	}
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	*len = (size_t)((nl ? nl : end) - p);
-	return p;
-}
-
 /* Past the argument starting at s (nested brackets and strings skipped):
  * the ',' or ')' that ends it, or e. */
 static const char *
@@ -85,7 +67,7 @@ lwc_argloc(Lower *L, int i, const char *kw, int elem)
 {
 	const Node *n = lw_node(L);
 	size_t len;
-	const char *line = line_of(L->m, n->loc.line, &len);
+	const char *line = ir_srcline(L->m, n->loc.line, &len);
 	if (!line || !n->loc.col || n->loc.col > len)
 		return n->loc;
 	const char *e = line + len;
@@ -142,24 +124,6 @@ lwc_fail(Lower *L, int i, const char *kw, int elem, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- readers */
 
-/* The number an int-like arg stands for, if static. */
-static bool
-static_int(Lower *L, const Arg *a, int64_t *out)
-{
-	if (a->kind == A_INT || a->kind == A_BOOL) {
-		*out = a->u.i;
-		return true;
-	}
-	if (a->kind == A_VAL) {
-		const Value *v = ir_val(L->src, a->u.v);
-		if (v->sym && ir_exprp(L->m, v->sym)->kind == E_INT) {
-			*out = ir_exprp(L->m, v->sym)->n;
-			return true;
-		}
-	}
-	return false;
-}
-
 bool
 lwc_int(Lower *L, int i, const char *kw, int64_t dflt, int64_t *out)
 {
@@ -168,7 +132,7 @@ lwc_int(Lower *L, int i, const char *kw, int64_t dflt, int64_t *out)
 		*out = dflt;
 		return true;
 	}
-	return static_int(L, a, out);
+	return lw_static_int(L, a, out);
 }
 
 bool
@@ -180,7 +144,7 @@ lwc_num(Lower *L, int i, const char *kw, double *f, int64_t *n, bool *isint)
 		*isint = false;
 		return true;
 	}
-	if (a && static_int(L, a, n)) {
+	if (a && lw_static_int(L, a, n)) {
 		*f = (double)*n;
 		*isint = true;
 		return true;
@@ -197,7 +161,7 @@ lwc_ints(Lower *L, int i, const char *kw, int64_t *out, bool *known, int cap)
 	if (a->kind != A_LIST && a->kind != A_TUPLE) {
 		if (cap < 1 || (a->kind != A_INT && a->kind != A_VAL))
 			return -1;
-		known[0] = static_int(L, a, &out[0]);
+		known[0] = lw_static_int(L, a, &out[0]);
 		return 1;
 	}
 	if ((int)a->u.list.n > cap)
@@ -207,7 +171,7 @@ lwc_ints(Lower *L, int i, const char *kw, int64_t *out, bool *known, int cap)
 		if (it[k].kind != A_INT && it[k].kind != A_VAL &&
 		    it[k].kind != A_BOOL)
 			return -1;
-		known[k] = static_int(L, &it[k], &out[k]);
+		known[k] = lw_static_int(L, &it[k], &out[k]);
 	}
 	return (int)a->u.list.n;
 }

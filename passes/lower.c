@@ -119,6 +119,12 @@ static_int(Lower *L, const Arg *a, int64_t *out)
 	}
 }
 
+bool
+lw_static_int(Lower *L, const Arg *a, int64_t *out)
+{
+	return static_int(L, a, out);
+}
+
 static const char *
 argdesc(int i, const char *kw)
 {
