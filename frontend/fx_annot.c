@@ -24,6 +24,22 @@ at(Loc base, size_t off)
 	return (Loc){base.line, base.col + (uint32_t)off};
 }
 
+/* An error at loc when e cannot be a value (a division by zero, an
+ * overflow): such a size must not reach the model's dim_params. */
+static bool
+impossible(Module *m, ExprId e, Loc loc)
+{
+	ExprId bad;
+	const char *why = ir_expr_check(m, e, &bad);
+	if (!why)
+		return false;
+	char buf[128];
+	ir_expr_print(m, bad, buf, sizeof buf);
+	ir_error(m, loc, "impossible symbolic expression: %s in '%s'", why,
+	    buf);
+	return true;
+}
+
 static bool
 isws(char c)
 {
@@ -100,12 +116,8 @@ parsedim(Module *m, const char *s, size_t n, Loc loc, Dim *d)
 		    s + i, n - i > QUOTE ? "..." : "");
 		return -1;
 	}
-	if (ir_expr_divzero(m, e)) {
-		ir_error(m, at(loc, i), "division or modulo by zero in "
-		    "dimension '%.*s%s'", quotelen(n - i), s + i,
-		    n - i > QUOTE ? "..." : "");
+	if (impossible(m, e, at(loc, i)))
 		return -1;
-	}
 	const Expr *x = ir_exprp(m, e);
 	if (x->kind == E_INT && x->n < 0) {
 		ir_error(m, at(loc, i), "negative dimension %lld",
@@ -270,12 +282,8 @@ fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 			    quotelen(n - 5), s + 4, n - 5 > QUOTE ? "..." : "");
 			return -1;
 		}
-		if (ir_expr_divzero(m, e)) {
-			ir_error(m, at(loc, 4), "division or modulo by zero in "
-			    "'%.*s%s'", quotelen(n - 5), s + 4,
-			    n - 5 > QUOTE ? "..." : "");
+		if (impossible(m, e, at(loc, 4)))
 			return -1;
-		}
 		Value *val = ir_val(g, v);
 		int ty = etype(m, e, 0);
 		val->kind = ty == TY_BOOL ? VK_SYMBOOL :

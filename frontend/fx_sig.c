@@ -559,8 +559,17 @@ ranges(Parser *p, StrId text, Loc at)
 	Module *m = p->m;
 	const char *s = ir_str(m, text);
 	size_t err = 0;
-	if (sym_parse_ranges(m, s, strlen(s), &err) == 0)
+	if (sym_parse_ranges(m, s, strlen(s), &err) == 0) {
+		ExprId bad;
+		const char *why = sym_check_ranges(m, &bad);
+		if (why) {
+			char buf[128];
+			ir_expr_print(m, bad, buf, sizeof buf);
+			ir_error(m, at, "impossible range constraint on '%s': "
+			    "%s", buf, why);
+		}
 		return;
+	}
 	/* the text may span lines; point into its first one */
 	size_t nl = strcspn(s, "\n");
 	if (err <= nl)

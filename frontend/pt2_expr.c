@@ -2,7 +2,7 @@
  * into IR expressions.  Only the constructors torch's symbolic shapes use
  * are known; anything else is kept as a call, as the dump parser keeps
  * unknown functions.  Division and modulo by a literal zero are errors
- * (ir_expr_divzero, shared with the dump parser). */
+ * (ir_expr_check, shared with the dump parser). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,8 +245,9 @@ pt2_srepr(Module *m, const char *s, size_t n, ExprId *out, const char **why)
 		*why = "text after the expression";
 		return -1;
 	}
-	if (ir_expr_divzero(m, *out)) {
-		*why = "division or modulo by zero";
+	const char *bad = ir_expr_check(m, *out, NULL);
+	if (bad) {
+		*why = bad;
 		return -1;
 	}
 	*out = sym_simplify(m, *out);

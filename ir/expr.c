@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckint.h"
 #include "ir.h"
 
 /* Deeper nesting is reported rather than recursed into (fuzzed input). */
@@ -505,6 +506,81 @@ ir_expr_parse(Module *m, const char *s, size_t n, ExprId *out,
 	return 0;
 }
 
+/* The value of e when it is an integer constant expression (isconst), and
+ * the first reason it is impossible: a division or modulo by zero, int64
+ * overflow, or a power no size can be.  Trees from the parser are bounded
+ * by MAXOPS; depth bounds what other callers build. */
+static const char *
+check(const Module *m, ExprId e, int64_t *val, bool *isconst, ExprId *bad,
+    int depth)
+{
+	const Expr *x = ir_exprp(m, e);
+	int64_t a = 0, b = 0;
+	bool ca = false, cb = false;
+	const char *why = NULL;
+	*isconst = false;
+	*bad = e;
+	if (depth > MAXDEPTH * 4)
+		return "expression nested too deeply";
+	if (x->kind == E_INT) {
+		*val = x->n;
+		*isconst = true;
+		return NULL;
+	}
+	if (x->a && (why = check(m, x->a, &a, &ca, bad, depth + 1)))
+		return why;
+	if (x->b && (why = check(m, x->b, &b, &cb, bad, depth + 1)))
+		return why;
+	*bad = e;
+	const Expr *y = x->b ? ir_exprp(m, x->b) : NULL;
+	bool zero = y && ((cb && b == 0) || (y->kind == E_FLOAT && y->f == 0));
+	switch (x->kind) {
+	case E_FLOORDIV: case E_TRUEDIV:
+		if (zero)
+			return "division by zero";
+		*isconst = ca && cb && x->kind == E_FLOORDIV;
+		if (*isconst && !ck_floordiv(a, b, val))
+			return "integer overflow";
+		return NULL;
+	case E_MOD:
+		if (zero)
+			return "modulo by zero";
+		*isconst = ca && cb;
+		return *isconst && !ck_mod(a, b, val) ? "integer overflow" : NULL;
+	case E_ADD: case E_MUL: case E_NEG:
+		*isconst = ca && (x->kind == E_NEG || cb);
+		if (*isconst && !(x->kind == E_ADD ? ck_add(a, b, val)
+		    : x->kind == E_MUL ? ck_mul(a, b, val) : ck_neg(a, val)))
+			return "integer overflow";
+		return NULL;
+	case E_POW:
+		if (!cb)
+			return NULL;
+		if (b < 0 && ca && a == 0)
+			return "division by zero";
+		if (b > 63 && !(ca && (a == 0 || a == 1 || a == -1)))
+			return "exponent too large: no int64 size can be this "
+			    "power";
+		*isconst = ca && b >= 0;
+		return *isconst && !ck_pow(a, b, val) ? "integer overflow"
+		    : NULL;
+	default:
+		return NULL;
+	}
+}
+
+const char *
+ir_expr_check(const Module *m, ExprId e, ExprId *bad)
+{
+	int64_t v;
+	bool c;
+	ExprId b;
+	const char *why = check(m, e, &v, &c, &b, 0);
+	if (bad)
+		*bad = b;
+	return why;
+}
+
 /* Printing.  Precedence levels, loosest first; an operand is put in
  * parentheses when its level is below what its position needs. */
 enum {
@@ -781,27 +857,3 @@ ir_dim_text(Module *m, Dim d)
 	return s;
 }
 
-/* Undefined arithmetic written into an expression: both frontends refuse
- * it rather than let a pass fold it. */
-static bool
-divzero(const Module *m, ExprId id, int depth)
-{
-	if (!id || depth > 512)
-		return false;
-	const Expr *e = ir_exprp(m, id);
-	if (e->kind == E_FLOORDIV || e->kind == E_MOD || e->kind == E_TRUEDIV) {
-		const Expr *b = ir_exprp(m, e->b);
-		if ((b->kind == E_INT && b->n == 0) ||
-		    (b->kind == E_FLOAT && b->f == 0))
-			return true;
-	}
-	if (e->kind == E_INT || e->kind == E_FLOAT || e->kind == E_SYM)
-		return false;
-	return divzero(m, e->a, depth + 1) || divzero(m, e->b, depth + 1);
-}
-
-bool
-ir_expr_divzero(const Module *m, ExprId e)
-{
-	return divzero(m, e, 0);
-}

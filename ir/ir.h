@@ -346,6 +346,9 @@ void ir_warning(Module *m, Loc loc, const char *fmt, ...);
 void ir_note(Module *m, Loc loc, const char *fmt, ...);
 void ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt,
     va_list ap);
+/* line `line` (1-based) of the source text and its length without the
+ * newline; NULL when there is no such line */
+const char *ir_srcline(const Module *m, uint32_t line, size_t *len);
 
 /* graph.c: building and reading graphs */
 GraphId ir_graph_new(Module *m, const char *name, GraphId parent);
@@ -394,11 +397,14 @@ bool ir_dtype_is_int(DType dt);                 /* integers, not bool */
 /* parse s[0..n) into *out; on error returns -1 and sets *errpos */
 int ir_expr_parse(Module *m, const char *s, size_t n, ExprId *out,
     size_t *errpos);
+/* NULL when e can be a value, else why not ("division by zero",
+ * "integer overflow", "exponent too large..."), with *bad (may be NULL)
+ * the impossible subexpression: for every frontend to call on the
+ * expressions it reads */
+const char *ir_expr_check(const Module *m, ExprId e, ExprId *bad);
 /* print as PyTorch does ("s0", "2*s0", "s0 + 1"); returns chars written
  * (like snprintf) */
 int ir_expr_print(const Module *m, ExprId e, char *buf, size_t cap);
-/* does e divide or take a modulo by a literal zero (undefined)? */
-bool ir_expr_divzero(const Module *m, ExprId e);
 /* a Dim as text (number or expression), into the arena */
 const char *ir_dim_text(Module *m, Dim d);
 
@@ -450,6 +456,9 @@ const SymRange *sym_range_find(const Module *m, ExprId e);
  * RangeConstraint(min_val=, max_val=), ValueRanges(lower=, upper=)) into
  * the table; -1 with *errpos on malformed text */
 int sym_parse_ranges(Module *m, const char *s, size_t n, size_t *errpos);
+/* NULL when every range of the table can hold, else why not, with *bad
+ * its expression (ir_expr_check on each, and lo <= hi) */
+const char *sym_check_ranges(const Module *m, ExprId *bad);
 /* the table as the reference exporter's metadata text:
  * "{s0: VR[2, int_oo], 2*s0: VR[4, int_oo]}" (str() of the dict) */
 const char *sym_ranges_text(Module *m);

@@ -249,9 +249,8 @@ ir_numel(const Tensor *t)
 	return n;
 }
 
-/* The source line containing loc, for the caret display. */
-static const char *
-srcline(const Module *m, uint32_t line, size_t *len)
+const char *
+ir_srcline(const Module *m, uint32_t line, size_t *len)
 {
 	const char *p = m->src;
 	if (!p || line == 0)
@@ -287,7 +286,7 @@ ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt, va_list ap)
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	size_t len = 0;
-	const char *line = srcline(m, loc.line, &len);
+	const char *line = ir_srcline(m, loc.line, &len);
 	if (!line)
 		return;
 	/* long lines (50 KB def lines) are shown as a window around the col */

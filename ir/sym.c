@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckint.h"
 #include "ir.h"
 
 enum { MAXT = 24, MAXF = 6, MAXDEPTH = 64 };
@@ -232,24 +233,6 @@ pscale(Poly *p, int64_t c)
 		p->n = 0;
 }
 
-static int64_t
-floordiv(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
-	return q;
-}
-
-static int64_t
-pymod(int64_t a, int64_t b)
-{
-	int64_t r = a % b;
-	if (r != 0 && ((r < 0) != (b < 0)))
-		r += b;
-	return r;
-}
-
 /* ------------------------------------------------------ Expr <-> Poly */
 
 static void topoly(Module *m, ExprId e, Poly *p, int depth);
@@ -450,8 +433,10 @@ divmod(Module *m, const Expr *x, Poly *p, int depth)
 		r = a;
 	}
 	Poly rest;
-	if (bconst && isconst(&r, &rc) && !(rc == INT64_MIN && cb == -1)) {
-		pconst(&rest, isdiv ? floordiv(rc, cb) : pymod(rc, cb));
+	int64_t v;
+	if (bconst && isconst(&r, &rc) && (isdiv ? ck_floordiv(rc, cb, &v)
+	    : ck_mod(rc, cb, &v))) {
+		pconst(&rest, v);
 	} else {
 		ExprId re = polyexpr(m, &r), be = polyexpr(m, &b);
 		Expr y = {.kind = x->kind, .str = 0, .a = re, .b = be};
@@ -606,30 +591,17 @@ ev(const Module *m, ExprId e, const SymBind *bs, uint32_t nb, int64_t *out,
 		return -1;
 	switch (k) {
 	case E_ADD:
-		return __builtin_add_overflow(a, b, out) ? -1 : 0;
+		return ck_add(a, b, out) ? 0 : -1;
 	case E_MUL:
-		return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+		return ck_mul(a, b, out) ? 0 : -1;
 	case E_NEG:
-		if (a == INT64_MIN)
-			return -1;
-		*out = -a;
-		return 0;
+		return ck_neg(a, out) ? 0 : -1;
 	case E_FLOORDIV:
+		return ck_floordiv(a, b, out) ? 0 : -1;
 	case E_MOD:
-		if (b == 0 || (a == INT64_MIN && b == -1))
-			return -1;
-		*out = k == E_FLOORDIV ? floordiv(a, b) : pymod(a, b);
-		return 0;
-	case E_POW: {
-		if (b < 0 || b > 62)
-			return -1;
-		int64_t r = 1;
-		for (int64_t i = 0; i < b; i++)
-			if (__builtin_mul_overflow(r, a, &r))
-				return -1;
-		*out = r;
-		return 0;
-	}
+		return ck_mod(a, b, out) ? 0 : -1;
+	case E_POW:
+		return ck_pow(a, b, out) ? 0 : -1;
 	case E_MAX: *out = a > b ? a : b; return 0;
 	case E_MIN: *out = a < b ? a : b; return 0;
 	case E_TOFLOAT: *out = a; return 0;
@@ -993,6 +965,20 @@ bad:
 	if (errpos)
 		*errpos = p.pos;
 	return -1;
+}
+
+const char *
+sym_check_ranges(const Module *m, ExprId *bad)
+{
+	for (uint32_t i = 0; i < m->nrng; i++) {
+		const char *why = ir_expr_check(m, m->rng[i].e, bad);
+		if (why)
+			return why;
+		*bad = m->rng[i].e;
+		if (m->rng[i].lo > m->rng[i].hi)
+			return "the lower bound is above the upper bound";
+	}
+	return NULL;
 }
 
 static void

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../plugins/pl.h"
+#include "check.h"
 #include "lower.h"
 
 const LowerRule *const lw_rule_tables[] = {
@@ -114,6 +115,12 @@ static_int(Lower *L, const Arg *a, int64_t *out)
 	default:
 		return false;
 	}
+}
+
+bool
+lw_static_int(Lower *L, const Arg *a, int64_t *out)
+{
+	return static_int(L, a, out);
 }
 
 static const char *
@@ -1075,7 +1082,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 	Registry r;
 	registry_build(m, &r);
 	L.reg = &r;
-	if (check_rules(&L) < 0) {
+	if (check_rules(&L) < 0 || lwc_check_graph(&L) < 0) {
 		free(r.fn);
 		return -1;
 	}

@@ -66,6 +66,9 @@ const Node *lw_node(Lower *L);
 const Arg *lw_arg(Lower *L, int i, const char *kw);
 /* present and not None */
 bool lw_has(Lower *L, int i, const char *kw);
+/* the number an int-like arg stands for: a literal, or a SymInt whose
+ * expression is a number; false when it is not static */
+bool lw_static_int(Lower *L, const Arg *a, int64_t *out);
 /* scalar and list readers: absent or None gives dflt; a value that is not
  * static (a SymInt with no fixed number) is an error */
 int64_t lw_int(Lower *L, int i, const char *kw, int64_t dflt);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/ckint.h"
 #include "lower.h"
 
 enum {
@@ -721,7 +722,10 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 			if (beg[d] >= 0 && end[d] >= 0)
 				continue;
 			ax[n] = d;
-			st[n] = beg[d] < 0 ? -beg[d] : 0;
+			st[n] = 0;
+			if (beg[d] < 0 && !ck_neg(beg[d], &st[n]))
+				return lw_fail(L, "pad %lld cannot be negated",
+				    (long long)beg[d]);
 			en[n] = end[d] < 0 ? end[d] : INT64_MAX;
 			n++;
 		}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/ckint.h"
 #include "lower.h"
 
 enum {
@@ -732,7 +733,9 @@ split(Lower *L)
 	const Value *sv = lw_srcval(L, 0, "self");
 	int64_t size;
 	if (lw_sdim(L, sv, (int)d, &size)) {
-		int64_t n = size ? (size + s - 1) / s : 1;
+		int64_t n = 1;
+		if (size)
+			ck_ceildiv(size, s, &n); /* s > 0: cannot fail */
 		if (n > MAXT)
 			return lw_fail(L, "too many pieces (%lld)",
 			    (long long)n);
@@ -933,10 +936,14 @@ narrow(Lower *L)
 		/* torch wraps a negative start once */
 		if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
 			return lw_fail(L, "negative start needs a static size");
-		s += size;
+		s += size; /* s >= INT64_MIN, size >= 0: no overflow */
 	}
+	int64_t end;
+	if (ss && sl && !ck_add(s, len, &end))
+		return lw_fail(L, "start %lld + length %lld overflows int64",
+		    (long long)s, (long long)len);
 	if (ss && sl) {
-		lw_bind(L, 0, lw_slice_const(L, x, d, s, s + len, 1));
+		lw_bind(L, 0, lw_slice_const(L, x, d, s, end, 1));
 		return 0;
 	}
 	ValId sv = ss ? lw_i64v(L, s) : int1(L, 2, "start", 0);
@@ -1004,9 +1011,12 @@ arange(Lower *L)
 		if (fp == 0)
 			return lw_fail(L, "step must not be zero");
 		double cnt = ceil((fe - fs) / fp);
-		if (ints) /* exact for large integers */
-			cnt = (double)((ie_ - is + ip + (ip > 0 ? -1 : 1)) /
-			    ip);
+		int64_t span, icnt;
+		if (ints && ck_sub(ie_, is, &span) &&
+		    ck_ceildiv(span, ip, &icnt)) /* exact for large integers */
+			cnt = (double)icnt;
+		else if (ints) /* the checker refused ranges this long */
+			cnt = MAXCONST + 1.0;
 		if (cnt < 0)
 			cnt = 0;
 		if (cnt <= MAXCONST) {
@@ -1017,7 +1027,7 @@ arange(Lower *L)
 			ValId c;
 			if (ints) {
 				int64_t *v = buf;
-				for (int64_t k = 0; k < n; k++)
+				for (int64_t k = 0; k < n; k++) /* in range */
 					v[k] = is + k * ip;
 				c = lw_const(L, DT_I64, 1, &n, v);
 			} else {

@@ -9,6 +9,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,6 +97,22 @@ unregister(PlRegistry *r, uint32_t k)
 		r->npasses--;
 	while (r->nlowerings && r->lowerings[r->nlowerings - 1].plugin == k)
 		r->nlowerings--;
+}
+
+/* Whether the symbol at p can be a descriptor: data (not code), aligned
+ * and large enough for the ABI numbers.  Reading a function's bytes as
+ * one would be a misaligned read of code. */
+static bool
+is_descriptor(const void *p)
+{
+	if ((uintptr_t)p % _Alignof(onnxc_plugin_info))
+		return false;
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return true; /* no symbol table entry: alignment is all */
+	return ELF64_ST_TYPE(sym->st_info) == STT_OBJECT &&
+	    sym->st_size >= offsetof(onnxc_plugin_info, name);
 }
 
 /* Check the descriptor, then run init.  path and handle are NULL for a
@@ -197,6 +215,14 @@ pl_load(PlRegistry *r, const char *path)
 		return -1;
 	}
 	const onnxc_plugin_info *info = dlsym(h, ONNXC_PLUGIN_SYMBOL);
+	if (info && !is_descriptor(info)) {
+		fail(r, path, "not an onnxc plugin: its '%s' is not a "
+		    "descriptor (a function, or data of another type; declare "
+		    "it with ONNXC_PLUGIN)", ONNXC_PLUGIN_SYMBOL);
+		dlclose(h);
+		free(real);
+		return -1;
+	}
 	if (!info) {
 		fail(r, path, "not an onnxc plugin: it exports no '%s' "
 		    "descriptor (declare it with ONNXC_PLUGIN)",

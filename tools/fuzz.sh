@@ -66,7 +66,7 @@ for t in "${targets[@]}"; do
         f=$d/weights.safetensors
         [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] &&
           cp "$f" "$corpus/shared_$n.safetensors" ;;
-      dump|onnx_roundtrip)
+      dump|onnx_roundtrip|lower)
         [ -f "$d/graph.txt" ] && cp "$d/graph.txt" "$corpus/shared_$n.txt" ;;
       esac
     done

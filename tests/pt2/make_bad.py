@@ -149,7 +149,7 @@ def divzero(d):
 
 
 write("div_by_zero", edit(dyn, PROG, js(divzero)),
-      "division or modulo by zero")
+      "division by zero")
 
 
 def weight(fn):

@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "ir/ckint.h"
 #include "ir/ir.h"
 
 static int
@@ -205,6 +206,93 @@ test_errors(void **state)
 	assert_string_equal(print(m, e), "s0 + 1");
 }
 
+/* ir/ckint.h: Python's rounding, and false exactly where int64 ends. */
+static void
+test_checked_arithmetic(void **state)
+{
+	(void)state;
+	int64_t r;
+	assert_true(ck_floordiv(-7, 2, &r));
+	assert_int_equal(r, -4);
+	assert_true(ck_floordiv(7, -2, &r));
+	assert_int_equal(r, -4);
+	assert_false(ck_floordiv(5, 0, &r));
+	assert_false(ck_floordiv(INT64_MIN, -1, &r));
+	assert_true(ck_mod(-7, 2, &r));
+	assert_int_equal(r, 1);
+	assert_true(ck_mod(7, -2, &r));
+	assert_int_equal(r, -1);
+	assert_true(ck_mod(INT64_MIN, -1, &r));
+	assert_int_equal(r, 0);
+	assert_false(ck_mod(1, 0, &r));
+	assert_true(ck_ceildiv(7, 2, &r));
+	assert_int_equal(r, 4);
+	assert_true(ck_ceildiv(-7, 2, &r));
+	assert_int_equal(r, -3);
+	assert_true(ck_ceildiv(INT64_MAX, 1, &r));
+	assert_int_equal(r, INT64_MAX);
+	assert_true(ck_pow(2, 62, &r));
+	assert_int_equal(r, INT64_C(1) << 62);
+	assert_false(ck_pow(2, 63, &r));
+	assert_true(ck_pow(-2, 63, &r));
+	assert_int_equal(r, INT64_MIN);
+	assert_true(ck_pow(-1, INT64_MAX, &r));
+	assert_int_equal(r, -1);
+	assert_false(ck_pow(3, -1, &r));
+	assert_false(ck_neg(INT64_MIN, &r));
+	assert_false(ck_add(INT64_MAX, 1, &r));
+	assert_false(ck_sub(INT64_MIN, 1, &r));
+	assert_false(ck_mul(INT64_C(3037000500), INT64_C(3037000500), &r));
+	assert_false(ck_prod((int64_t[]){INT64_MAX, 2, 1}, 3, &r));
+	/* an empty shape has no elements however large its other sizes */
+	assert_true(ck_prod((int64_t[]){INT64_MAX, 2, 0}, 3, &r));
+	assert_int_equal(r, 0);
+}
+
+/* Expressions no size can equal: the reason and the subexpression. */
+static void
+test_impossible(void **state)
+{
+	Module *m = *state;
+	static const struct {
+		const char *text, *why, *bad;
+	} cases[] = {
+		{"FloorDiv(s0, 0)", "division by zero", "(s0//0)"},
+		{"s0 % 0", "modulo by zero", "s0 % 0"},
+		{"Mod(s0, 0)", "modulo by zero", "Mod(s0, 0)"},
+		{"2*FloorDiv(4, 0) + s0", "division by zero", "(4//0)"},
+		{"s0 / 0.0", "division by zero", "s0/0.0"},
+		{"FloorDiv(-9223372036854775807 - 1, -1)", "integer overflow",
+		    "((-9223372036854775807 - 1)//(-1))"},
+		{"9223372036854775807 + 1", "integer overflow",
+		    "9223372036854775807 + 1"},
+		{"3037000500*3037000500", "integer overflow",
+		    "3037000500*3037000500"},
+		{"s0**99999999", "exponent too large", "s0**99999999"},
+		{"2**63", "integer overflow", "2**63"},
+		{"0**(-1)", "division by zero", "0**-1"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		ExprId bad = 0, e = parse(m, cases[i].text);
+		const char *why = ir_expr_check(m, e, &bad);
+		if (!why || strncmp(why, cases[i].why, strlen(cases[i].why)))
+			fail_msg("'%s': got %s", cases[i].text,
+			    why ? why : "no error");
+		assert_string_equal(print(m, bad), cases[i].bad);
+	}
+	/* what torch prints for real sizes stays accepted */
+	static const char *const fine[] = {
+		"FloorDiv(s0, 2)", "s0 % 8", "s0**2", "2**62", "1**99999999",
+		"(-1)**99999999", "Max(1, s0 - 1)", "FloorDiv(-7, 2)",
+		"9223372036854775807", "-9223372036854775807 - 1",
+	};
+	for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+		const char *why = ir_expr_check(m, parse(m, fine[i]), NULL);
+		if (why)
+			fail_msg("'%s': %s", fine[i], why);
+	}
+}
+
 static void
 test_print_buffer_and_dim_text(void **state)
 {
@@ -238,6 +326,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_structure_and_precedence,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test(test_checked_arithmetic),
+		cmocka_unit_test_setup_teardown(test_impossible, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_print_buffer_and_dim_text,
 		    setup, teardown),
 	};

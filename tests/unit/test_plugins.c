@@ -751,6 +751,13 @@ test_load_no_descriptor(void **state)
 }
 
 static void
+test_load_function_descriptor(void **state)
+{
+	load_fails(*state, "function_descriptor", "its 'onnxc_plugin' is not "
+	    "a descriptor");
+}
+
+static void
 test_load_wrong_abi(void **state)
 {
 	/* init would abort: the ABI is checked from the data alone */
@@ -831,6 +838,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 		    test_normalize_dangling_and_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pm_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_function_descriptor,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_no_descriptor, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_load_wrong_abi, setup,

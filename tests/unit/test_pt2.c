@@ -87,9 +87,9 @@ test_srepr(void **state)
 	    "Integer(2))"), sym_text(m, sym_simplify(m, ir_expr_bin(m,
 	    E_FLOORDIV, ir_expr_sym(m, "s0"), ir_expr_int(m, 2)))));
 	assert_string_equal(srepr(m, "FloorDiv(Symbol('s0', integer=True), "
-	    "Integer(0))"), "division or modulo by zero");
+	    "Integer(0))"), "division by zero");
 	assert_string_equal(srepr(m, "PythonMod(Symbol('s0'), Integer(0))"),
-	    "division or modulo by zero");
+	    "modulo by zero");
 	assert_string_equal(srepr(m, "Mul(Integer(2)"), "expected ',' or ')'");
 	assert_string_equal(srepr(m, "Symbol('s0') x"),
 	    "text after the expression");
