@@ -173,6 +173,45 @@ tracetext(Module *m, const JVal *node)
 	return s;
 }
 
+/* The module stack of a node's nn_module_stack metadata ("key,path,Class"
+ * entries joined by ';', outermost first) as Node.scope wants it: one
+ * "path\tClass" line per module.  A path may hold commas (ModuleList
+ * items print none, but keys do): the class is after the last comma, the
+ * path between the first and the last. */
+static StrId
+scopetext(Module *m, const JVal *node)
+{
+	const JVal *ms = json_get(json_get(node, "metadata"),
+	    "nn_module_stack");
+	if (!json_is(ms, J_STR) || !ms->n)
+		return 0;
+	char *buf = malloc((size_t)ms->n + 1);
+	size_t n = 0;
+	for (const char *e = ms->s, *end = ms->s + ms->n; e < end;) {
+		const char *semi = memchr(e, ';', (size_t)(end - e));
+		const char *stop = semi ? semi : end;
+		const char *c1 = memchr(e, ',', (size_t)(stop - e)), *c2 = NULL;
+		for (const char *p = stop; p > e; p--)
+			if (p[-1] == ',') {
+				c2 = p - 1;
+				break;
+			}
+		if (c1 && c2 && c2 > c1) {
+			if (n)
+				buf[n++] = '\n';
+			memcpy(buf + n, c1 + 1, (size_t)(c2 - c1 - 1));
+			n += (size_t)(c2 - c1 - 1);
+			buf[n++] = '\t';
+			memcpy(buf + n, c2 + 1, (size_t)(stop - c2 - 1));
+			n += (size_t)(stop - c2 - 1);
+		}
+		e = stop + 1;
+	}
+	StrId r = n ? ir_internn(m, buf, n) : 0;
+	free(buf);
+	return r;
+}
+
 /* Every name some argument or output reads: tuple outputs nobody reads
  * are dropped, as the dump (which has no getitem for them) drops them. */
 static void
@@ -356,6 +395,7 @@ node(GCtx *c, const JVal *nd)
 		np->loc = nd->loc;
 		np->name = name;
 		np->trace = tracetext(m, nd);
+		np->scope = scopetext(m, nd);
 		for (uint32_t i = 0; i < na; i++)
 			ir_push_arg(c->g, n, args[i]);
 		ValId out = np->out;
