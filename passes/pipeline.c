@@ -16,7 +16,8 @@
 static const char *const presets[] = {
 	"symbolize-shapes,lower",
 	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
-	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
+	"decompose,symbolize-shapes,fold,cse,dce,lower,fold,simplify,"
+	    "lift-constants,cse,dce",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
@@ -28,6 +29,8 @@ static const struct {
 	{"fold", "fold.so"},
 	{"cse", "cse.so"},
 	{"dce", "dce.so"},
+	{"simplify", "simplify.so"},
+	{"lift-constants", "lift.so"},
 };
 
 const char *

@@ -61,7 +61,7 @@ pl_ctx_reset(onnxc_ctx *c)
 	c->cnamed = 0;
 	free(c->consts);
 	c->consts = NULL;
-	c->cconsts = c->nconsts = 0;
+	c->cconsts = c->nconsts = c->consts_upto = 0;
 	c->named_g = 0;
 	c->named_upto = 0;
 	c->newest_g = 0;
@@ -782,7 +782,7 @@ name_used(onnxc_ctx *c, GraphId gid, const Graph *g, StrId s)
 			memset(c->named, 0, c->cnamed);
 		if (c->consts)
 			memset(c->consts, 0, c->cconsts * sizeof *c->consts);
-		c->nconsts = 0;
+		c->nconsts = c->consts_upto = 0;
 		c->named_g = gid;
 		c->named_upto = 1;
 	}
@@ -791,8 +791,13 @@ name_used(onnxc_ctx *c, GraphId gid, const Graph *g, StrId s)
 	for (; c->named_upto < g->nvals; c->named_upto++) {
 		const Value *v = &g->vals[c->named_upto];
 		c->named[v->name] = 1;
-		if (v->role == ROLE_CONST && v->init) /* lifted constants */
-			const_add(c, g, c->named_upto);
+	}
+	/* constant inputs only: a lowered graph may hold a constant's value
+	 * that is no input (nothing used it), which no node may read */
+	for (; c->consts_upto < g->ninputs; c->consts_upto++) {
+		ValId v = g->inputs[c->consts_upto];
+		if (g->vals[v].role == ROLE_CONST && g->vals[v].init)
+			const_add(c, g, v);
 	}
 	return c->named[s];
 }
