@@ -17,7 +17,7 @@ static const char *const presets[] = {
 	"symbolize-shapes,lower",
 	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
 	"decompose,symbolize-shapes,fold,cse,dce,lower,fold,simplify,"
-	    "lift-constants,cse,dce",
+	    "fuse-conv-bn,lift-constants,cse,dce",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
@@ -31,6 +31,7 @@ static const struct {
 	{"dce", "dce.so"},
 	{"simplify", "simplify.so"},
 	{"lift-constants", "lift.so"},
+	{"fuse-conv-bn", "convbn.so"},
 };
 
 const char *
