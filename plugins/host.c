@@ -1434,6 +1434,28 @@ h_node_set_name(onnxc_ctx *c, onnxc_graph g, onnxc_node n, const char *name)
 	return ONNXC_OK;
 }
 
+static onnxc_status
+h_input_erase(onnxc_ctx *c, onnxc_graph g, onnxc_value v)
+{
+	Graph *G = mutable(c, g);
+	if (!G || !okval(G, v))
+		return ONNXC_INVALID;
+	const Value *p = &G->vals[v];
+	uint32_t i = 0;
+	while (i < G->ninputs && G->inputs[i] != v)
+		i++;
+	if (i == G->ninputs || !p->init || p->role == ROLE_USER_INPUT ||
+	    (c->training && (p->role == ROLE_PARAM || p->role == ROLE_BUFFER))
+	    || uses(c, g, true)[v])
+		return ONNXC_INVALID;
+	memmove(&G->inputs[i], &G->inputs[i + 1],
+	    (G->ninputs - i - 1) * sizeof *G->inputs);
+	G->ninputs--;
+	/* the name and content indexes are rebuilt when next needed */
+	c->named_g = 0;
+	return ONNXC_OK;
+}
+
 /* ---------------------------------------------------------------- table */
 
 const onnxc_host_api pl_host = {
@@ -1503,4 +1525,5 @@ const onnxc_host_api pl_host = {
 	.range_erase = h_range_erase,
 	.node_set_origin = h_node_set_origin,
 	.node_set_name = h_node_set_name,
+	.input_erase = h_input_erase,
 };

@@ -26,7 +26,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 1
+#define ONNXC_PLUGIN_ABI_MINOR 2
 
 /* ------------------------------------------------------------ status */
 
@@ -386,6 +386,13 @@ struct onnxc_host_api {
 	/* the FX node name (node_info.name), shown as the model's node name */
 	onnxc_status (*node_set_name)(onnxc_ctx *ctx, onnxc_graph g,
 	    onnxc_node n, const char *name);
+
+	/* ---- ABI 1.2 ---- */
+	/* drops graph input v, bound to bytes (an initializer) and not a
+	 * user input, when nothing in g uses it; ONNXC_INVALID otherwise,
+	 * and for parameters and buffers under --training */
+	onnxc_status (*input_erase)(onnxc_ctx *ctx, onnxc_graph g,
+	    onnxc_value v);
 };
 
 #define ONNXC_HOST_HAS(host, member) \

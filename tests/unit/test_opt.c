@@ -1,5 +1,5 @@
-/* test_opt.c - the -O2 passes simplify, lift-constants and fuse-conv-bn
- * (onnxc/rewrite.h), loaded as modules and run by the real pass manager
+/* test_opt.c - the -O2 passes simplify, lift-constants, fuse-conv-bn
+ * (onnxc/rewrite.h) and prune-initializers, loaded as modules and run by the real pass manager
  * on small ONNX graphs: the graph before, the graph after, and for the
  * arithmetic ones the numbers the new graph computes. */
 #include <math.h>
@@ -330,6 +330,42 @@ convbn_training_changes_nothing(void **state)
 	assert_int_equal(operand(f, find_op(f, "Conv"), 1), f->g->inputs[1]);
 }
 
+/* ------------------------------------------------- prune-initializers */
+
+static void
+prune_drops_the_weights_a_fold_replaced(void **state)
+{
+	Fix *f = *state;
+	conv_bn(f, ROLE_PARAM);
+	assert_int_equal(f->g->ninputs, 7);
+	assert_int_equal(run(f, "fuse-conv-bn,dce,prune-initializers", false),
+	    0);
+	/* x and the folded weight and bias */
+	assert_int_equal(f->g->ninputs, 3);
+	assert_string_equal(ir_str(f->m, ir_val(f->g, f->g->inputs[0])->name),
+	    "x");
+	NodeId c = find_op(f, "Conv");
+	assert_int_equal(operand(f, c, 1), f->g->inputs[1]);
+	assert_int_equal(operand(f, c, 2), f->g->inputs[2]);
+}
+
+static void
+prune_training_keeps_parameters(void **state)
+{
+	Fix *f = *state;
+	static const float w[] = {1, 2, 3};
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	input(f, "unused.weight", DT_F32, 1, d3, ROLE_PARAM, w);
+	input(f, "unused.const", DT_F32, 1, d3, ROLE_CONST, w);
+	output(f, onnx(f, "Neg", "y", DT_F32, 1, d3, 1, (Arg[]){arg_val(x)}));
+	assert_int_equal(run(f, "prune-initializers", true), 0);
+	assert_int_equal(f->g->ninputs, 2);
+	assert_string_equal(ir_str(f->m, ir_val(f->g, f->g->inputs[1])->name),
+	    "unused.weight");
+	assert_int_equal(run(f, "prune-initializers", false), 0);
+	assert_int_equal(f->g->ninputs, 1);
+}
+
 static void
 convbn_needs_constant_statistics(void **state)
 {
@@ -368,6 +404,8 @@ main(void)
 		T(convbn_folds_into_the_conv),
 		T(convbn_training_changes_nothing),
 		T(convbn_needs_constant_statistics),
+		T(prune_drops_the_weights_a_fold_replaced),
+		T(prune_training_keeps_parameters),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
