@@ -17,8 +17,8 @@ static const char *const presets[] = {
 	"symbolize-shapes,lower",
 	"decompose,symbolize-shapes,fold,cse,dce,lower,cse,dce",
 	"decompose,symbolize-shapes,fold,cse,dce,lower,"
-	    "fold{max-size=268435456},simplify,fuse-conv-bn,lift-constants,"
-	    "cse,dce,prune-initializers",
+	    "fold{max-size=268435456},simplify,fuse-conv-bn,fuse-activations,"
+	    "lift-constants,cse,dce,prune-initializers",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
@@ -34,6 +34,7 @@ static const struct {
 	{"lift-constants", "lift.so"},
 	{"fuse-conv-bn", "convbn.so"},
 	{"prune-initializers", "prune.so"},
+	{"fuse-activations", "activations.so"},
 };
 
 const char *

@@ -12,7 +12,9 @@
  * - Unsqueeze of an Unsqueeze is one Unsqueeze, Squeeze of an Unsqueeze on
  *   the same axes (and the converse) is nothing;
  * - Reshape of a Reshape, Flatten, Squeeze or Unsqueeze to a constant
- *   shape without 0 (or with allowzero) reshapes the first one's input.
+ *   shape without 0 (or with allowzero) reshapes the first one's input;
+ * - Reshape(x, Concat(Shape(x)[0:1], [-1 or the rest's size])) is
+ *   Flatten(x) (axis 1).
  * What no longer has a user is left to "dce".
  */
 #include <onnxc/rewrite.h>
@@ -152,6 +154,47 @@ roundtrip(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni,
 	return onnxc_rw_replace(r, ni->out, x);
 }
 
+/* The product of x's dims after the first when they are numbers, else
+ * -2 (no size). */
+static int64_t
+inner(onnxc_rw *r, onnxc_value x)
+{
+	uint32_t dt;
+	int32_t rank;
+	onnxc_dim d[R];
+	int64_t p = 1;
+	if (!onnxc_rw_type(r, x, &dt, &rank, d) || rank < 1)
+		return -2;
+	for (int32_t i = 1; i < rank; i++) {
+		if (d[i].e || d[i].n < 0 || (d[i].n && p > INT64_MAX / d[i].n))
+			return -2;
+		p *= d[i].n;
+	}
+	return p;
+}
+
+/* Reshape(x, Concat(Shape(x, start 0, end 1), [n])) -> Flatten(x), with
+ * n -1 or the product of x's other dims. */
+static int
+flatten(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
+{
+	onnxc_node_info ci, si;
+	onnxc_value x = onnxc_rw_in(r, n, 0);
+	onnxc_node c = onnxc_rw_def(r, onnxc_rw_in(r, n, 1), "Concat", &ci);
+	int64_t rest[2];
+	if (!c || ci.npos != 2 || onnxc_rw_ints(r, onnxc_rw_in(r, c, 1), rest,
+	    2) != 1 || (rest[0] != -1 && rest[0] != inner(r, x)))
+		return 0;
+	onnxc_node s = onnxc_rw_def(r, onnxc_rw_in(r, c, 0), "Shape", &si);
+	if (!s || onnxc_rw_in(r, s, 0) != x ||
+	    onnxc_rw_attr_i(r, s, "start", 0) != 0 ||
+	    onnxc_rw_attr_i(r, s, "end", -1) != 1)
+		return 0;
+	onnxc_node m = onnxc_rw_emit(r, "Flatten", 1, &x, 1, n);
+	onnxc_rw_set_i(r, m, "axis", 1);
+	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+}
+
 /* Reshape(view(x), s) where view only changes the shape. */
 static int
 reshapes(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
@@ -206,7 +249,7 @@ visit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	if (onnxc_rw_is(r, ni, "Squeeze"))
 		return roundtrip(r, n, ni, "Unsqueeze");
 	if (onnxc_rw_is(r, ni, "Reshape"))
-		return reshapes(r, n, ni);
+		return reshapes(r, n, ni) || flatten(r, n, ni);
 	return 0;
 }
 
