@@ -41,7 +41,7 @@ setup(void **state)
 	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
 	f->reg = pl_registry_new(f->m);
 	static const char *const mods[] = {"fold", "cse", "dce", "simplify",
-	    "lift", "convbn", "prune"};
+	    "lift", "convbn", "prune", "activations"};
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/%s.so", plugdir, mods[i]);
@@ -78,18 +78,24 @@ diags(Fix *f)
 
 /* Run pipeline text; 0 or -1.  The graph may be rebuilt: refresh f->g. */
 static inline int
-run(Fix *f, const char *text, bool training)
+run_at(Fix *f, const char *text, bool training, int opset)
 {
 	PmPipeline p = {0};
 	int rc = pm_parse(f->m, f->reg, "--passes", text, &p);
 	if (rc == 0) {
-		PmRun o = {.opset = 18, .training = training,
+		PmRun o = {.opset = opset, .training = training,
 			.verify_each = true};
 		rc = pm_run(f->m, f->reg, &p, &o, &f->gid);
 	}
 	pm_free(&p);
 	f->g = ir_graph(f->m, f->gid);
 	return rc;
+}
+
+static inline int
+run(Fix *f, const char *text, bool training)
+{
+	return run_at(f, text, training, 18);
 }
 
 /* ------------------------------------------------------ building graphs */

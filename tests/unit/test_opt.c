@@ -1,5 +1,5 @@
-/* test_opt.c - the -O2 passes simplify, lift-constants, fuse-conv-bn
- * (onnxc/rewrite.h) and prune-initializers, loaded as modules and run by the real pass manager
+/* test_opt.c - the -O2 passes simplify, lift-constants, fuse-conv-bn,
+ * fuse-activations (onnxc/rewrite.h) and prune-initializers, loaded as modules and run by the real pass manager
  * on small ONNX graphs: the graph before, the graph after, and for the
  * arithmetic ones the numbers the new graph computes. */
 #include <math.h>
@@ -212,6 +212,108 @@ simplify_training_leaves_parameters(void **state)
 	assert_int_equal(operand(f, find_op(f, "Add"), 1), x);
 }
 
+static void
+simplify_flattens_the_flatten_reshape(void **state)
+{
+	Fix *f = *state;
+	static const int64_t s2311[] = {2, 3, 1, 1};
+	ValId x = input(f, "x", DT_F32, 4, s2311, ROLE_USER_INPUT, NULL);
+	ValId s = onnx(f, "Shape", "s", DT_I64, 1, d1, 3, (Arg[]){arg_val(x),
+	    kw(f, "start", arg_int(0)), kw(f, "end", arg_int(1))});
+	ValId c = onnx(f, "Concat", "c", DT_I64, 1, (int64_t[]){2}, 3,
+	    (Arg[]){arg_val(s), arg_val(i64_const(f, "three", 1,
+	    (int64_t[]){3})), kw(f, "axis", arg_int(0))});
+	ValId y = onnx(f, "Reshape", "y", DT_F32, 2, d23, 2,
+	    (Arg[]){arg_val(x), arg_val(c)});
+	output(f, onnx(f, "Neg", "z", DT_F32, 2, d23, 1, (Arg[]){arg_val(y)}));
+	assert_int_equal(run(f, "simplify,dce", false), 0);
+	assert_int_equal(count_op(f, "Reshape"), 0);
+	assert_int_equal(count_op(f, "Shape"), 0);
+	NodeId fl = find_op(f, "Flatten");
+	assert_int_not_equal(fl, 0);
+	assert_int_equal(arg0(f, fl), x);
+	assert_int_equal(ir_find_arg(f->m, f->g, fl, -1, "axis")->u.i, 1);
+}
+
+/* ---------------------------------------------------- fuse-activations */
+
+static ValId
+f32_const(Fix *f, const char *name, float v)
+{
+	float *p = arena_alloc(f->m->arena, sizeof *p);
+	*p = v;
+	Tensor t = {.dtype = DT_F32, .rank = 0, .data = p, .nbytes = 4};
+	return onnx(f, "Constant", name, DT_F32, 0, NULL, 1,
+	    (Arg[]){kw(f, "value", (Arg){.kind = A_TENSOR,
+	    .u.t = ir_tensor(f->m, &t)})});
+}
+
+static void
+activations_hardswish(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId h = onnx(f, "HardSigmoid", "h", DT_F32, 1, d3, 3,
+	    (Arg[]){arg_val(x), kw(f, "alpha", arg_float(1.0f / 6)),
+	    kw(f, "beta", arg_float(0.5))});
+	ValId y = onnx(f, "Mul", "y", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_val(h)});
+	/* a hard sigmoid gating another tensor stays */
+	ValId g = onnx(f, "HardSigmoid", "g", DT_F32, 1, d3, 3,
+	    (Arg[]){arg_val(x), kw(f, "alpha", arg_float(1.0f / 6)),
+	    kw(f, "beta", arg_float(0.5))});
+	ValId z = onnx(f, "Mul", "z", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(g), arg_val(y)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 1, d3, 1, (Arg[]){arg_val(z)}));
+	assert_int_equal(run(f, "fuse-activations,dce", false), 0);
+	assert_int_equal(count_op(f, "HardSwish"), 1);
+	assert_int_equal(count_op(f, "HardSigmoid"), 1);
+	assert_int_equal(count_op(f, "Mul"), 1);
+	assert_int_equal(arg0(f, find_op(f, "HardSwish")), x);
+}
+
+/* 0.5 x (1 + erf(x / sqrt 2)), as the lowering writes gelu */
+static ValId
+gelu_erf(Fix *f, ValId x, float half)
+{
+	ValId a = onnx(f, "Mul", "a", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_val(f32_const(f, "r2", 0.70710678f))});
+	ValId e = onnx(f, "Erf", "e", DT_F32, 1, d3, 1, (Arg[]){arg_val(a)});
+	ValId p = onnx(f, "Add", "p", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(e), arg_val(f32_const(f, "one", 1))});
+	ValId h = onnx(f, "Mul", "h", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_val(f32_const(f, "half", half))});
+	return onnx(f, "Mul", "g", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(h), arg_val(p)});
+}
+
+static void
+activations_gelu_from_opset_20(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	output(f, onnx(f, "Neg", "o", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(gelu_erf(f, x, 0.5f))}));
+	assert_int_equal(run_at(f, "fuse-activations,dce", false, 18), 0);
+	assert_int_equal(count_op(f, "Gelu"), 0);
+	assert_int_equal(count_op(f, "Erf"), 1);
+	assert_int_equal(run_at(f, "fuse-activations,dce", false, 20), 0);
+	assert_int_equal(count_op(f, "Gelu"), 1);
+	assert_int_equal(f->g->nnodes - 1, 2);
+	assert_int_equal(arg0(f, find_op(f, "Gelu")), x);
+}
+
+static void
+activations_gelu_needs_its_constants(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	output(f, onnx(f, "Neg", "o", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(gelu_erf(f, x, 0.25f))}));
+	assert_int_equal(run_at(f, "fuse-activations,dce", false, 20), 0);
+	assert_int_equal(count_op(f, "Gelu"), 0);
+}
+
 /* ------------------------------------------------------ lift-constants */
 
 static void
@@ -400,6 +502,10 @@ main(void)
 		T(simplify_reshapes_a_view_once),
 		T(simplify_keeps_outputs_and_copying_reshapes),
 		T(simplify_training_leaves_parameters),
+		T(simplify_flattens_the_flatten_reshape),
+		T(activations_hardswish),
+		T(activations_gelu_from_opset_20),
+		T(activations_gelu_needs_its_constants),
 		T(lift_makes_one_initializer_per_content),
 		T(convbn_folds_into_the_conv),
 		T(convbn_training_changes_nothing),
