@@ -10,7 +10,9 @@
  *   input are replaced by that input;
  * - Transpose of a Transpose is one Transpose (or none);
  * - Unsqueeze of an Unsqueeze is one Unsqueeze, Squeeze of an Unsqueeze on
- *   the same axes (and the converse) is nothing;
+ *   the same axes (and the converse) is nothing, and so is a one-axis
+ *   Unsqueeze that a Transpose moves and a Squeeze removes (the Transpose
+ *   of the rest stays);
  * - Reshape of a Reshape, Flatten, Squeeze or Unsqueeze to a constant
  *   shape without 0 (or with allowzero) reshapes the first one's input;
  * - Reshape(x, Concat(Shape(x)[0:1], [-1 or the rest's size])) is
@@ -195,6 +197,38 @@ flatten(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
 }
 
+/* Squeeze(Transpose(Unsqueeze(x, [a]), perm), [k]) with perm[k] == a:
+ * the Transpose of x by perm without entry k (and a's place). */
+static int
+moved_unit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
+{
+	onnxc_node_info ti, ui;
+	onnxc_value y = onnxc_rw_in(r, n, 0);
+	onnxc_node t = onnxc_rw_def(r, y, "Transpose", &ti);
+	onnxc_value z = t ? onnxc_rw_in(r, t, 0) : 0;
+	onnxc_node u = onnxc_rw_def(r, z, "Unsqueeze", &ui);
+	int32_t wide = rank_of(r, y);
+	int64_t perm[R], a[R], k[R], q[R];
+	if (!u || !onnxc_rw_single(r, y) || !onnxc_rw_single(r, z) ||
+	    wide < 2 || onnxc_rw_attr_ints(r, t, "perm", perm, R) != wide ||
+	    !onnxc_rw_in(r, n, 1) || axes_of(r, u, wide, a) != 1 ||
+	    axes_of(r, n, wide, k) != 1 || perm[k[0]] != a[0])
+		return 0;
+	int id = 1, j = 0;
+	for (int32_t i = 0; i < wide; i++)
+		if (i != k[0]) {
+			q[j] = perm[i] - (perm[i] > a[0]);
+			id &= q[j] == j;
+			j++;
+		}
+	onnxc_value x = onnxc_rw_in(r, u, 0);
+	if (id)
+		return onnxc_rw_replace(r, ni->out, x);
+	onnxc_node m = onnxc_rw_emit(r, "Transpose", 1, &x, 1, n);
+	onnxc_rw_set_ints(r, m, "perm", q, (uint32_t)j);
+	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+}
+
 /* Reshape(view(x), s) where view only changes the shape. */
 static int
 reshapes(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
@@ -247,7 +281,8 @@ visit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 		return roundtrip(r, n, ni, "Squeeze") ||
 		    unsqueezes(r, n, ni);
 	if (onnxc_rw_is(r, ni, "Squeeze"))
-		return roundtrip(r, n, ni, "Unsqueeze");
+		return roundtrip(r, n, ni, "Unsqueeze") ||
+		    moved_unit(r, n, ni);
 	if (onnxc_rw_is(r, ni, "Reshape"))
 		return reshapes(r, n, ni) || flatten(r, n, ni);
 	return 0;

@@ -235,6 +235,36 @@ simplify_flattens_the_flatten_reshape(void **state)
 	assert_int_equal(ir_find_arg(f->m, f->g, fl, -1, "axis")->u.i, 1);
 }
 
+static void
+simplify_drops_a_unit_axis_a_transpose_moves(void **state)
+{
+	Fix *f = *state;
+	static const int64_t s234[] = {2, 3, 4}, s1234[] = {1, 2, 3, 4},
+	    s4231[] = {4, 2, 3, 1}, s423[] = {4, 2, 3};
+	ValId x = input(f, "x", DT_F32, 3, s234, ROLE_USER_INPUT, NULL);
+	ValId u = onnx(f, "Unsqueeze", "u", DT_F32, 4, s1234, 2,
+	    (Arg[]){arg_val(x), arg_val(i64_const(f, "a0", 1,
+	    (int64_t[]){0}))});
+	ValId t = onnx(f, "Transpose", "t", DT_F32, 4, s4231, 2,
+	    (Arg[]){arg_val(u), kw(f, "perm", ints(f, 4,
+	    (int64_t[]){3, 1, 2, 0}))});
+	ValId q = onnx(f, "Squeeze", "q", DT_F32, 3, s423, 2,
+	    (Arg[]){arg_val(t), arg_val(i64_const(f, "a3", 1,
+	    (int64_t[]){3}))});
+	output(f, onnx(f, "Neg", "y", DT_F32, 3, s423, 1, (Arg[]){arg_val(q)}));
+	assert_int_equal(run(f, "simplify,dce", false), 0);
+	assert_int_equal(count_op(f, "Unsqueeze"), 0);
+	assert_int_equal(count_op(f, "Squeeze"), 0);
+	NodeId tr = find_op(f, "Transpose");
+	assert_int_equal(arg0(f, tr), x);
+	/* (2,3,4) -> (4,2,3) */
+	const Arg *p = ir_find_arg(f->m, f->g, tr, -1, "perm");
+	int64_t want[] = {2, 0, 1};
+	assert_int_equal(p->u.list.n, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(f->g->items[p->u.list.off + i].u.i, want[i]);
+}
+
 /* ---------------------------------------------------- fuse-activations */
 
 static ValId
@@ -503,6 +533,7 @@ main(void)
 		T(simplify_keeps_outputs_and_copying_reshapes),
 		T(simplify_training_leaves_parameters),
 		T(simplify_flattens_the_flatten_reshape),
+		T(simplify_drops_a_unit_axis_a_transpose_moves),
 		T(activations_hardswish),
 		T(activations_gelu_from_opset_20),
 		T(activations_gelu_needs_its_constants),
