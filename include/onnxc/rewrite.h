@@ -381,6 +381,20 @@ onnxc_rw_out(onnxc_rw *r, onnxc_node n, uint32_t k, onnxc_value like)
 	return ni.out + k;
 }
 
+/* Node n's one result becomes op(in[0..nin)), a new node standing for n
+ * (typed like that result), which it returns so that attributes can
+ * follow; 0 when the host failed.  A graph output is not replaced (the
+ * new node is left to "dce"). */
+static inline onnxc_node
+onnxc_rw_swap(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni,
+    const char *op, uint32_t nin, const onnxc_value *in)
+{
+	onnxc_node m = onnxc_rw_emit(r, op, nin, in, 1, n);
+	if (m)
+		onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+	return m;
+}
+
 /* A new constant input (an initializer) holding a copy of data. */
 static inline onnxc_value
 onnxc_rw_initializer(onnxc_rw *r, const char *name, uint32_t dtype,

@@ -4,7 +4,10 @@
  * Requires: the ONNX graph ("lower" has run), every use after its
  * definition.
  * Provides (onnxc/rewrite.h; the intermediate results have no other user):
- * - Mul(x, HardSigmoid(x, alpha=1/6, beta=1/2)) -> HardSwish(x), opset 14+;
+ * - with option hardswish (off by default): Mul(x, HardSigmoid(x,
+ *   alpha=1/6, beta=1/2)) -> HardSwish(x), opset 14+.  ONNX Runtime has no
+ *   HardSwish kernel: it inlines the op's function body back into those
+ *   two ops when it loads an .onnx, and rejects it in an .ort file;
  * - Mul(Mul(x, 1/2), Add(Erf(Mul(x, 1/sqrt 2) or Div(x, sqrt 2)), 1))
  *   -> Gelu(x), opset 20+ (Gelu's own definition, as ONNX writes it).
  * The constants must be those numbers to float precision: the fused op
@@ -53,9 +56,7 @@ hardswish(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 		    fabs(onnxc_rw_attr_f(r, h, "alpha", 0.2) - 1.0 / 6) >
 		    1e-7 || onnxc_rw_attr_f(r, h, "beta", 0.5) != 0.5)
 			continue;
-		onnxc_node m = onnxc_rw_emit(r, "HardSwish", 1, &x, 1, n);
-		return onnxc_rw_replace(r, ni->out,
-		    onnxc_rw_out(r, m, 0, ni->out));
+		return onnxc_rw_swap(r, n, ni, "HardSwish", 1, &x) != 0;
 	}
 	return 0;
 }
@@ -89,12 +90,12 @@ gelu(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 		onnxc_value x = scaled(r, h, "Mul", 0.5);
 		if (!x || erf_part(r, onnxc_rw_in(r, n, 1 - k)) != x)
 			continue;
-		onnxc_node m = onnxc_rw_emit(r, "Gelu", 1, &x, 1, n);
-		return onnxc_rw_replace(r, ni->out,
-		    onnxc_rw_out(r, m, 0, ni->out));
+		return onnxc_rw_swap(r, n, ni, "Gelu", 1, &x) != 0;
 	}
 	return 0;
 }
+
+static int with_hardswish;  /* option hardswish, for the run under way */
 
 static int
 visit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
@@ -102,7 +103,7 @@ visit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	int opset = r->h->opset(r->ctx);
 	if (!onnxc_rw_is(r, ni, "Mul") || ni->nout != 1)
 		return 0;
-	return (opset >= 14 && hardswish(r, n, ni)) ||
+	return (with_hardswish && opset >= 14 && hardswish(r, n, ni)) ||
 	    (opset >= 20 && gelu(r, n, ni));
 }
 
@@ -110,14 +111,23 @@ static onnxc_status
 run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 {
 	(void)user;
+	if (host->opt_bool(ctx, "hardswish", &with_hardswish) != ONNXC_OK)
+		return ONNXC_ERROR;
 	return onnxc_rw_run(ctx, host, "fuse-activations", visit, 1);
 }
+
+static const onnxc_option options[] = {
+	{"hardswish", ONNXC_OPT_BOOL, "false",
+	    "write HardSwish (an .onnx for runtimes with its kernel; not .ort)"},
+};
 
 static const onnxc_pass_info pass = {
 	.size = sizeof(onnxc_pass_info),
 	.name = "fuse-activations",
-	.summary = "HardSwish and Gelu from the elementwise ops that spell "
+	.summary = "Gelu (and HardSwish) from the elementwise ops that spell "
 	    "them",
+	.options = options,
+	.noptions = sizeof options / sizeof *options,
 	.run = run,
 };
 

@@ -63,6 +63,22 @@ ints_const(onnxc_rw *r, const char *tag, const int64_t *v, int64_t n)
 	return onnxc_rw_initializer(r, tag, ONNXC_DT_I64, 1, &n, v);
 }
 
+/* Node n's result becomes x transposed by perm (x itself for the
+ * identity). */
+static int
+transpose_to(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni,
+    onnxc_value x, const int64_t *perm, int32_t rank)
+{
+	int id = 1;
+	for (int32_t i = 0; i < rank; i++)
+		id &= perm[i] == i;
+	if (id)
+		return onnxc_rw_replace(r, ni->out, x);
+	onnxc_node m = onnxc_rw_swap(r, n, ni, "Transpose", 1, &x);
+	onnxc_rw_set_ints(r, m, "perm", perm, (uint32_t)rank);
+	return m != 0;
+}
+
 static int
 transposes(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 {
@@ -82,18 +98,12 @@ transposes(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	onnxc_node t = onnxc_rw_def(r, x, "Transpose", &pi);
 	if (!t || onnxc_rw_attr_ints(r, t, "perm", p1, R) != rank)
 		return 0;
-	onnxc_value y = onnxc_rw_in(r, t, 0);
 	for (int32_t i = 0; i < rank; i++) {
 		if (p2[i] < 0 || p2[i] >= rank)
 			return 0;
 		q[i] = p1[p2[i]];
-		id &= q[i] == i;
 	}
-	if (id)
-		return onnxc_rw_replace(r, ni->out, y);
-	onnxc_node m = onnxc_rw_emit(r, "Transpose", 1, &y, 1, n);
-	onnxc_rw_set_ints(r, m, "perm", q, (uint32_t)rank);
-	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+	return transpose_to(r, n, ni, onnxc_rw_in(r, t, 0), q, rank);
 }
 
 /* Unsqueeze(Unsqueeze(x, a1), a2): the second inserts a2 in the final
@@ -128,8 +138,7 @@ unsqueezes(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 		all[k++] = place[a1[i]];
 	onnxc_value ax = ints_const(r, "unsqueeze_axes", all, k);
 	onnxc_value in[2] = {x, ax};
-	onnxc_node m = onnxc_rw_emit(r, "Unsqueeze", 2, in, 1, n);
-	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+	return onnxc_rw_swap(r, n, ni, "Unsqueeze", 2, in) != 0;
 }
 
 /* Squeeze(Unsqueeze(x, a), a) and Unsqueeze(Squeeze(x, a), a) are x. */
@@ -192,9 +201,9 @@ flatten(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	    onnxc_rw_attr_i(r, s, "start", 0) != 0 ||
 	    onnxc_rw_attr_i(r, s, "end", -1) != 1)
 		return 0;
-	onnxc_node m = onnxc_rw_emit(r, "Flatten", 1, &x, 1, n);
+	onnxc_node m = onnxc_rw_swap(r, n, ni, "Flatten", 1, &x);
 	onnxc_rw_set_i(r, m, "axis", 1);
-	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+	return m != 0;
 }
 
 /* Squeeze(Transpose(Unsqueeze(x, [a]), perm), [k]) with perm[k] == a:
@@ -214,19 +223,11 @@ moved_unit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	    !onnxc_rw_in(r, n, 1) || axes_of(r, u, wide, a) != 1 ||
 	    axes_of(r, n, wide, k) != 1 || perm[k[0]] != a[0])
 		return 0;
-	int id = 1, j = 0;
+	int32_t j = 0;
 	for (int32_t i = 0; i < wide; i++)
-		if (i != k[0]) {
-			q[j] = perm[i] - (perm[i] > a[0]);
-			id &= q[j] == j;
-			j++;
-		}
-	onnxc_value x = onnxc_rw_in(r, u, 0);
-	if (id)
-		return onnxc_rw_replace(r, ni->out, x);
-	onnxc_node m = onnxc_rw_emit(r, "Transpose", 1, &x, 1, n);
-	onnxc_rw_set_ints(r, m, "perm", q, (uint32_t)j);
-	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+		if (i != k[0])
+			q[j++] = perm[i] - (perm[i] > a[0]);
+	return transpose_to(r, n, ni, onnxc_rw_in(r, u, 0), q, j);
 }
 
 /* Reshape(view(x), s) where view only changes the shape. */
@@ -249,10 +250,11 @@ reshapes(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 			if (shape[i] == 0)
 				return 0;
 	onnxc_value in[2] = {onnxc_rw_in(r, v, 0), s};
-	onnxc_node m = onnxc_rw_emit(r, "Reshape", 2, in, 1, n);
-	if (onnxc_rw_attr_i(r, n, "allowzero", 0))
+	int64_t allowzero = onnxc_rw_attr_i(r, n, "allowzero", 0);
+	onnxc_node m = onnxc_rw_swap(r, n, ni, "Reshape", 2, in);
+	if (allowzero)
 		onnxc_rw_set_i(r, m, "allowzero", 1);
-	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, m, 0, ni->out));
+	return m != 0;
 }
 
 static int
