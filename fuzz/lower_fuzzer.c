@@ -19,6 +19,11 @@ extern const onnxc_plugin_info onnxc_plugin_dce;
 extern const onnxc_plugin_info onnxc_plugin_inline;
 extern const onnxc_plugin_info onnxc_plugin_functionalize;
 extern const onnxc_plugin_info onnxc_plugin_random;
+extern const onnxc_plugin_info onnxc_plugin_simplify;
+extern const onnxc_plugin_info onnxc_plugin_convbn;
+extern const onnxc_plugin_info onnxc_plugin_activations;
+extern const onnxc_plugin_info onnxc_plugin_lift;
+extern const onnxc_plugin_info onnxc_plugin_prune;
 
 static PlRegistry *
 registry(Module *m)
@@ -28,6 +33,9 @@ registry(Module *m)
 		&onnxc_plugin_symbolize, &onnxc_plugin_fold, &onnxc_plugin_cse,
 		&onnxc_plugin_dce, &onnxc_plugin_inline,
 		&onnxc_plugin_functionalize, &onnxc_plugin_random,
+		&onnxc_plugin_simplify, &onnxc_plugin_convbn,
+		&onnxc_plugin_activations, &onnxc_plugin_lift,
+		&onnxc_plugin_prune,
 	};
 	PlRegistry *r = pl_registry_new(m);
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)

@@ -19,7 +19,8 @@ static const char *const presets[] = {
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
 	"cse,dce",
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	"cse,dce",
+	    "fold{max-size=268435456},simplify,fuse-conv-bn,fuse-activations,"
+	    "lift-constants,cse,dce,prune-initializers",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
@@ -33,6 +34,11 @@ static const struct {
 	{"fold", "fold.so"},
 	{"cse", "cse.so"},
 	{"dce", "dce.so"},
+	{"simplify", "simplify.so"},
+	{"lift-constants", "lift.so"},
+	{"fuse-conv-bn", "convbn.so"},
+	{"prune-initializers", "prune.so"},
+	{"fuse-activations", "activations.so"},
 };
 
 const char *
@@ -107,7 +113,9 @@ pm_check_preset(Module *m, const PlRegistry *r, int level)
 	snprintf(flag, sizeof flag, "-O%d", level);
 	join(dirs, sizeof dirs, r->dirs, r->ndirs, sizeof *r->dirs);
 	for (const char *s = text; *s;) {
-		size_t n = strcspn(s, ",");
+		size_t n = strcspn(s, ",{"), skip = n;
+		if (s[n] == '{')    /* options: checked when the text is parsed */
+			skip += strcspn(s + n, "}") + (strchr(s + n, '}') != NULL);
 		if (!pl_find_pass(r, s, n)) {
 			const char *module = "a plugin module";
 			for (size_t i = 0; i < sizeof builtin / sizeof *builtin;
@@ -121,7 +129,7 @@ pm_check_preset(Module *m, const PlRegistry *r, int level)
 			    : "the plugin folders (none searched)");
 			bad++;
 		}
-		s += n + (s[n] == ',');
+		s += skip + (s[skip] == ',');
 	}
 	return bad ? -1 : 0;
 }

@@ -61,7 +61,7 @@ pl_ctx_reset(onnxc_ctx *c)
 	c->cnamed = 0;
 	free(c->consts);
 	c->consts = NULL;
-	c->cconsts = c->nconsts = 0;
+	c->cconsts = c->nconsts = c->consts_upto = 0;
 	c->named_g = 0;
 	c->named_upto = 0;
 	c->newest_g = 0;
@@ -782,7 +782,7 @@ name_used(onnxc_ctx *c, GraphId gid, const Graph *g, StrId s)
 			memset(c->named, 0, c->cnamed);
 		if (c->consts)
 			memset(c->consts, 0, c->cconsts * sizeof *c->consts);
-		c->nconsts = 0;
+		c->nconsts = c->consts_upto = 0;
 		c->named_g = gid;
 		c->named_upto = 1;
 	}
@@ -791,8 +791,13 @@ name_used(onnxc_ctx *c, GraphId gid, const Graph *g, StrId s)
 	for (; c->named_upto < g->nvals; c->named_upto++) {
 		const Value *v = &g->vals[c->named_upto];
 		c->named[v->name] = 1;
-		if (v->role == ROLE_CONST && v->init) /* lifted constants */
-			const_add(c, g, c->named_upto);
+	}
+	/* constant inputs only: a lowered graph may hold a constant's value
+	 * that is no input (nothing used it), which no node may read */
+	for (; c->consts_upto < g->ninputs; c->consts_upto++) {
+		ValId v = g->inputs[c->consts_upto];
+		if (g->vals[v].role == ROLE_CONST && g->vals[v].init)
+			const_add(c, g, v);
 	}
 	return c->named[s];
 }
@@ -1448,6 +1453,28 @@ h_output_set(onnxc_ctx *c, onnxc_graph g, uint32_t i, onnxc_value v)
 	return ONNXC_OK;
 }
 
+static onnxc_status
+h_input_erase(onnxc_ctx *c, onnxc_graph g, onnxc_value v)
+{
+	Graph *G = mutable(c, g);
+	if (!G || !okval(G, v))
+		return ONNXC_INVALID;
+	const Value *p = &G->vals[v];
+	uint32_t i = 0;
+	while (i < G->ninputs && G->inputs[i] != v)
+		i++;
+	if (i == G->ninputs || !p->init || p->role == ROLE_USER_INPUT ||
+	    (c->training && (p->role == ROLE_PARAM || p->role == ROLE_BUFFER))
+	    || uses(c, g, true)[v])
+		return ONNXC_INVALID;
+	memmove(&G->inputs[i], &G->inputs[i + 1],
+	    (G->ninputs - i - 1) * sizeof *G->inputs);
+	G->ninputs--;
+	/* the name and content indexes are rebuilt when next needed */
+	c->named_g = 0;
+	return ONNXC_OK;
+}
+
 /* ---------------------------------------------------------------- table */
 
 const onnxc_host_api pl_host = {
@@ -1518,4 +1545,5 @@ const onnxc_host_api pl_host = {
 	.node_set_origin = h_node_set_origin,
 	.node_set_name = h_node_set_name,
 	.output_set = h_output_set,
+	.input_erase = h_input_erase,
 };

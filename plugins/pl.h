@@ -92,6 +92,7 @@ struct onnxc_ctx {
 	 * ValIds, 0 free), so equal folded constants are one initializer */
 	ValId *consts;
 	uint32_t cconsts, nconsts;
+	uint32_t consts_upto;  /* inputs [0, consts_upto) are indexed */
 	/* has_lowering answers per op StrId: 0 unknown, 1 yes, 2 no */
 	uint8_t *haslw;
 	uint32_t chaslw;

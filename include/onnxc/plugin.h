@@ -26,7 +26,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 2
+#define ONNXC_PLUGIN_ABI_MINOR 3
 
 /* ------------------------------------------------------------ status */
 
@@ -392,6 +392,12 @@ struct onnxc_host_api {
 	/* graph output i becomes v (its kind and target stay); unlike
 	 * replace_uses, no argument changes */
 	onnxc_status (*output_set)(onnxc_ctx *ctx, onnxc_graph g, uint32_t i,
+	    onnxc_value v);
+	/* ---- ABI 1.3 ---- */
+	/* drops graph input v, bound to bytes (an initializer) and not a
+	 * user input, when nothing in g uses it; ONNXC_INVALID otherwise,
+	 * and for parameters and buffers under --training */
+	onnxc_status (*input_erase)(onnxc_ctx *ctx, onnxc_graph g,
 	    onnxc_value v);
 };
 

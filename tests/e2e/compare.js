@@ -29,7 +29,7 @@ function caseArgs(meta) {
 	return out.concat(flags);
 }
 
-if (process.argv[2] === '--args') {
+if (require.main === module && process.argv[2] === '--args') {
 	if (process.argv.length !== 4) {
 		console.error('usage: node compare.js --args CASE_DIR');
 		process.exit(2);
@@ -223,7 +223,10 @@ async function main(argv) {
 	return 0;
 }
 
-main(process.argv.slice(2)).then((rc) => process.exit(rc), (e) => {
-	console.error(`compare.js: ${e.stack || e}`);
-	process.exit(2);
-});
+// required by another script (tools/bench_latency.js): the reader only
+if (require.main === module)
+	main(process.argv.slice(2)).then((rc) => process.exit(rc), (e) => {
+		console.error(`compare.js: ${e.stack || e}`);
+		process.exit(2);
+	});
+module.exports = {readSafetensors};

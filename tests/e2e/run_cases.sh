@@ -8,7 +8,8 @@
 # 'compare.js --args'); "expect_warning" is an extended regex that onnxc's output must match.
 # Prints 'PASS name' or 'FAIL name: why' per case, then the plain line 'N passed, N failed'.
 # Exit 1 if any case failed, 2 on bad usage or missing tools.
-# Environment: E2E_TIMEOUT (seconds per conversion, default 60), E2E_KEEP=DIR keeps the models.
+# Environment: E2E_TIMEOUT (seconds per conversion, default 60), E2E_KEEP=DIR keeps the models,
+# E2E_FLAGS adds onnxc arguments to every conversion (e.g. "-O2").
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -40,6 +41,7 @@ while IFS= read -r meta; do
 	rm -f "$out"
 	w=()
 	[ -f "$c/weights.safetensors" ] && w=(--weights "$c/weights.safetensors")
+	[ -n "${E2E_FLAGS:-}" ] && read -r -a extra <<<"$E2E_FLAGS" && w+=("${extra[@]}")
 	# "symbolize": {"x": {"0": "batch"}} -> --dynamic x:0=batch, then "flags" as they are
 	if ! args=$(node "$here/compare.js" --args "$c" 2>&1); then
 		fail=$((fail + 1)); echo "FAIL $name: $args"; continue

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): ONNX Runtime (onnxruntime-node) latency of onnxc's -O1 and -O2 output,
+# side by side, for the largest cases (by weights) of the given folders, with node counts.
+# Each model pair is warmed up, then run in turns; the medians are printed (bench_latency.js).
+# usage: tools/bench_latency.sh [-n COUNT] [-r RUNS] [ONNXC] [DIR...]
+# Defaults: 6 cases, 30 runs, build/onnxc, ../shared/exports/torch-2.14 (cf_* and the __core
+# twins left out; a __core case's weights file naming ../X/weights.safetensors is followed).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+count=6 runs=30
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) count=$2; shift 2;;
+	-r) runs=$2; shift 2;;
+	*) break;;
+	esac
+done
+onnxc=${1:-$root/build/onnxc}
+[ $# -gt 0 ] && shift
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=("$root/../shared/exports/torch-2.14")
+[ -x "$onnxc" ] || { echo "bench_latency: no onnxc at $onnxc" >&2; exit 2; }
+export NODE_PATH="$root/tools/node_modules${NODE_PATH:+:$NODE_PATH}"
+node -e 'require("onnxruntime-node")' 2>/dev/null ||
+	{ echo "bench_latency: onnxruntime-node missing (cd tools && npm ci --ignore-scripts)" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+weights() {  # CASE_DIR -> the real weights file, or nothing
+	local w=$1/weights.safetensors
+	[ -f "$w" ] || return 0
+	if [ "$(stat -L -c %s "$w")" -lt 256 ] && head -c 3 "$w" | grep -q '^\.\./'; then
+		w=$(cd "$1" && realpath "$(cat "$w")")
+	fi
+	echo "$w"
+}
+
+cases=$(for d in "${dirs[@]}"; do
+	for m in $(find -L "$d" -name case.json); do
+		c=$(dirname "$m"); n=$(basename "$c")
+		case $n in cf_*|*__core) continue;; esac
+		w=$(weights "$c"); s=0; [ -n "$w" ] && s=$(stat -L -c %s "$w")
+		echo "$s $c"
+	done
+done | sort -rn | cut -d' ' -f2-)
+
+nodes() {  # MODEL.onnx -> its top-level node count, where python3-onnx is there
+	/usr/bin/python3 -c 'import onnx,sys; print(len(onnx.load(sys.argv[1], load_external_data=False).graph.node))' "$1" 2>/dev/null || echo -
+}
+
+printf '%-24s %8s %8s %10s %10s %7s\n' case nodes_O1 nodes_O2 O1_ms O2_ms O2/O1
+done_=0
+for c in $cases; do
+	[ "$done_" -ge "$count" ] && break
+	name=$(basename "$c")
+	w=(); wf=$(weights "$c"); [ -n "$wf" ] && w=(--weights "$wf")
+	mapfile -t extra < <(node "$root/tests/e2e/compare.js" --args "$c")
+	ok=1
+	for o in 1 2; do
+		"$onnxc" "$c/graph.txt" "${w[@]}" "${extra[@]}" -O$o -o "$work/$name.O$o.onnx" 2>/dev/null || ok=0
+	done
+	[ $ok = 1 ] || { printf '%-24s onnxc cannot convert it\n' "$name"; continue; }
+	t=$(node "$root/tools/bench_latency.js" "$work/$name.O1.onnx" "$work/$name.O2.onnx" "$c" "$runs") ||
+		{ printf '%-24s ONNX Runtime cannot run it\n' "$name"; continue; }
+	read -r a b <<<"$t"
+	printf '%-24s %8s %8s %10s %10s %7s\n' "$name" "$(nodes "$work/$name.O1.onnx")" \
+		"$(nodes "$work/$name.O2.onnx")" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", b/a}')"
+	done_=$((done_ + 1))
+done
