@@ -185,8 +185,12 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 	} else if (!strcmp(k, "as_graph")) {
 		GraphId sub;
 		const JVal *nm = json_get(u, "name");
-		if (!json_is(nm, J_STR) || pt2_build(m, json_get(u, "graph"),
-		    nm->s, c->gid, depth + 1, &sub) < 0)
+		if (!json_is(nm, J_STR)) {
+			pt2_err(m, u, "a subgraph argument needs a \"name\"");
+			return false;
+		}
+		if (pt2_build(m, json_get(u, "graph"), nm->s, c->gid, depth + 1,
+		    &sub) < 0)
 			return false;
 		*out = (Arg){.kind = A_GRAPH, .u.g = sub};
 	} else if (!strcmp(k, "as_operator") && u->kind == J_STR) {
