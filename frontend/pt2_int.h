@@ -50,6 +50,13 @@ int pt2_pickled(Pt2 *a, const char *path, const unsigned char *d,
 /* torch <= 2.6: bind from serialized_state_dict.pt and
  * serialized_constants.pt */
 int pt2_bind_pickles(Pt2 *a, GraphId g);
+/* Where a layout keeps the tensor of a signature target: 1 with *t filled
+ * (its dims in *view), 0 when it has none, -1 after reporting. */
+typedef int (*Pt2Find)(Pt2 *a, void *ctx, StrId target, Tensor *t,
+    Pt2View *view);
+/* Binds every parameter, buffer and constant input of graph g to the
+ * tensor find gives for its target: the loop both layouts share. */
+int pt2_bind_each(Pt2 *a, GraphId g, Pt2Find find, void *ctx);
 
 /* ScalarType codes of torch/_export/serde/schema.py -> DType; DT_UNDEF
  * for codes onnxc has no type for */

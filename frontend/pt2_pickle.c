@@ -153,45 +153,35 @@ load(Pt2 *a, const char *name, Saved *s)
 	return open_saved(a, path, d, len, s);
 }
 
+typedef struct Pickles {
+	Saved sd, cs;   /* the state dict and the constants */
+} Pickles;
+
+static int
+find_saved(Pt2 *a, void *ctx, StrId target, Tensor *t,
+    Pt2View *view)
+{
+	Pickles *p = ctx;
+	uint32_t k = fx_map_get(&p->sd.keys, target);
+	Saved *s = k ? &p->sd : &p->cs;
+	if (!k)
+		k = fx_map_get(&p->cs.keys, target);
+	if (!k)
+		return 0;
+	return saved_tensor(a, s, k - 1, t, view) < 0 ? -1 : 1;
+}
+
 int
 pt2_bind_pickles(Pt2 *a, GraphId gid)
 {
-	Module *m = a->m;
-	Saved sd = {0}, cs = {0};
+	Pickles p = {0};
 	int rc = 0;
-	if (load(a, "serialized_state_dict.pt", &sd) < 0 ||
-	    load(a, "serialized_constants.pt", &cs) < 0)
+	if (load(a, "serialized_state_dict.pt", &p.sd) < 0 ||
+	    load(a, "serialized_constants.pt", &p.cs) < 0)
 		rc = -1;
-	StSymNote note = {0};
-	Graph *g = ir_graph(m, gid);
-	for (uint32_t i = 0; rc == 0 && i < g->ninputs; i++) {
-		ValId v = g->inputs[i];
-		Value *val = ir_val(g, v);
-		if (val->role != ROLE_PARAM && val->role != ROLE_BUFFER &&
-		    val->role != ROLE_CONST)
-			continue;
-		StrId tg = val->target ? val->target : val->name;
-		uint32_t k = fx_map_get(&sd.keys, tg);
-		Saved *s = k ? &sd : &cs;
-		if (!k)
-			k = fx_map_get(&cs.keys, tg);
-		if (!k) {
-			m->file = a->path;
-			ir_error(m, (Loc){0, 0}, "the archive has no tensor "
-			    "'%s' (needed by input '%s')", ir_str(m, tg),
-			    ir_str(m, val->name));
-			rc = -1;
-			break;
-		}
-		Tensor t = {.name = tg};
-		Pt2View view;
-		if (saved_tensor(a, s, k - 1, &t, &view) < 0 ||
-		    st_bind_value(m, gid, v, &t, a->path, &note) < 0)
-			rc = -1;
-		g = ir_graph(m, gid);
-	}
-	st_sym_note(m, &note, a->path);
-	fx_map_free(&sd.keys);
-	fx_map_free(&cs.keys);
+	if (rc == 0)
+		rc = pt2_bind_each(a, gid, find_saved, &p);
+	fx_map_free(&p.sd.keys);
+	fx_map_free(&p.cs.keys);
 	return rc;
 }

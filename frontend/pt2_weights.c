@@ -248,17 +248,12 @@ isweight(const Value *val)
 	    val->role == ROLE_CONST;
 }
 
-/* torch >= 2.7: each weight input's target in the weights or the
- * constants config. */
-static int
-bind_configs(Pt2 *a, GraphId gid)
+int
+pt2_bind_each(Pt2 *a, GraphId gid, Pt2Find find, void *ctx)
 {
 	Module *m = a->m;
-	Cfg w = {0}, k = {0};
-	int rc = 0;
-	if (load_cfg(a, &w, "weights") < 0 || load_cfg(a, &k, "constants") < 0)
-		rc = -1;
 	StSymNote note = {0};
+	int rc = 0;
 	Graph *g = ir_graph(m, gid);
 	for (uint32_t i = 0; rc == 0 && i < g->ninputs; i++) {
 		ValId v = g->inputs[i];
@@ -266,27 +261,56 @@ bind_configs(Pt2 *a, GraphId gid)
 		if (!isweight(val))
 			continue;
 		StrId tg = val->target ? val->target : val->name;
-		uint32_t wi = fx_map_get(&w.keys, tg), ki = fx_map_get(&k.keys,
-		    tg);
-		Cfg *c = wi ? &w : &k;
-		uint32_t ix = wi ? wi : ki;
-		if (!ix) {
+		Tensor t = {.name = tg};
+		Pt2View view; /* t's dims live here until bound */
+		int found = find(a, ctx, tg, &t, &view);
+		if (found == 0) {
+			m->file = a->path;
 			ir_error(m, (Loc){0, 0}, "the archive has no tensor "
 			    "'%s' (needed by input '%s')", ir_str(m, tg),
 			    ir_str(m, val->name));
-			rc = -1;
-			break;
 		}
-		Tensor t = {.name = tg};
-		Pt2View view;
-		if (cfg_tensor(a, c, &c->cfg->kids[ix - 1], &t, &view) < 0 ||
-		    st_bind_value(m, gid, v, &t, a->path, &note) < 0)
+		if (found <= 0 || st_bind_value(m, gid, v, &t, a->path,
+		    &note) < 0)
 			rc = -1;
 		g = ir_graph(m, gid);
 	}
 	st_sym_note(m, &note, a->path);
-	fx_map_free(&w.keys);
-	fx_map_free(&k.keys);
+	return rc;
+}
+
+typedef struct Cfgs {
+	Cfg w, k;   /* the weights and the constants configs */
+} Cfgs;
+
+static int
+find_cfg(Pt2 *a, void *ctx, StrId target, Tensor *t,
+    Pt2View *view)
+{
+	Cfgs *cs = ctx;
+	uint32_t wi = fx_map_get(&cs->w.keys, target);
+	uint32_t ki = wi ? 0 : fx_map_get(&cs->k.keys, target);
+	Cfg *c = wi ? &cs->w : &cs->k;
+	uint32_t ix = wi ? wi : ki;
+	if (!ix)
+		return 0;
+	return cfg_tensor(a, c, &c->cfg->kids[ix - 1], t, view) < 0 ? -1 : 1;
+}
+
+/* torch >= 2.7: each weight input's target in the weights or the
+ * constants config. */
+static int
+bind_configs(Pt2 *a, GraphId gid)
+{
+	Cfgs cs = {0};
+	int rc = 0;
+	if (load_cfg(a, &cs.w, "weights") < 0 ||
+	    load_cfg(a, &cs.k, "constants") < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = pt2_bind_each(a, gid, find_cfg, &cs);
+	fx_map_free(&cs.w.keys);
+	fx_map_free(&cs.k.keys);
 	return rc;
 }
 
