@@ -478,7 +478,8 @@ list_lowerings(Module *m, const PlRegistry *r)
 	free(seen);
 }
 
-/* The pipeline: --passes, else the -O preset (1 by default). */
+/* The pipeline: --passes, else the -O preset (1 by default); a preset
+ * fuses HardSwish when the output is an .onnx file. */
 static int
 make_pipeline(Module *m, const PlRegistry *r, const Options *o,
     PmPipeline *p)
@@ -488,9 +489,21 @@ make_pipeline(Module *m, const PlRegistry *r, const Options *o,
 		return pm_parse(m, r, "--passes", o->passes, p);
 	int level = o->level < 0 ? 1 : o->level;
 	snprintf(flag, sizeof flag, "-O%d", level);
-	if (pm_check_preset(m, r, level) < 0)
+	if (pm_check_preset(m, r, level) < 0 ||
+	    pm_parse(m, r, flag, pm_preset(level), p) < 0)
 		return -1;
-	return pm_parse(m, r, flag, pm_preset(level), p);
+	/* HardSwish: ONNX Runtime inlines its function body when it loads
+	 * an .onnx, but an .ort file needs a kernel, which it has not */
+	for (uint32_t i = 0; !o->ort && i < p->n; i++) {
+		const onnxc_pass_info *pi = &p->steps[i].pass->info;
+		for (uint32_t k = 0; !strcmp(pi->name, "fuse-activations") &&
+		    k < pi->noptions; k++)
+			if (!strcmp(pi->options[k].name, "hardswish") &&
+			    pl_opt_parse(m->arena, pi->options[k].type, "true",
+			    4, &p->steps[i].opts[k]) < 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* --dynamic, --static and --strict are the options of symbolize-shapes:
