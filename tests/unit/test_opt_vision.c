@@ -1,0 +1,182 @@
+/* test_opt_vision.c - the -O2 passes that vision models need beyond
+ * test_opt.c's: static-reshapes, loaded as modules and run by the real
+ * pass manager on small ONNX graphs: the graph before, the graph after,
+ * and the numbers the new graph computes. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "passes/pipeline.h"
+#include "pass_fixture.h"
+
+static ValId
+onnx(Fix *f, const char *op, const char *name, DType dt, int rank,
+    const int64_t *dims, int nargs, const Arg *args)
+{
+	return node(f, D_ONNX, op, name, dt, rank, dims, nargs, args);
+}
+
+/* A Constant node holding n int64s (rank 1). */
+static ValId
+i64_const(Fix *f, const char *name, int n, const int64_t *v)
+{
+	int64_t *len = arena_alloc(f->m->arena, sizeof *len);
+	*len = n;
+	Tensor t = {.dtype = DT_I64, .rank = 1, .dims = len, .data = v,
+		.nbytes = (uint64_t)n * 8};
+	return onnx(f, "Constant", name, DT_I64, 1, len, 1,
+	    (Arg[]){kw(f, "value", (Arg){.kind = A_TENSOR,
+	    .u.t = ir_tensor(f->m, &t)})});
+}
+
+/* Value v's type with dim i symbolic where sym[i] (0: dims[i]). */
+static void
+retype(Fix *f, ValId v, int rank, const int64_t *dims, const ExprId *sym)
+{
+	Dim d[8];
+	for (int i = 0; i < rank; i++)
+		d[i] = (Dim){sym[i] ? 0 : dims[i], sym[i]};
+	ir_set_tensor(f->g, v, ir_val(f->g, v)->dtype, rank, d);
+}
+
+/* The int64s of constant operand i of node n, into out; their count. */
+static int
+const_ints(Fix *f, NodeId n, uint32_t i, int64_t *out)
+{
+	const Tensor *t = const_of(f, operand(f, n, i));
+	assert_non_null(t);
+	assert_int_equal(t->dtype, DT_I64);
+	memcpy(out, t->data, t->nbytes);
+	return (int)(t->nbytes / 8);
+}
+
+/* ----------------------------------------------------- static-reshapes */
+
+/* x: (N, 24, 4, 4) -> Reshape(x, Concat(Unsqueeze(Squeeze(Shape(x)[0:1])),
+ * [2, 12, 4, 4])) -> (N, 2, 12, 4, 4), the channel shuffle's view */
+static ValId
+shuffle_view(Fix *f, ExprId n)
+{
+	static const int64_t sx[] = {1, 24, 4, 4}, sy[] = {1, 2, 12, 4, 4};
+	ExprId symx[] = {n, 0, 0, 0}, symy[] = {n, 0, 0, 0, 0};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	retype(f, x, 4, sx, symx);
+	ValId s = onnx(f, "Shape", "s", DT_I64, 1, (int64_t[]){1}, 3,
+	    (Arg[]){arg_val(x), kw(f, "start", arg_int(0)),
+	    kw(f, "end", arg_int(1))});
+	ValId q = onnx(f, "Squeeze", "q", DT_I64, 0, NULL, 2,
+	    (Arg[]){arg_val(s), arg_val(i64_const(f, "a0", 1,
+	    (int64_t[]){0}))});
+	ValId u = onnx(f, "Unsqueeze", "u", DT_I64, 1, (int64_t[]){1}, 2,
+	    (Arg[]){arg_val(q), arg_val(i64_const(f, "a1", 1,
+	    (int64_t[]){0}))});
+	ValId c = onnx(f, "Concat", "c", DT_I64, 1, (int64_t[]){5}, 3,
+	    (Arg[]){arg_val(u), arg_val(i64_const(f, "rest", 4,
+	    (int64_t[]){2, 12, 4, 4})), kw(f, "axis", arg_int(0))});
+	ValId y = onnx(f, "Reshape", "y", DT_F32, 5, sy, 2,
+	    (Arg[]){arg_val(x), arg_val(c)});
+	retype(f, y, 5, sy, symy);
+	return y;
+}
+
+static void
+reshapes_take_the_shape_their_type_fixes(void **state)
+{
+	Fix *f = *state;
+	ExprId n = ir_expr_sym(f->m, "s0");
+	ValId y = shuffle_view(f, n);
+	output(f, onnx(f, "Neg", "z", DT_F32, 0, NULL, 1, (Arg[]){arg_val(y)}));
+	/* before: Shape, Squeeze, Unsqueeze, Concat, Reshape, Neg and the
+	 * two Constants */
+	assert_int_equal(count_op(f, "Shape"), 1);
+	assert_int_equal(run(f, "static-reshapes,dce", false), 0);
+	/* after: Reshape(x, [0, 2, 12, 4, 4]) and the Neg */
+	assert_int_equal(f->g->nnodes - 1, 2);
+	NodeId r = find_op(f, "Reshape");
+	assert_int_equal(operand(f, r, 0), f->g->inputs[0]);
+	int64_t got[8], want[] = {0, 2, 12, 4, 4};
+	assert_int_equal(const_ints(f, r, 1, got), 5);
+	assert_memory_equal(got, want, sizeof want);
+	/* the result keeps its symbolic batch */
+	assert_int_equal(ir_dims(f->g, ir_nodep(f->g, r)->out)[0].e, n);
+}
+
+static void
+reshapes_guess_one_moved_symbol(void **state)
+{
+	Fix *f = *state;
+	/* (N, 6) -> (2, M) through a shape read at run time: M is -1; but
+	 * (M, M) has two sizes no constant can say */
+	static const int64_t sx[] = {1, 6}, sy[] = {2, 1};
+	ExprId n = ir_expr_sym(f->m, "s0"), m = ir_expr_sym(f->m, "s1");
+	ValId x = input(f, "x", DT_F32, 2, sx, ROLE_USER_INPUT, NULL);
+	ValId shp = input(f, "shp", DT_I64, 1, (int64_t[]){2},
+	    ROLE_USER_INPUT, NULL);
+	retype(f, x, 2, sx, (ExprId[]){n, 0});
+	ValId y = onnx(f, "Reshape", "y", DT_F32, 2, sy, 2,
+	    (Arg[]){arg_val(x), arg_val(shp)});
+	retype(f, y, 2, sy, (ExprId[]){0, m});
+	ValId z = onnx(f, "Reshape", "z", DT_F32, 2, sy, 2,
+	    (Arg[]){arg_val(x), arg_val(shp)});
+	retype(f, z, 2, sy, (ExprId[]){m, m});
+	output(f, onnx(f, "Neg", "a", DT_F32, 0, NULL, 1, (Arg[]){arg_val(y)}));
+	output(f, onnx(f, "Neg", "b", DT_F32, 0, NULL, 1, (Arg[]){arg_val(z)}));
+	assert_int_equal(run(f, "static-reshapes,dce", false), 0);
+	assert_int_equal(count_op(f, "Reshape"), 2);
+	NodeId ry = ir_val(f->g, operand(f, ir_val(f->g,
+	    f->g->outputs[0])->def, 0))->def;
+	NodeId rz = ir_val(f->g, operand(f, ir_val(f->g,
+	    f->g->outputs[1])->def, 0))->def;
+	int64_t got[8];
+	assert_int_equal(const_ints(f, ry, 1, got), 2);
+	assert_int_equal(got[0], 2);
+	assert_int_equal(got[1], -1);
+	assert_int_equal(operand(f, rz, 1), shp);
+}
+
+static void
+reshapes_leave_graph_outputs_and_allowzero(void **state)
+{
+	Fix *f = *state;
+	ExprId n = ir_expr_sym(f->m, "s0");
+	ValId y = shuffle_view(f, n);
+	ValId x = f->g->inputs[0];
+	ValId c = operand(f, ir_val(f->g, y)->def, 1);
+	ValId w = onnx(f, "Reshape", "w", DT_F32, 5, (int64_t[]){1, 2, 12, 4,
+	    4}, 3, (Arg[]){arg_val(x), arg_val(c),
+	    kw(f, "allowzero", arg_int(1))});
+	retype(f, w, 5, (int64_t[]){1, 2, 12, 4, 4},
+	    (ExprId[]){n, 0, 0, 0, 0});
+	output(f, y);
+	output(f, onnx(f, "Neg", "o", DT_F32, 0, NULL, 1, (Arg[]){arg_val(w)}));
+	assert_int_equal(run(f, "static-reshapes,dce", false), 0);
+	/* both still read the computed shape */
+	assert_int_equal(count_op(f, "Reshape"), 2);
+	assert_int_equal(count_op(f, "Concat"), 1);
+	assert_int_equal(operand(f, ir_val(f->g, f->g->outputs[0])->def, 1),
+	    c);
+}
+
+int
+main(void)
+{
+	if (find_plugins() < 0) {
+		fprintf(stderr, "test_opt_vision: set ONNXC_BIN or "
+		    "ONNXC_PLUGIN_DIR to find the plugin modules\n");
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(reshapes_take_the_shape_their_type_fixes),
+		T(reshapes_guess_one_moved_symbol),
+		T(reshapes_leave_graph_outputs_and_allowzero),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
