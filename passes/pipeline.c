@@ -19,7 +19,7 @@ static const char *const presets[] = {
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
 	"cse,dce",
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	    "fold{max-size=268435456},static-reshapes,simplify,fuse-conv-bn,fuse-activations,"
+	    "fold{max-size=268435456},static-reshapes,simplify,fuse-conv-bn,fuse-activations,dce,fold-scales,"
 	    "lift-constants,cse,dce,prune-initializers",
 };
 
@@ -40,6 +40,7 @@ static const struct {
 	{"prune-initializers", "prune.so"},
 	{"fuse-activations", "activations.so"},
 	{"static-reshapes", "reshapes.so"},
+	{"fold-scales", "scales.so"},
 };
 
 const char *

@@ -1,5 +1,5 @@
 /* test_opt_vision.c - the -O2 passes that vision models need beyond
- * test_opt.c's: static-reshapes, loaded as modules and run by the real
+ * test_opt.c's: static-reshapes and fold-scales, loaded as modules and run by the real
  * pass manager on small ONNX graphs: the graph before, the graph after,
  * and the numbers the new graph computes. */
 #include <math.h>
@@ -163,6 +163,172 @@ reshapes_leave_graph_outputs_and_allowzero(void **state)
 	    c);
 }
 
+/* --------------------------------------------------------- fold-scales */
+
+static const int64_t s23[] = {2, 3}, s32[] = {3, 2}, s2[] = {2};
+static const float hs[] = {1, -2, 0.5f, 3, 0.25f, -1};   /* h: 2x3 */
+static const float wm[] = {0.5f, -1, 2, 1.5f, -0.75f, 4}; /* W: 3x2 */
+static const float bm[] = {0.1f, -0.3f};
+
+/* h @ w + b (b may be NULL), 2x3 by 3x2, into out[4]. */
+static void
+linear(const float *w, const float *b, float out[4])
+{
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			double acc = b ? b[j] : 0;
+			for (int k = 0; k < 3; k++)
+				acc += (double)hs[i * 3 + k] * w[k * 2 + j];
+			out[i * 2 + j] = (float)acc;
+		}
+}
+
+static const Tensor *
+weight_of(Fix *f, NodeId n, uint32_t i)
+{
+	const Tensor *t = const_of(f, operand(f, n, i));
+	assert_non_null(t);
+	assert_int_equal(t->dtype, DT_F32);
+	return t;
+}
+
+static void
+scales_fold_a_channel_scale_through_a_transpose(void **state)
+{
+	Fix *f = *state;
+	static const float sc[] = {2.5f, -0.5f};
+	ValId h = input(f, "h", DT_F32, 2, s23, ROLE_USER_INPUT, NULL);
+	ValId w = input(f, "w", DT_F32, 2, s32, ROLE_PARAM, wm);
+	ValId b = input(f, "b", DT_F32, 1, s2, ROLE_PARAM, bm);
+	ValId s = input(f, "s", DT_F32, 2, (int64_t[]){2, 1}, ROLE_PARAM, sc);
+	ValId mm = onnx(f, "MatMul", "mm", DT_F32, -1, NULL, 2,
+	    (Arg[]){arg_val(h), arg_val(w)});
+	ValId a = onnx(f, "Add", "a", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(mm), arg_val(b)});
+	ValId t = onnx(f, "Transpose", "t", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(a), kw(f, "perm", ints(f, 2,
+	    (int64_t[]){1, 0}))});
+	/* s is one number per row of t: per column of the MatMul */
+	ValId y = onnx(f, "Mul", "y", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(s), arg_val(t)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){2, 2}, 1,
+	    (Arg[]){arg_val(y)}));
+	assert_int_equal(run(f, "fold-scales,dce", false), 0);
+	assert_int_equal(count_op(f, "Mul"), 0);
+	assert_int_equal(f->g->nnodes - 1, 4);
+	NodeId nm = find_op(f, "MatMul"), na = find_op(f, "Add");
+	NodeId nt = find_op(f, "Transpose");
+	assert_int_equal(operand(f, nm, 0), h);
+	assert_int_equal(operand(f, nt, 0), ir_nodep(f->g, na)->out);
+	assert_int_equal(operand(f, find_op(f, "Neg"), 0),
+	    ir_nodep(f->g, nt)->out);
+	/* (h @ W' + b') = (h @ W + b) * s per column */
+	const Tensor *w2 = weight_of(f, nm, 1);
+	const Tensor *b2 = weight_of(f, na, operand(f, na, 0) ==
+	    ir_nodep(f->g, nm)->out ? 1 : 0);
+	float want[4], got[4];
+	linear(wm, bm, want);
+	linear(w2->data, b2->data, got);
+	for (int i = 0; i < 4; i++)
+		assert_true(fabsf(want[i] * sc[i % 2] - got[i]) <= 1e-6f *
+		    (1 + fabsf(got[i])));
+	/* the parameters keep their bytes */
+	assert_memory_equal(const_of(f, w)->data, wm, sizeof wm);
+}
+
+static void
+scales_fold_gelus_half_into_the_next_matmul(void **state)
+{
+	Fix *f = *state;
+	static const float half = 0.5f;
+	ValId h = input(f, "h", DT_F32, 2, s23, ROLE_USER_INPUT, NULL);
+	ValId p = input(f, "p", DT_F32, 2, s23, ROLE_USER_INPUT, NULL);
+	ValId c = input(f, "half", DT_F32, 0, NULL, ROLE_CONST, &half);
+	ValId w = input(f, "w", DT_F32, 2, s32, ROLE_PARAM, wm);
+	ValId x = onnx(f, "Mul", "x", DT_F32, -1, NULL, 2,
+	    (Arg[]){arg_val(h), arg_val(c)});
+	ValId g = onnx(f, "Mul", "g", DT_F32, 2, s23, 2,
+	    (Arg[]){arg_val(x), arg_val(p)});
+	ValId y = onnx(f, "MatMul", "y", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(g), arg_val(w)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){2, 2}, 1,
+	    (Arg[]){arg_val(y)}));
+	assert_int_equal(run(f, "fold-scales,dce", false), 0);
+	/* MatMul(Mul(h, p), W / 2) */
+	assert_int_equal(count_op(f, "Mul"), 1);
+	NodeId nm = find_op(f, "MatMul"), nu = find_op(f, "Mul");
+	assert_int_equal(operand(f, nm, 0), ir_nodep(f->g, nu)->out);
+	assert_int_equal(operand(f, nu, 0), h);
+	assert_int_equal(operand(f, nu, 1), p);
+	const Tensor *w2 = weight_of(f, nm, 1);
+	for (int i = 0; i < 6; i++)   /* a power of two: exact */
+		assert_true(((const float *)w2->data)[i] == wm[i] * 0.5f);
+}
+
+static void
+scales_fold_into_a_conv_and_keep_others(void **state)
+{
+	Fix *f = *state;
+	static const int64_t sx[] = {1, 1, 2, 2}, sw[] = {2, 1, 1, 1},
+	    sy[] = {1, 2, 2, 2}, ss[] = {1, 2, 1, 1}, sr[] = {1, 1, 2, 1};
+	static const float cw[] = {3, -2}, cb[] = {1, 0.5f};
+	static const float sc[] = {0.25f, 4}, rows[] = {2, 3};
+	static const float xs[] = {1, 2, -1, 0.5f};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	ValId w = input(f, "w", DT_F32, 4, sw, ROLE_PARAM, cw);
+	ValId b = input(f, "b", DT_F32, 1, s2, ROLE_PARAM, cb);
+	ValId s = input(f, "s", DT_F32, 4, ss, ROLE_PARAM, sc);
+	ValId q = input(f, "q", DT_F32, 4, sr, ROLE_PARAM, rows);
+	ValId c = onnx(f, "Conv", "c", DT_F32, 4, sy, 3,
+	    (Arg[]){arg_val(x), arg_val(w), arg_val(b)});
+	ValId y = onnx(f, "Mul", "y", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(c), arg_val(s)});
+	/* a scale along the height is not per channel: it stays */
+	ValId d = onnx(f, "Conv", "d", DT_F32, 4, sy, 3,
+	    (Arg[]){arg_val(x), arg_val(w), arg_val(b)});
+	ValId z = onnx(f, "Mul", "z", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(d), arg_val(q)});
+	output(f, onnx(f, "Add", "o", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(y), arg_val(z)}));
+	assert_int_equal(run(f, "fold-scales,dce", false), 0);
+	assert_int_equal(count_op(f, "Mul"), 1);
+	assert_int_equal(count_op(f, "Conv"), 2);
+	NodeId add = find_op(f, "Add");
+	NodeId nc = ir_val(f->g, operand(f, add, 0))->def;
+	assert_string_equal(ir_str(f->m, ir_nodep(f->g, nc)->op), "Conv");
+	const float *w2 = weight_of(f, nc, 1)->data;
+	const float *b2 = weight_of(f, nc, 2)->data;
+	/* a 1x1 conv: y[o, p] = (w[o] x[p] + b[o]) s[o] */
+	for (int o = 0; o < 2; o++)
+		for (int i = 0; i < 4; i++) {
+			float want = (cw[o] * xs[i] + cb[o]) * sc[o];
+			float got = w2[o] * xs[i] + b2[o];
+			assert_true(fabsf(want - got) <= 1e-6f * (1 +
+			    fabsf(want)));
+		}
+}
+
+static void
+scales_training_changes_nothing(void **state)
+{
+	Fix *f = *state;
+	static const float half = 0.5f;
+	ValId h = input(f, "h", DT_F32, 2, s23, ROLE_USER_INPUT, NULL);
+	ValId c = input(f, "half", DT_F32, 0, NULL, ROLE_CONST, &half);
+	ValId w = input(f, "w", DT_F32, 2, s32, ROLE_PARAM, wm);
+	ValId x = onnx(f, "Mul", "x", DT_F32, 2, s23, 2,
+	    (Arg[]){arg_val(h), arg_val(c)});
+	ValId y = onnx(f, "MatMul", "y", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(x), arg_val(w)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){2, 2}, 1,
+	    (Arg[]){arg_val(y)}));
+	assert_int_equal(run(f, "fold-scales,dce", true), 0);
+	assert_int_equal(count_op(f, "Mul"), 1);
+	assert_int_equal(operand(f, find_op(f, "MatMul"), 1), w);
+	assert_int_equal(run(f, "fold-scales,dce", false), 0);
+	assert_int_equal(count_op(f, "Mul"), 0);
+}
+
 int
 main(void)
 {
@@ -176,6 +342,10 @@ main(void)
 		T(reshapes_take_the_shape_their_type_fixes),
 		T(reshapes_guess_one_moved_symbol),
 		T(reshapes_leave_graph_outputs_and_allowzero),
+		T(scales_fold_a_channel_scale_through_a_transpose),
+		T(scales_fold_gelus_half_into_the_next_matmul),
+		T(scales_fold_into_a_conv_and_keep_others),
+		T(scales_training_changes_nothing),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
