@@ -1,5 +1,6 @@
 /* test_opt_vision.c - the -O2 passes that vision models need beyond
- * test_opt.c's: static-reshapes and fold-scales, loaded as modules and run by the real
+ * test_opt.c's: static-reshapes, fold-scales and fold's value ops on
+ * the ONNX graph, loaded as modules and run by the real
  * pass manager on small ONNX graphs: the graph before, the graph after,
  * and the numbers the new graph computes. */
 #include <math.h>
@@ -329,6 +330,112 @@ scales_training_changes_nothing(void **state)
 	assert_int_equal(count_op(f, "Mul"), 0);
 }
 
+/* ------------------------------------------- fold: values on the ONNX graph */
+
+static ValId
+cinput(Fix *f, const char *name, DType dt, int rank, const int64_t *dims,
+    const void *data)
+{
+	return input(f, name, dt, rank, dims, ROLE_CONST, data);
+}
+
+/* The f32 data of the constant Neg node n reads. */
+static const float *
+negated(Fix *f, NodeId n, uint64_t numel)
+{
+	const Tensor *t = const_of(f, operand(f, n, 0));
+	assert_non_null(t);
+	assert_int_equal(t->dtype, DT_F32);
+	assert_int_equal(t->nbytes, numel * 4);
+	return t->data;
+}
+
+/* A shifted-window mask in miniature: zeros, one row written by
+ * ScatterElements, a reversed strided Slice, Equal/Not/Where, an Add. */
+static void
+fold_computes_masks_from_constants(void **state)
+{
+	Fix *f = *state;
+	static const float zero = 0, big = -100, upd[] = {5, 6, 7, 8};
+	static const int64_t shape[] = {3, 4}, rows[] = {1, 1, 1, 1};
+	static const int64_t st[] = {1, 3}, en[] = {3, 0}, ax[] = {0, 1},
+	    sp[] = {1, -2};
+	static const int64_t d2[] = {2}, d14[] = {1, 4}, d22[] = {2, 2};
+	ValId z = cinput(f, "zero", DT_F32, 0, NULL, &zero);
+	ValId e = onnx(f, "Expand", "e", DT_F32, 2, shape, 2, (Arg[]){
+	    arg_val(z), arg_val(cinput(f, "shape", DT_I64, 1, d2, shape))});
+	ValId sc = onnx(f, "ScatterElements", "sc", DT_F32, 2, shape, 4,
+	    (Arg[]){arg_val(e), arg_val(cinput(f, "rows", DT_I64, 2, d14,
+	    rows)), arg_val(cinput(f, "upd", DT_F32, 2, d14, upd)),
+	    kw(f, "axis", arg_int(0))});
+	ValId sl = onnx(f, "Slice", "sl", DT_F32, 2, d22, 5, (Arg[]){
+	    arg_val(sc), arg_val(cinput(f, "st", DT_I64, 1, d2, st)),
+	    arg_val(cinput(f, "en", DT_I64, 1, d2, en)),
+	    arg_val(cinput(f, "ax", DT_I64, 1, d2, ax)),
+	    arg_val(cinput(f, "sp", DT_I64, 1, d2, sp))});
+	ValId eq = onnx(f, "Equal", "eq", DT_BOOL, 2, d22, 2,
+	    (Arg[]){arg_val(sl), arg_val(z)});
+	ValId nt = onnx(f, "Not", "nt", DT_BOOL, 2, d22, 1, (Arg[]){arg_val(eq)});
+	ValId w = onnx(f, "Where", "w", DT_F32, 2, d22, 3, (Arg[]){
+	    arg_val(nt), arg_val(cinput(f, "big", DT_F32, 0, NULL, &big)),
+	    arg_val(sl)});
+	ValId a = onnx(f, "Add", "a", DT_F32, 2, d22, 2,
+	    (Arg[]){arg_val(w), arg_val(sl)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, d22, 1, (Arg[]){arg_val(a)}));
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(f->g->nnodes - 1, 2);   /* a Constant and the Neg */
+	/* rows 1, 2 and columns 3, 1 of [0 0 0 0; 5 6 7 8; 0 0 0 0]: 8 6 / 0 0;
+	 * where nonzero -100, plus itself */
+	static const float want[] = {-92, -94, 0, 0};
+	assert_memory_equal(negated(f, find_op(f, "Neg"), 4), want,
+	    sizeof want);
+}
+
+static void
+fold_gathers_a_bias_table(void **state)
+{
+	Fix *f = *state;
+	static const float table[] = {1, 2, 3, 4, 5, 6};
+	static const int64_t idx[] = {2, -3, 2}, d32v[] = {3, 2}, d3[] = {3};
+	ValId t = input(f, "table", DT_F32, 2, d32v, ROLE_PARAM, table);
+	ValId i = input(f, "index", DT_I64, 1, d3, ROLE_BUFFER, idx);
+	ValId g = onnx(f, "Gather", "g", DT_F32, 2, d32v, 3,
+	    (Arg[]){arg_val(t), arg_val(i), kw(f, "axis", arg_int(0))});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, d32v, 1, (Arg[]){arg_val(g)}));
+	/* under --training the table changes: it stays a Gather */
+	assert_int_equal(run(f, "fold,dce", true), 0);
+	assert_int_equal(count_op(f, "Gather"), 1);
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "Gather"), 0);
+	static const float want[] = {5, 6, 1, 2, 5, 6};
+	assert_memory_equal(negated(f, find_op(f, "Neg"), 6), want,
+	    sizeof want);
+	/* an index out of range is left for the runtime to report */
+}
+
+static void
+fold_leaves_what_it_cannot_compute(void **state)
+{
+	Fix *f = *state;
+	static const float table[] = {1, 2, 3};
+	static const int64_t bad[] = {3}, d1v[] = {1}, d3[] = {3};
+	static const int64_t huge[] = {2048, 2048}, d2[] = {2};
+	static const float one = 1;
+	ValId t = cinput(f, "table", DT_F32, 1, d3, table);
+	ValId g = onnx(f, "Gather", "g", DT_F32, 1, d1v, 3, (Arg[]){
+	    arg_val(t), arg_val(cinput(f, "bad", DT_I64, 1, d1v, bad)),
+	    kw(f, "axis", arg_int(0))});
+	/* 4M elements out of one: growing the model is no folding */
+	ValId e = onnx(f, "Expand", "e", DT_F32, 2, huge, 2, (Arg[]){
+	    arg_val(cinput(f, "one", DT_F32, 0, NULL, &one)),
+	    arg_val(cinput(f, "huge", DT_I64, 1, d2, huge))});
+	output(f, onnx(f, "Neg", "o", DT_F32, 1, d1v, 1, (Arg[]){arg_val(g)}));
+	output(f, onnx(f, "Neg", "p", DT_F32, 2, huge, 1, (Arg[]){arg_val(e)}));
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "Gather"), 1);
+	assert_int_equal(count_op(f, "Expand"), 1);
+}
+
 int
 main(void)
 {
@@ -346,6 +453,9 @@ main(void)
 		T(scales_fold_gelus_half_into_the_next_matmul),
 		T(scales_fold_into_a_conv_and_keep_others),
 		T(scales_training_changes_nothing),
+		T(fold_computes_masks_from_constants),
+		T(fold_gathers_a_bias_table),
+		T(fold_leaves_what_it_cannot_compute),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
