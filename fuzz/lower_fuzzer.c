@@ -26,6 +26,7 @@ extern const onnxc_plugin_info onnxc_plugin_lift;
 extern const onnxc_plugin_info onnxc_plugin_prune;
 extern const onnxc_plugin_info onnxc_plugin_reshapes;
 extern const onnxc_plugin_info onnxc_plugin_scales;
+extern const onnxc_plugin_info onnxc_plugin_einsum;
 
 static PlRegistry *
 registry(Module *m)
@@ -38,7 +39,7 @@ registry(Module *m)
 		&onnxc_plugin_simplify, &onnxc_plugin_convbn,
 		&onnxc_plugin_activations, &onnxc_plugin_lift,
 		&onnxc_plugin_prune, &onnxc_plugin_reshapes,
-		&onnxc_plugin_scales,
+		&onnxc_plugin_scales, &onnxc_plugin_einsum,
 	};
 	PlRegistry *r = pl_registry_new(m);
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)

@@ -19,7 +19,8 @@ static const char *const presets[] = {
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
 	"cse,dce",
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	    "fold{max-size=268435456},static-reshapes,simplify,fuse-conv-bn,fuse-activations,dce,fold-scales,"
+	    "fold{max-size=268435456},static-reshapes,simplify,fuse-conv-bn,"
+	    "fuse-activations,dce,fold-scales,fuse-einsum-transposes,"
 	    "lift-constants,cse,dce,prune-initializers",
 };
 
@@ -41,6 +42,7 @@ static const struct {
 	{"fuse-activations", "activations.so"},
 	{"static-reshapes", "reshapes.so"},
 	{"fold-scales", "scales.so"},
+	{"fuse-einsum-transposes", "einsum.so"},
 };
 
 const char *

@@ -1,6 +1,6 @@
 /* test_opt_vision.c - the -O2 passes that vision models need beyond
- * test_opt.c's: static-reshapes, fold-scales and fold's value ops on
- * the ONNX graph, loaded as modules and run by the real
+ * test_opt.c's: static-reshapes, fold-scales, fuse-einsum-transposes and
+ * fold's value ops on the ONNX graph, loaded as modules and run by the real
  * pass manager on small ONNX graphs: the graph before, the graph after,
  * and the numbers the new graph computes. */
 #include <math.h>
@@ -436,6 +436,130 @@ fold_leaves_what_it_cannot_compute(void **state)
 	assert_int_equal(count_op(f, "Expand"), 1);
 }
 
+/* ----------------------------------------------- fuse-einsum-transposes */
+
+/* out = einsum(eq, a, b) for two operands of letters, by brute force:
+ * every assignment of the letters, the products summed into out. */
+static void
+einsum2(const char *eq, const float *a, const int64_t *da, const float *b,
+    const int64_t *db, float *out, int nout)
+{
+	char let[16];
+	int64_t size[16], val[16] = {0};
+	int nl = 0;
+	const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
+	const char *ops[3] = {eq, comma + 1, arrow + 2};
+	int lens[3] = {(int)(comma - eq), (int)(arrow - comma - 1),
+	    (int)strlen(arrow + 2)};
+	const int64_t *dims[2] = {da, db};
+	for (int o = 0; o < 2; o++)
+		for (int i = 0; i < lens[o]; i++) {
+			int k = 0;
+			while (k < nl && let[k] != ops[o][i])
+				k++;
+			if (k == nl) {
+				let[nl] = ops[o][i];
+				size[nl++] = dims[o][i];
+			}
+		}
+	memset(out, 0, (size_t)nout * sizeof *out);
+	for (;;) {
+		int64_t off[3] = {0};
+		for (int o = 0; o < 3; o++)
+			for (int i = 0; i < lens[o]; i++) {
+				int k = (int)(strchr(let, ops[o][i]) - let);
+				off[o] = off[o] * size[k] + val[k];
+			}
+		out[off[2]] += a[off[0]] * b[off[1]];
+		int k = nl - 1;
+		while (k >= 0 && ++val[k] == size[k])
+			val[k--] = 0;
+		if (k < 0)
+			return;
+	}
+}
+
+static void
+einsum_reads_and_writes_through_transposes(void **state)
+{
+	Fix *f = *state;
+	static const float xs[] = {1, 2, 3, 4, 5, 6};            /* 3x2 */
+	static const float ys[] = {1, -1, 2, 0, 3, 1, -2, 1, 4, 2, 2, -3};
+	static const float two = 2;                              /* 4x3 */
+	static const int64_t s32v[] = {3, 2}, s43[] = {4, 3};
+	ValId x = input(f, "x", DT_F32, 2, s32v, ROLE_USER_INPUT, NULL);
+	ValId y = input(f, "y", DT_F32, 2, s43, ROLE_USER_INPUT, NULL);
+	ValId c = input(f, "two", DT_F32, 0, NULL, ROLE_CONST, &two);
+	ValId a = onnx(f, "Transpose", "a", DT_F32, 2, (int64_t[]){2, 3}, 2,
+	    (Arg[]){arg_val(x), kw(f, "perm", ints(f, 2, (int64_t[]){1, 0}))});
+	ValId t = onnx(f, "Transpose", "t", DT_F32, 2, (int64_t[]){3, 4}, 2,
+	    (Arg[]){arg_val(y), kw(f, "perm", ints(f, 2, (int64_t[]){1, 0}))});
+	ValId b = onnx(f, "Mul", "b", DT_F32, 2, (int64_t[]){3, 4}, 2,
+	    (Arg[]){arg_val(t), arg_val(c)});
+	ValId e = onnx(f, "Einsum", "e", DT_F32, 2, (int64_t[]){2, 4}, 3,
+	    (Arg[]){arg_val(a), arg_val(b), kw(f, "equation", (Arg){.kind =
+	    A_STR, .u.s = ir_intern(f->m, "ij,jk->ik")})});
+	ValId o = onnx(f, "Transpose", "o", DT_F32, 2, (int64_t[]){4, 2}, 2,
+	    (Arg[]){arg_val(e), kw(f, "perm", ints(f, 2, (int64_t[]){1, 0}))});
+	output(f, onnx(f, "Neg", "n", DT_F32, 2, (int64_t[]){4, 2}, 1,
+	    (Arg[]){arg_val(o)}));
+	assert_int_equal(run(f, "fuse-einsum-transposes,dce", false), 0);
+	/* Einsum(x, Mul(y, 2)) and the Neg */
+	assert_int_equal(count_op(f, "Transpose"), 0);
+	assert_int_equal(f->g->nnodes - 1, 3);
+	NodeId en = find_op(f, "Einsum"), mn = find_op(f, "Mul");
+	assert_int_equal(operand(f, en, 0), x);
+	assert_int_equal(operand(f, en, 1), ir_nodep(f->g, mn)->out);
+	assert_int_equal(operand(f, mn, 0), y);
+	const Arg *eq = ir_find_arg(f->m, f->g, en, -1, "equation");
+	assert_non_null(eq);
+	const char *text = ir_str(f->m, eq->u.s);
+	/* the new equation on x and 2y gives what the old graph gave */
+	float y2[12], want[8], got[8], e24[8];
+	for (int i = 0; i < 12; i++)
+		y2[i] = 2 * ys[i];
+	float xt[6], yt2[12];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 2; j++)
+			xt[j * 3 + i] = xs[i * 2 + j];
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 3; j++)
+			yt2[j * 4 + i] = y2[i * 3 + j];
+	einsum2("ij,jk->ik", xt, (int64_t[]){2, 3}, yt2, (int64_t[]){3, 4},
+	    e24, 8);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++)
+			want[k * 2 + i] = e24[i * 4 + k];
+	einsum2(text, xs, s32v, y2, s43, got, 8);
+	assert_memory_equal(got, want, sizeof want);
+}
+
+static void
+einsum_leaves_shared_transposes_and_ellipses(void **state)
+{
+	Fix *f = *state;
+	static const int64_t s32v[] = {3, 2};
+	ValId x = input(f, "x", DT_F32, 2, s32v, ROLE_USER_INPUT, NULL);
+	ValId a = onnx(f, "Transpose", "a", DT_F32, 2, (int64_t[]){2, 3}, 2,
+	    (Arg[]){arg_val(x), kw(f, "perm", ints(f, 2, (int64_t[]){1, 0}))});
+	/* a is read twice: the Transpose stays for its other reader */
+	ValId e = onnx(f, "Einsum", "e", DT_F32, 2, (int64_t[]){2, 2}, 3,
+	    (Arg[]){arg_val(a), arg_val(x), kw(f, "equation", (Arg){.kind =
+	    A_STR, .u.s = ir_intern(f->m, "ij,jk->ik")})});
+	ValId g = onnx(f, "Einsum", "g", DT_F32, 2, (int64_t[]){2, 3}, 2,
+	    (Arg[]){arg_val(a), kw(f, "equation", (Arg){.kind = A_STR,
+	    .u.s = ir_intern(f->m, "...->...")})});
+	ValId h = onnx(f, "Transpose", "h", DT_F32, 2, (int64_t[]){3, 2}, 2,
+	    (Arg[]){arg_val(g), kw(f, "perm", ints(f, 2, (int64_t[]){1, 0}))});
+	output(f, onnx(f, "Neg", "n", DT_F32, 2, (int64_t[]){2, 2}, 1,
+	    (Arg[]){arg_val(e)}));
+	output(f, onnx(f, "Neg", "m", DT_F32, 2, (int64_t[]){3, 2}, 1,
+	    (Arg[]){arg_val(h)}));
+	assert_int_equal(run(f, "fuse-einsum-transposes,dce", false), 0);
+	assert_int_equal(count_op(f, "Transpose"), 2);
+	assert_int_equal(count_op(f, "Einsum"), 2);
+}
+
 int
 main(void)
 {
@@ -456,6 +580,8 @@ main(void)
 		T(fold_computes_masks_from_constants),
 		T(fold_gathers_a_bias_table),
 		T(fold_leaves_what_it_cannot_compute),
+		T(einsum_reads_and_writes_through_transposes),
+		T(einsum_leaves_shared_transposes_and_ellipses),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
