@@ -8,8 +8,12 @@
  * result has no other user and W, b, scale, B, mean and var are f32
  * constants: with s = scale / sqrt(var + epsilon) per output channel,
  * W' = W * s and b' = (b - mean) * s + B, computed in double and rounded
- * once.  The new weights are initializers named after the conv's; the
- * old ones are left to "dce".  Under --training nothing computed from a
+ * once.  Conv(BatchNormalization(x), W, b) likewise becomes Conv(x, W',
+ * b') when the conv pads nothing (a padded border would see the batch
+ * norm's shift, not zeros): W'[o, i, ...] = W[o, i, ...] * s[i] and
+ * b'[o] = b[o] + the sum of W[o, i, ...] * (B - mean * s)[i].  The new
+ * weights are initializers named after the conv's; the old ones are left
+ * to "dce".  Under --training nothing computed from a
  * parameter is visited (onnxc/rewrite.h), so this pass changes nothing.
  */
 #include <math.h>
@@ -27,9 +31,56 @@ f32s(onnxc_rw *r, onnxc_value v, uint64_t n, onnxc_tensor_info *t)
 	return (const float *)t->data;
 }
 
+/* The weights' name without ".weight", for the new initializers. */
+static void
+conv_name(onnxc_rw *r, onnxc_node conv, char *name, size_t cap)
+{
+	onnxc_value_info wi;
+	const char *s = r->h->value_get(r->ctx, r->g, onnxc_rw_in(r, conv, 1),
+	    &wi) == ONNXC_OK ? r->h->str(r->ctx, wi.name) : NULL;
+	snprintf(name, cap, "%s", s && *s ? s : "conv");
+	size_t len = strlen(name);
+	if (len > 7 && !strcmp(name + len - 7, ".weight"))
+		name[len - 7] = 0;
+}
+
+/* Result `out` becomes Conv(x, nw, nb) with conv's attributes (nw shaped
+ * as tw, nb one per output channel). */
 static int
-fold(onnxc_rw *r, onnxc_node bn, onnxc_node conv, const onnxc_node_info *ni,
-    const char *name)
+rebuild(onnxc_rw *r, onnxc_node conv, onnxc_value out, onnxc_value x,
+    const onnxc_tensor_info *tw, const float *nw, const float *nb)
+{
+	char name[256], wn[300], bname[300];
+	conv_name(r, conv, name, sizeof name);
+	snprintf(wn, sizeof wn, "%s.weight_bn", name);
+	snprintf(bname, sizeof bname, "%s.bias_bn", name);
+	int64_t md = tw->dims[0];
+	onnxc_value in[3] = {x,
+	    onnxc_rw_initializer(r, wn, ONNXC_DT_F32, tw->rank, tw->dims, nw),
+	    onnxc_rw_initializer(r, bname, ONNXC_DT_F32, 1, &md, nb)};
+	if (r->failed)
+		return 0;
+	onnxc_node c = onnxc_rw_emit(r, "Conv", 3, in, 1, conv);
+	static const char *const ints[] = {"dilations", "kernel_shape",
+	    "pads", "strides"};
+	int64_t v[2 * ONNXC_RW_MAXRANK];
+	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+		int k = onnxc_rw_attr_ints(r, conv, ints[i], v, 2 *
+		    ONNXC_RW_MAXRANK);
+		if (k >= 0)
+			onnxc_rw_set_ints(r, c, ints[i], v, (uint32_t)k);
+	}
+	onnxc_arg a;
+	if (onnxc_rw_attr(r, conv, "auto_pad", &a) && a.kind == ONNXC_ARG_STR &&
+	    r->h->node_push_arg(r->ctx, r->g, c, &a) != ONNXC_OK)
+		r->failed = 1;
+	onnxc_rw_set_i(r, c, "group", onnxc_rw_attr_i(r, conv, "group", 1));
+	return onnxc_rw_replace(r, out, onnxc_rw_out(r, c, 0, out));
+}
+
+/* BatchNormalization root over a conv: the norm goes in W, b. */
+static int
+fold(onnxc_rw *r, onnxc_node bn, onnxc_node conv, const onnxc_node_info *ni)
 {
 	onnxc_tensor_info tw, tb, ts, tB, tm, tv;
 	onnxc_value w = onnxc_rw_in(r, conv, 1), b = onnxc_rw_in(r, conv, 2);
@@ -60,62 +111,107 @@ fold(onnxc_rw *r, onnxc_node bn, onnxc_node conv, const onnxc_node_info *ni,
 			nw[c * per + k] = (float)(ow[c * per + k] * s);
 		nb[c] = (float)(((bias ? bias[c] : 0.0) - mean[c]) * s + sh[c]);
 	}
-	char wn[300], bname[300];
-	snprintf(wn, sizeof wn, "%s.weight_bn", name);
-	snprintf(bname, sizeof bname, "%s.bias_bn", name);
-	int64_t md = (int64_t)m;
-	onnxc_value in[3] = {onnxc_rw_in(r, conv, 0),
-	    onnxc_rw_initializer(r, wn, ONNXC_DT_F32, tw.rank, tw.dims, nw),
-	    onnxc_rw_initializer(r, bname, ONNXC_DT_F32, 1, &md, nb)};
+	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, conv, 0), &tw, nw,
+	    nb);
 	free(nw);
 	free(nb);
-	if (r->failed)
-		return 0;
-	onnxc_node c = onnxc_rw_emit(r, "Conv", 3, in, 1, conv);
-	static const char *const ints[] = {"dilations", "kernel_shape",
-	    "pads", "strides"};
-	int64_t v[2 * ONNXC_RW_MAXRANK];
-	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
-		int k = onnxc_rw_attr_ints(r, conv, ints[i], v, 2 *
-		    ONNXC_RW_MAXRANK);
-		if (k >= 0)
-			onnxc_rw_set_ints(r, c, ints[i], v, (uint32_t)k);
-	}
+	return ok;
+}
+
+/* Does conv n pad nothing? */
+static int
+unpadded(onnxc_rw *r, onnxc_node n)
+{
+	int64_t p[2 * ONNXC_RW_MAXRANK];
 	onnxc_arg a;
-	if (onnxc_rw_attr(r, conv, "auto_pad", &a) && a.kind == ONNXC_ARG_STR &&
-	    r->h->node_push_arg(r->ctx, r->g, c, &a) != ONNXC_OK)
+	int k = onnxc_rw_attr_ints(r, n, "pads", p, 2 * ONNXC_RW_MAXRANK);
+	if (onnxc_rw_attr(r, n, "auto_pad", &a) && (a.kind != ONNXC_ARG_STR ||
+	    (strcmp(r->h->str(r->ctx, a.ref), "NOTSET") &&
+	    strcmp(r->h->str(r->ctx, a.ref), "VALID"))))
+		return 0;
+	for (int i = 0; i < k; i++)
+		if (p[i])
+			return 0;
+	return k >= 0 || !onnxc_rw_attr(r, n, "pads", &a);
+}
+
+/* Conv root reading an inference batch norm: the norm goes in W, b. */
+static int
+fold_before(onnxc_rw *r, onnxc_node conv, const onnxc_node_info *ni)
+{
+	onnxc_node_info bi;
+	onnxc_tensor_info tw, tb, ts, tB, tm, tv;
+	onnxc_value y = onnxc_rw_in(r, conv, 0), w = onnxc_rw_in(r, conv, 1);
+	onnxc_value b = ni->npos > 2 ? onnxc_rw_in(r, conv, 2) : 0;
+	onnxc_node bn = onnxc_rw_def(r, y, "BatchNormalization", &bi);
+	if (!bn || bi.nout != 1 || !onnxc_rw_single(r, y) ||
+	    onnxc_rw_attr_i(r, bn, "training_mode", 0) || !unpadded(r, conv) ||
+	    !onnxc_rw_const(r, w, &tw) || tw.dtype != ONNXC_DT_F32 ||
+	    tw.rank < 3 || tw.dims[0] <= 0 || tw.dims[1] <= 0)
+		return 0;
+	int64_t group = onnxc_rw_attr_i(r, conv, "group", 1);
+	uint64_t m = (uint64_t)tw.dims[0], cin = (uint64_t)tw.dims[1];
+	uint64_t per = onnxc_rw_numel(&tw) / m / cin, c = cin * (uint64_t)group;
+	const float *bias = b ? f32s(r, b, m, &tb) : NULL;
+	const float *sc = f32s(r, onnxc_rw_in(r, bn, 1), c, &ts);
+	const float *sh = f32s(r, onnxc_rw_in(r, bn, 2), c, &tB);
+	const float *mean = f32s(r, onnxc_rw_in(r, bn, 3), c, &tm);
+	const float *var = f32s(r, onnxc_rw_in(r, bn, 4), c, &tv);
+	if (group < 1 || m % (uint64_t)group || (b && !bias) || !sc || !sh ||
+	    !mean || !var)
+		return 0;
+	double eps = onnxc_rw_attr_f(r, bn, "epsilon", 1e-5);
+	float *nw = malloc(onnxc_rw_numel(&tw) * sizeof *nw);
+	float *nb = malloc(m * sizeof *nb);
+	if (!nw || !nb) {
+		free(nw);
+		free(nb);
 		r->failed = 1;
-	onnxc_rw_set_i(r, c, "group", onnxc_rw_attr_i(r, conv, "group", 1));
-	return onnxc_rw_replace(r, ni->out, onnxc_rw_out(r, c, 0, ni->out));
+		return 0;
+	}
+	const float *ow = (const float *)tw.data;
+	for (uint64_t o = 0; o < m; o++) {
+		double acc = bias ? bias[o] : 0.0;
+		uint64_t g = o / (m / (uint64_t)group);
+		for (uint64_t i = 0; i < cin; i++) {
+			uint64_t ch = g * cin + i;
+			double s = sc[ch] / sqrt((double)var[ch] + eps);
+			double t = sh[ch] - mean[ch] * s;
+			for (uint64_t k = 0; k < per; k++) {
+				uint64_t at = (o * cin + i) * per + k;
+				nw[at] = (float)(ow[at] * s);
+				acc += ow[at] * t;
+			}
+		}
+		nb[o] = (float)acc;
+	}
+	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, bn, 0), &tw, nw, nb);
+	free(nw);
+	free(nb);
+	return ok;
 }
 
 static int
 visit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 {
 	onnxc_node_info ci;
-	onnxc_value_info wi;
+	if (onnxc_rw_is(r, ni, "Conv") && ni->nout == 1)
+		return fold_before(r, n, ni);
 	if (!onnxc_rw_is(r, ni, "BatchNormalization") || ni->nout != 1 ||
 	    onnxc_rw_attr_i(r, n, "training_mode", 0))
 		return 0;
 	onnxc_value y = onnxc_rw_in(r, n, 0);
 	onnxc_node conv = onnxc_rw_def(r, y, "Conv", &ci);
-	if (!conv || !onnxc_rw_single(r, y) || r->h->value_get(r->ctx, r->g,
-	    onnxc_rw_in(r, conv, 1), &wi) != ONNXC_OK)
+	if (!conv || !onnxc_rw_single(r, y))
 		return 0;
-	const char *s = r->h->str(r->ctx, wi.name);
-	char name[256];
-	snprintf(name, sizeof name, "%s", s && *s ? s : "conv");
-	size_t len = strlen(name);
-	if (len > 7 && !strcmp(name + len - 7, ".weight"))
-		name[len - 7] = 0;
-	return fold(r, n, conv, ni, name);
+	return fold(r, n, conv, ni);
 }
 
 static onnxc_status
 run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 {
 	(void)user;
-	return onnxc_rw_run(ctx, host, "fuse-conv-bn", visit, 1);
+	return onnxc_rw_run(ctx, host, "fuse-conv-bn", visit, 2);
 }
 
 static const onnxc_pass_info pass = {

@@ -1,6 +1,7 @@
 /* test_opt_vision.c - the -O2 passes that vision models need beyond
- * test_opt.c's: static-reshapes, fold-scales, fuse-einsum-transposes and
- * fold's value ops on the ONNX graph, loaded as modules and run by the real
+ * test_opt.c's: static-reshapes, fold-scales, fuse-einsum-transposes,
+ * fuse-conv-bn's norm before a conv and fold's value ops on the ONNX
+ * graph, loaded as modules and run by the real
  * pass manager on small ONNX graphs: the graph before, the graph after,
  * and the numbers the new graph computes. */
 #include <math.h>
@@ -560,6 +561,70 @@ einsum_leaves_shared_transposes_and_ellipses(void **state)
 	assert_int_equal(count_op(f, "Einsum"), 2);
 }
 
+/* ------------------------------------- fuse-conv-bn: the norm before */
+
+/* x (1, 2, 1, 2) -> BatchNormalization -> Conv 1x1 (2 out) with pads. */
+static const float bx[] = {0.5f, -1, 2, 3}, bw[] = {1, -2, 0.5f, 4};
+static const float bb[] = {0.25f, -1}, bsc[] = {2, 0.5f}, bsh[] = {1, -1};
+static const float bmean[] = {0.3f, -0.4f}, bvar[] = {4, 0.25f};
+
+static ValId
+bn_conv(Fix *f, int64_t pad)
+{
+	static const int64_t sx[] = {1, 2, 1, 2}, sw[] = {2, 2, 1, 1};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	ValId n = onnx(f, "BatchNormalization", "bn", DT_F32, 4, sx, 6,
+	    (Arg[]){arg_val(x), arg_val(input(f, "bn.weight", DT_F32, 1, s2,
+	    ROLE_PARAM, bsc)), arg_val(input(f, "bn.bias", DT_F32, 1, s2,
+	    ROLE_PARAM, bsh)), arg_val(input(f, "bn.mean", DT_F32, 1, s2,
+	    ROLE_BUFFER, bmean)), arg_val(input(f, "bn.var", DT_F32, 1, s2,
+	    ROLE_BUFFER, bvar)), kw(f, "epsilon", arg_float(1e-5))});
+	ValId c = onnx(f, "Conv", "conv", DT_F32, 4, sx, 4, (Arg[]){
+	    arg_val(n), arg_val(input(f, "conv.weight", DT_F32, 4, sw,
+	    ROLE_PARAM, bw)), arg_val(input(f, "conv.bias", DT_F32, 1, s2,
+	    ROLE_PARAM, bb)), kw(f, "pads", ints(f, 4,
+	    (int64_t[]){0, pad, 0, pad}))});
+	ValId y = onnx(f, "Relu", "y", DT_F32, 4, sx, 1, (Arg[]){arg_val(c)});
+	output(f, y);
+	return y;
+}
+
+static void
+convbn_folds_a_norm_into_the_conv_after_it(void **state)
+{
+	Fix *f = *state;
+	bn_conv(f, 0);
+	assert_int_equal(run(f, "fuse-conv-bn,dce", false), 0);
+	assert_int_equal(count_op(f, "BatchNormalization"), 0);
+	NodeId c = find_op(f, "Conv");
+	assert_int_equal(operand(f, c, 0), f->g->inputs[0]);
+	const float *w = weight_of(f, c, 1)->data, *b = weight_of(f, c, 2)->data;
+	/* y[o, p] = sum_i w[o, i] bn(x)[i, p] + b[o] */
+	for (int o = 0; o < 2; o++)
+		for (int p = 0; p < 2; p++) {
+			double want = bb[o], got = b[o];
+			for (int i = 0; i < 2; i++) {
+				double v = bx[i * 2 + p];
+				double n = (v - bmean[i]) / sqrt(bvar[i] + 1e-5) *
+				    bsc[i] + bsh[i];
+				want += bw[o * 2 + i] * n;
+				got += w[o * 2 + i] * v;
+			}
+			assert_true(fabs(want - got) <= 1e-5 * (1 + fabs(want)));
+		}
+}
+
+static void
+convbn_keeps_a_norm_before_a_padded_conv(void **state)
+{
+	Fix *f = *state;
+	bn_conv(f, 1);   /* the border would read the norm's shift */
+	assert_int_equal(run(f, "fuse-conv-bn,dce", false), 0);
+	assert_int_equal(count_op(f, "BatchNormalization"), 1);
+	assert_int_equal(run(f, "fuse-conv-bn,dce", true), 0);
+	assert_int_equal(count_op(f, "BatchNormalization"), 1);
+}
+
 int
 main(void)
 {
@@ -582,6 +647,8 @@ main(void)
 		T(fold_leaves_what_it_cannot_compute),
 		T(einsum_reads_and_writes_through_transposes),
 		T(einsum_leaves_shared_transposes_and_ellipses),
+		T(convbn_folds_a_norm_into_the_conv_after_it),
+		T(convbn_keeps_a_norm_before_a_padded_conv),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
