@@ -27,6 +27,8 @@ extern const onnxc_plugin_info onnxc_plugin_prune;
 extern const onnxc_plugin_info onnxc_plugin_reshapes;
 extern const onnxc_plugin_info onnxc_plugin_scales;
 extern const onnxc_plugin_info onnxc_plugin_einsum;
+extern const onnxc_plugin_info onnxc_plugin_layout;
+extern const onnxc_plugin_info onnxc_plugin_pool;
 
 static PlRegistry *
 registry(Module *m)
@@ -40,6 +42,7 @@ registry(Module *m)
 		&onnxc_plugin_activations, &onnxc_plugin_lift,
 		&onnxc_plugin_prune, &onnxc_plugin_reshapes,
 		&onnxc_plugin_scales, &onnxc_plugin_einsum,
+		&onnxc_plugin_layout, &onnxc_plugin_pool,
 	};
 	PlRegistry *r = pl_registry_new(m);
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)

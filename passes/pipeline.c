@@ -21,7 +21,8 @@ static const char *const presets[] = {
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
 	    "fold{max-size=268435456},static-reshapes,simplify,fuse-conv-bn,"
 	    "fuse-activations,dce,fold-scales,fuse-einsum-transposes,"
-	    "lift-constants,cse,dce,prune-initializers",
+	    "merge-layout-chains,fuse-pool-flatten,lift-constants,cse,dce,"
+	    "prune-initializers",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
@@ -43,6 +44,8 @@ static const struct {
 	{"static-reshapes", "reshapes.so"},
 	{"fold-scales", "scales.so"},
 	{"fuse-einsum-transposes", "einsum.so"},
+	{"merge-layout-chains", "layout.so"},
+	{"fuse-pool-flatten", "pool.so"},
 };
 
 const char *

@@ -1,7 +1,7 @@
 /* test_opt_vision.c - the -O2 passes that vision models need beyond
  * test_opt.c's: static-reshapes, fold-scales, fuse-einsum-transposes,
- * fuse-conv-bn's norm before a conv and fold's value ops on the ONNX
- * graph, loaded as modules and run by the real
+ * merge-layout-chains, fuse-pool-flatten, fuse-conv-bn's norm before a
+ * conv and fold's value ops on the ONNX graph, loaded as modules and run by the real
  * pass manager on small ONNX graphs: the graph before, the graph after,
  * and the numbers the new graph computes. */
 #include <math.h>
@@ -625,6 +625,159 @@ convbn_keeps_a_norm_before_a_padded_conv(void **state)
 	assert_int_equal(count_op(f, "BatchNormalization"), 1);
 }
 
+/* -------------------------------------------------- merge-layout-chains */
+
+/* Runs the Reshapes and Transposes from x to value v on x's data. */
+static void
+replay(Fix *f, ValId x, ValId v, const float *in, float *out, int numel)
+{
+	NodeId chain[16];
+	int n = 0;
+	for (ValId u = v; u != x; u = operand(f, chain[n - 1], 0)) {
+		assert_true(n < 16);
+		chain[n++] = ir_val(f->g, u)->def;
+	}
+	float buf[64];
+	memcpy(buf, in, (size_t)numel * sizeof *buf);
+	for (int k = n - 1; k >= 0; k--) {
+		const char *op = ir_str(f->m, ir_nodep(f->g, chain[k])->op);
+		if (strcmp(op, "Transpose"))
+			continue;   /* a reshape keeps the order */
+		ValId a = operand(f, chain[k], 0);
+		int rank = ir_val(f->g, a)->rank;
+		const Dim *d = ir_dims(f->g, a);
+		const Arg *p = ir_find_arg(f->m, f->g, chain[k], -1, "perm");
+		int64_t st[8], idx[8] = {0}, perm[8], od[8];
+		st[rank - 1] = 1;
+		for (int i = rank - 2; i >= 0; i--)
+			st[i] = st[i + 1] * d[i + 1].n;
+		for (int i = 0; i < rank; i++) {
+			perm[i] = f->g->items[p->u.list.off + i].u.i;
+			od[i] = d[perm[i]].n;
+		}
+		float t[64];
+		for (int e = 0; e < numel; e++) {
+			int64_t off = 0;
+			for (int i = 0; i < rank; i++)
+				off += idx[i] * st[perm[i]];
+			t[e] = buf[off];
+			for (int i = rank - 1; i >= 0 && ++idx[i] == od[i]; i--)
+				idx[i] = 0;
+		}
+		memcpy(buf, t, (size_t)numel * sizeof *buf);
+	}
+	memcpy(out, buf, (size_t)numel * sizeof *out);
+}
+
+static ValId
+view(Fix *f, const char *name, ValId x, int rank, const int64_t *d)
+{
+	char cn[32];
+	snprintf(cn, sizeof cn, "%s_shape", name);
+	return onnx(f, "Reshape", name, DT_F32, rank, d, 2, (Arg[]){arg_val(x),
+	    arg_val(i64_const(f, cn, rank, d))});
+}
+
+static ValId
+perm(Fix *f, const char *name, ValId x, int rank, const int64_t *d,
+    const int64_t *p)
+{
+	return onnx(f, "Transpose", name, DT_F32, rank, d, 2, (Arg[]){
+	    arg_val(x), kw(f, "perm", ints(f, rank, p))});
+}
+
+static void
+layout_merges_a_window_partition(void **state)
+{
+	Fix *f = *state;
+	float xs[24], want[24], got[24];
+	for (int i = 0; i < 24; i++)
+		xs[i] = (float)i;
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){4, 6},
+	    ROLE_USER_INPUT, NULL);
+	ValId a = view(f, "a", x, 4, (int64_t[]){2, 2, 3, 2});
+	ValId b = perm(f, "b", a, 4, (int64_t[]){2, 3, 2, 2},
+	    (int64_t[]){0, 2, 1, 3});
+	ValId c = view(f, "c", b, 3, (int64_t[]){6, 2, 2});
+	ValId d = perm(f, "d", c, 3, (int64_t[]){2, 6, 2},
+	    (int64_t[]){2, 0, 1});
+	ValId e = view(f, "e", d, 2, (int64_t[]){12, 2});
+	ValId o = onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){12, 2}, 1,
+	    (Arg[]){arg_val(e)});
+	output(f, o);
+	replay(f, x, e, xs, want, 24);
+	assert_int_equal(run(f, "merge-layout-chains,dce", false), 0);
+	int moves = (int)(count_op(f, "Reshape") + count_op(f, "Transpose"));
+	assert_true(moves >= 1 && moves <= 3);
+	assert_true(count_op(f, "Transpose") <= 1);
+	ValId last = operand(f, find_op(f, "Neg"), 0);
+	assert_int_equal(ir_val(f->g, last)->rank, 2);
+	assert_int_equal(ir_dims(f->g, last)[0].n, 12);
+	replay(f, x, last, xs, got, 24);
+	assert_memory_equal(got, want, sizeof want);
+}
+
+static void
+layout_leaves_shared_steps_and_drops_round_trips(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){2, 3},
+	    ROLE_USER_INPUT, NULL);
+	/* b is read twice: no chain runs through it */
+	ValId a = view(f, "a", x, 1, (int64_t[]){6});
+	ValId b = view(f, "b", a, 2, (int64_t[]){3, 2});
+	ValId c = perm(f, "c", b, 2, (int64_t[]){2, 3}, (int64_t[]){1, 0});
+	ValId d = view(f, "d", c, 1, (int64_t[]){6});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){3, 2}, 1,
+	    (Arg[]){arg_val(b)}));
+	output(f, onnx(f, "Neg", "p", DT_F32, 1, (int64_t[]){6}, 1,
+	    (Arg[]){arg_val(d)}));
+	/* three reshapes back to x's own shape: x itself */
+	ValId g = view(f, "g", x, 1, (int64_t[]){6});
+	ValId h = view(f, "h", g, 2, (int64_t[]){3, 2});
+	ValId i = view(f, "i", h, 2, (int64_t[]){2, 3});
+	output(f, onnx(f, "Neg", "q", DT_F32, 2, (int64_t[]){2, 3}, 1,
+	    (Arg[]){arg_val(i)}));
+	assert_int_equal(run(f, "merge-layout-chains,dce", false), 0);
+	assert_int_equal(count_op(f, "Transpose"), 1);
+	assert_int_equal(count_op(f, "Reshape"), 3);
+	NodeId q = ir_val(f->g, f->g->outputs[2])->def;
+	assert_int_equal(operand(f, q, 0), x);
+}
+
+/* ---------------------------------------------------- fuse-pool-flatten */
+
+static void
+pool_flatten_is_a_reduce_mean(void **state)
+{
+	Fix *f = *state;
+	static const int64_t sx[] = {2, 3, 4, 4}, sp[] = {2, 3, 1, 1};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	ValId p = onnx(f, "GlobalAveragePool", "p", DT_F32, 4, sp, 1,
+	    (Arg[]){arg_val(x)});
+	ValId y = view(f, "y", p, 2, (int64_t[]){2, 3});
+	ValId q = onnx(f, "GlobalAveragePool", "q", DT_F32, 4, sp, 1,
+	    (Arg[]){arg_val(x)});
+	/* (N*C): not the pool's (N, C) */
+	ValId z = view(f, "z", q, 1, (int64_t[]){6});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){2, 3}, 1,
+	    (Arg[]){arg_val(y)}));
+	output(f, onnx(f, "Neg", "w", DT_F32, 1, (int64_t[]){6}, 1,
+	    (Arg[]){arg_val(z)}));
+	assert_int_equal(run(f, "fuse-pool-flatten,dce", false), 0);
+	assert_int_equal(count_op(f, "GlobalAveragePool"), 1);
+	NodeId m = find_op(f, "ReduceMean");
+	assert_int_not_equal(m, 0);
+	assert_int_equal(operand(f, m, 0), x);
+	int64_t axes[8];
+	assert_int_equal(const_ints(f, m, 1, axes), 2);
+	assert_int_equal(axes[0], 2);
+	assert_int_equal(axes[1], 3);
+	assert_int_equal(ir_find_arg(f->m, f->g, m, -1, "keepdims")->u.i, 0);
+	assert_int_equal(operand(f, ir_val(f->g, f->g->outputs[0])->def, 0),
+	    ir_nodep(f->g, m)->out);
+}
+
 int
 main(void)
 {
@@ -649,6 +802,9 @@ main(void)
 		T(einsum_leaves_shared_transposes_and_ellipses),
 		T(convbn_folds_a_norm_into_the_conv_after_it),
 		T(convbn_keeps_a_norm_before_a_padded_conv),
+		T(layout_merges_a_window_partition),
+		T(layout_leaves_shared_steps_and_drops_round_trips),
+		T(pool_flatten_is_a_reduce_mean),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
