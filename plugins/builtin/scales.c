@@ -11,6 +11,10 @@
  *   and s one number or one number per output channel (the MatMul's last
  *   axis, the Conv's axis 1, wherever the Transpose puts it), becomes P
  *   with W and b scaled per channel;
+ * - after, by one number: Mul(V, c) with V views (Reshape, Transpose...)
+ *   of one output of a Split of such a P along its last axis: P's columns
+ *   that go to that output are scaled; the Split's other outputs read
+ *   the new Split;
  * - before: MatMul(g, W) or Conv(g, W[, b]) where g is Mul(x, c) or
  *   Mul(Mul(x, c), y) with c one number becomes the same op of x (of
  *   Mul(x, y)) with W scaled by c (the bias stays: it is added after).
@@ -167,6 +171,98 @@ scale_conv(onnxc_rw *r, onnxc_value z, const float *s, uint64_t m)
 	return remake(r, c, b ? 3 : 2, in);
 }
 
+/* y = views of output k of Split(P) along P's last axis, P a MatMul
+ * (plus bias) as scale_linear takes, times one number c: P's columns of
+ * output k scaled instead; the Split's other outputs are replaced by the
+ * new Split's.  The new value standing for y * c, or 0. */
+static onnxc_value
+scale_split(onnxc_rw *r, onnxc_value y, float c)
+{
+	static const char *const views[] = {"Reshape", "Flatten", "Squeeze",
+	    "Unsqueeze", "Transpose"};
+	onnxc_node chain[8], sp = 0;
+	onnxc_node_info ci, si;
+	int len = 0;
+	onnxc_value z = y;
+	while (!sp && len < 8 && onnxc_rw_single(r, z)) {
+		onnxc_node d = onnxc_rw_def(r, z, NULL, &ci);
+		if (d && onnxc_rw_is(r, &ci, "Split")) {
+			sp = d;
+			break;
+		}
+		size_t i = 0;
+		while (d && i < sizeof views / sizeof *views &&
+		    !onnxc_rw_is(r, &ci, views[i]))
+			i++;
+		if (!d || i == sizeof views / sizeof *views)
+			return 0;
+		chain[len++] = d;
+		z = onnxc_rw_in(r, d, 0);
+	}
+	onnxc_dim d[R];
+	uint32_t dt;
+	int32_t rank;
+	onnxc_value p = sp ? onnxc_rw_in(r, sp, 0) : 0;
+	if (!sp || r->h->node_get(r->ctx, r->g, sp, &si) != ONNXC_OK ||
+	    si.nout > 64 || !onnxc_rw_single(r, p) ||
+	    !onnxc_rw_type(r, p, &dt, &rank, d) || rank < 1 || d[rank - 1].e)
+		return 0;
+	int64_t axis = onnxc_rw_attr_i(r, sp, "axis", 0);
+	if (axis != rank - 1 && axis != -1)
+		return 0;
+	/* the columns of output k, from the outputs' types */
+	uint64_t off = 0, len_k = 0, n = (uint64_t)d[rank - 1].n;
+	for (uint32_t j = 0; j < si.nout; j++) {
+		onnxc_dim dj[R];
+		int32_t rj;
+		if (!onnxc_rw_type(r, si.out + j, &dt, &rj, dj) || rj != rank ||
+		    dj[rank - 1].e)
+			return 0;
+		if (si.out + j == z)
+			len_k = (uint64_t)dj[rank - 1].n;
+		else if (!len_k)
+			off += (uint64_t)dj[rank - 1].n;
+	}
+	if (!len_k || off + len_k > n || n > (1u << 24))
+		return 0;
+	float *sv = malloc(n * sizeof *sv);
+	if (!sv) {
+		r->failed = 1;
+		return 0;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		sv[i] = i >= off && i < off + len_k ? c : 1;
+	onnxc_value q = scale_linear(r, p, sv, n);
+	free(sv);
+	onnxc_value in[8] = {q};
+	for (uint32_t i = 1; i < si.npos && i < 8; i++)
+		in[i] = onnxc_rw_in(r, sp, i);
+	onnxc_node ns = q && si.npos <= 8 ? onnxc_rw_emit(r, "Split",
+	    si.npos, in, si.nout, sp) : 0;
+	if (!ns)
+		return 0;
+	copy_attrs(r, sp, ns);
+	onnxc_value v = 0;
+	for (uint32_t j = 0; j < si.nout; j++) {
+		onnxc_value o = onnxc_rw_out(r, ns, j, si.out + j);
+		if (si.out + j == z)
+			v = o;
+		else
+			onnxc_rw_replace(r, si.out + j, o);
+	}
+	while (v && len > 0) {
+		onnxc_node_info li;
+		onnxc_node like = chain[--len];
+		if (r->h->node_get(r->ctx, r->g, like, &li) != ONNXC_OK)
+			return 0;
+		in[0] = v;
+		for (uint32_t i = 1; i < li.npos && i < 8; i++)
+			in[i] = onnxc_rw_in(r, like, i);
+		v = li.npos <= 8 ? remake(r, like, li.npos, in) : 0;
+	}
+	return v;
+}
+
 static int
 after(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 {
@@ -205,6 +301,8 @@ after(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 			v = scale_conv(r, z, sv, m);
 		if (v && t)
 			v = remake(r, t, 1, &v);
+		if (!v && axis < 0)
+			v = scale_split(r, y, sv[0]);
 		if (v)
 			return onnxc_rw_replace(r, ni->out, v);
 	}

@@ -58,6 +58,9 @@ const_ints(Fix *f, NodeId n, uint32_t i, int64_t *out)
 	return (int)(t->nbytes / 8);
 }
 
+static ValId view(Fix *f, const char *name, ValId x, int rank,
+    const int64_t *d);
+
 /* ----------------------------------------------------- static-reshapes */
 
 /* x: (N, 24, 4, 4) -> Reshape(x, Concat(Unsqueeze(Squeeze(Shape(x)[0:1])),
@@ -308,6 +311,60 @@ scales_fold_into_a_conv_and_keep_others(void **state)
 			assert_true(fabsf(want - got) <= 1e-6f * (1 +
 			    fabsf(want)));
 		}
+}
+
+static void
+scales_fold_a_number_into_one_split_output(void **state)
+{
+	Fix *f = *state;
+	static const float quarter = 0.25f;
+	/* h (2x3) @ W (3x2) + b, split into two columns; column 1 times 1/4
+	 * through a Reshape */
+	ValId h = input(f, "h", DT_F32, 2, s23, ROLE_USER_INPUT, NULL);
+	ValId w = input(f, "w", DT_F32, 2, s32, ROLE_PARAM, wm);
+	ValId b = input(f, "b", DT_F32, 1, s2, ROLE_PARAM, bm);
+	ValId c = input(f, "quarter", DT_F32, 0, NULL, ROLE_CONST, &quarter);
+	ValId mm = onnx(f, "MatMul", "mm", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(h), arg_val(w)});
+	ValId a = onnx(f, "Add", "a", DT_F32, 2, (int64_t[]){2, 2}, 2,
+	    (Arg[]){arg_val(mm), arg_val(b)});
+	ValId sizes = i64_const(f, "sizes", 2, (int64_t[]){1, 1});
+	NodeId sp = ir_node(f->g, D_ONNX, ir_intern(f->m, "Split"), 2);
+	ir_nodep(f->g, sp)->name = ir_intern(f->m, "sp");
+	ir_push_arg(f->g, sp, arg_val(a));
+	ir_push_arg(f->g, sp, arg_val(sizes));
+	ir_push_arg(f->g, sp, kw(f, "axis", arg_int(1)));
+	ValId q = ir_nodep(f->g, sp)->out, k = q + 1;
+	for (ValId v = q; v <= k; v++)
+		retype(f, v, 2, (int64_t[]){2, 1}, (ExprId[]){0, 0});
+	ValId kv = view(f, "kv", k, 1, (int64_t[]){2});
+	ValId ks = onnx(f, "Mul", "ks", DT_F32, 1, (int64_t[]){2}, 2,
+	    (Arg[]){arg_val(kv), arg_val(c)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 2, (int64_t[]){2, 1}, 1,
+	    (Arg[]){arg_val(q)}));
+	output(f, onnx(f, "Neg", "p", DT_F32, 1, (int64_t[]){2}, 1,
+	    (Arg[]){arg_val(ks)}));
+	assert_int_equal(run(f, "fold-scales,dce", false), 0);
+	assert_int_equal(count_op(f, "Mul"), 0);
+	assert_int_equal(count_op(f, "Split"), 1);
+	NodeId nm = find_op(f, "MatMul"), na = find_op(f, "Add");
+	NodeId ns = find_op(f, "Split");
+	/* both outputs read the new Split */
+	NodeId o = ir_val(f->g, f->g->outputs[0])->def;
+	assert_int_equal(operand(f, o, 0), ir_nodep(f->g, ns)->out);
+	NodeId r = ir_val(f->g, operand(f, ir_val(f->g,
+	    f->g->outputs[1])->def, 0))->def;
+	assert_string_equal(ir_str(f->m, ir_nodep(f->g, r)->op), "Reshape");
+	assert_int_equal(operand(f, r, 0), ir_nodep(f->g, ns)->out + 1);
+	/* column 0 as it was, column 1 a quarter of it */
+	const Tensor *w2 = weight_of(f, nm, 1);
+	const Tensor *b2 = weight_of(f, na, operand(f, na, 0) ==
+	    ir_nodep(f->g, nm)->out ? 1 : 0);
+	float want[4], got[4];
+	linear(wm, bm, want);
+	linear(w2->data, b2->data, got);
+	for (int i = 0; i < 4; i++)
+		assert_true(got[i] == (i % 2 ? want[i] * 0.25f : want[i]));
 }
 
 static void
@@ -794,6 +851,7 @@ main(void)
 		T(scales_fold_a_channel_scale_through_a_transpose),
 		T(scales_fold_gelus_half_into_the_next_matmul),
 		T(scales_fold_into_a_conv_and_keep_others),
+		T(scales_fold_a_number_into_one_split_output),
 		T(scales_training_changes_nothing),
 		T(fold_computes_masks_from_constants),
 		T(fold_gathers_a_bias_table),
