@@ -31,6 +31,38 @@ f32s(onnxc_rw *r, onnxc_value v, uint64_t n, onnxc_tensor_info *t)
 	return (const float *)t->data;
 }
 
+/* An inference batch norm's statistics, c channels of f32 constants. */
+typedef struct Norm {
+	const float *scale, *shift, *mean, *var;
+	double eps;
+} Norm;
+
+static int
+norm_of(onnxc_rw *r, onnxc_node bn, uint64_t c, Norm *n)
+{
+	onnxc_tensor_info t;
+	n->scale = f32s(r, onnxc_rw_in(r, bn, 1), c, &t);
+	n->shift = f32s(r, onnxc_rw_in(r, bn, 2), c, &t);
+	n->mean = f32s(r, onnxc_rw_in(r, bn, 3), c, &t);
+	n->var = f32s(r, onnxc_rw_in(r, bn, 4), c, &t);
+	n->eps = onnxc_rw_attr_f(r, bn, "epsilon", 1e-5);
+	return n->scale && n->shift && n->mean && n->var;
+}
+
+/* Room for the new weights (nw floats) and bias (nb floats). */
+static int
+scratch(onnxc_rw *r, uint64_t nw, uint64_t nb, float **w, float **b)
+{
+	*w = malloc((nw ? nw : 1) * sizeof **w);
+	*b = malloc((nb ? nb : 1) * sizeof **b);
+	if (*w && *b)
+		return 1;
+	free(*w);
+	free(*b);
+	r->failed = 1;
+	return 0;
+}
+
 /* The weights' name without ".weight", for the new initializers. */
 static void
 conv_name(onnxc_rw *r, onnxc_node conv, char *name, size_t cap)
@@ -82,34 +114,25 @@ rebuild(onnxc_rw *r, onnxc_node conv, onnxc_value out, onnxc_value x,
 static int
 fold(onnxc_rw *r, onnxc_node bn, onnxc_node conv, const onnxc_node_info *ni)
 {
-	onnxc_tensor_info tw, tb, ts, tB, tm, tv;
+	onnxc_tensor_info tw, tb;
 	onnxc_value w = onnxc_rw_in(r, conv, 1), b = onnxc_rw_in(r, conv, 2);
 	if (!onnxc_rw_const(r, w, &tw) || tw.dtype != ONNXC_DT_F32 ||
 	    tw.rank < 3 || tw.dims[0] <= 0)
 		return 0;
 	uint64_t m = (uint64_t)tw.dims[0], per = onnxc_rw_numel(&tw) / m;
 	const float *bias = b ? f32s(r, b, m, &tb) : NULL;
-	const float *sc = f32s(r, onnxc_rw_in(r, bn, 1), m, &ts);
-	const float *sh = f32s(r, onnxc_rw_in(r, bn, 2), m, &tB);
-	const float *mean = f32s(r, onnxc_rw_in(r, bn, 3), m, &tm);
-	const float *var = f32s(r, onnxc_rw_in(r, bn, 4), m, &tv);
-	if ((b && !bias) || !sc || !sh || !mean || !var)
+	Norm nm;
+	float *nw, *nb;
+	if ((b && !bias) || !norm_of(r, bn, m, &nm) ||
+	    !scratch(r, onnxc_rw_numel(&tw), m, &nw, &nb))
 		return 0;
-	double eps = onnxc_rw_attr_f(r, bn, "epsilon", 1e-5);
-	float *nw = malloc(onnxc_rw_numel(&tw) * sizeof *nw);
-	float *nb = malloc(m * sizeof *nb);
-	if (!nw || !nb) {
-		free(nw);
-		free(nb);
-		r->failed = 1;
-		return 0;
-	}
 	const float *ow = (const float *)tw.data;
 	for (uint64_t c = 0; c < m; c++) {
-		double s = sc[c] / sqrt((double)var[c] + eps);
+		double s = nm.scale[c] / sqrt((double)nm.var[c] + nm.eps);
 		for (uint64_t k = 0; k < per; k++)
 			nw[c * per + k] = (float)(ow[c * per + k] * s);
-		nb[c] = (float)(((bias ? bias[c] : 0.0) - mean[c]) * s + sh[c]);
+		nb[c] = (float)(((bias ? bias[c] : 0.0) - nm.mean[c]) * s +
+		    nm.shift[c]);
 	}
 	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, conv, 0), &tw, nw,
 	    nb);
@@ -140,7 +163,7 @@ static int
 fold_before(onnxc_rw *r, onnxc_node conv, const onnxc_node_info *ni)
 {
 	onnxc_node_info bi;
-	onnxc_tensor_info tw, tb, ts, tB, tm, tv;
+	onnxc_tensor_info tw, tb;
 	onnxc_value y = onnxc_rw_in(r, conv, 0), w = onnxc_rw_in(r, conv, 1);
 	onnxc_value b = ni->npos > 2 ? onnxc_rw_in(r, conv, 2) : 0;
 	onnxc_node bn = onnxc_rw_def(r, y, "BatchNormalization", &bi);
@@ -153,30 +176,21 @@ fold_before(onnxc_rw *r, onnxc_node conv, const onnxc_node_info *ni)
 	uint64_t m = (uint64_t)tw.dims[0], cin = (uint64_t)tw.dims[1];
 	uint64_t per = onnxc_rw_numel(&tw) / m / cin, c = cin * (uint64_t)group;
 	const float *bias = b ? f32s(r, b, m, &tb) : NULL;
-	const float *sc = f32s(r, onnxc_rw_in(r, bn, 1), c, &ts);
-	const float *sh = f32s(r, onnxc_rw_in(r, bn, 2), c, &tB);
-	const float *mean = f32s(r, onnxc_rw_in(r, bn, 3), c, &tm);
-	const float *var = f32s(r, onnxc_rw_in(r, bn, 4), c, &tv);
-	if (group < 1 || m % (uint64_t)group || (b && !bias) || !sc || !sh ||
-	    !mean || !var)
+	Norm nm;
+	float *nw, *nb;
+	if (group < 1 || m % (uint64_t)group || (b && !bias) ||
+	    !norm_of(r, bn, c, &nm) ||
+	    !scratch(r, onnxc_rw_numel(&tw), m, &nw, &nb))
 		return 0;
-	double eps = onnxc_rw_attr_f(r, bn, "epsilon", 1e-5);
-	float *nw = malloc(onnxc_rw_numel(&tw) * sizeof *nw);
-	float *nb = malloc(m * sizeof *nb);
-	if (!nw || !nb) {
-		free(nw);
-		free(nb);
-		r->failed = 1;
-		return 0;
-	}
 	const float *ow = (const float *)tw.data;
 	for (uint64_t o = 0; o < m; o++) {
 		double acc = bias ? bias[o] : 0.0;
 		uint64_t g = o / (m / (uint64_t)group);
 		for (uint64_t i = 0; i < cin; i++) {
 			uint64_t ch = g * cin + i;
-			double s = sc[ch] / sqrt((double)var[ch] + eps);
-			double t = sh[ch] - mean[ch] * s;
+			double s = nm.scale[ch] / sqrt((double)nm.var[ch] +
+			    nm.eps);
+			double t = nm.shift[ch] - nm.mean[ch] * s;
 			for (uint64_t k = 0; k < per; k++) {
 				uint64_t at = (o * cin + i) * per + k;
 				nw[at] = (float)(ow[at] * s);

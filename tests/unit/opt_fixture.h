@@ -1,5 +1,5 @@
 /* opt_fixture.h - building ONNX graphs for the -O2 pass tests
- * (test_opt_vision.c, test_opt_layout.c) and reading their constants.
+ * (test_opt.c, test_opt_vision.c, test_opt_layout.c) and reading their constants.
  * Include after pass_fixture.h. */
 #ifndef OPT_FIXTURE_H
 #define OPT_FIXTURE_H

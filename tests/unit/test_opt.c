@@ -15,29 +15,10 @@
 
 #include "passes/pipeline.h"
 #include "pass_fixture.h"
+#include "opt_fixture.h"
 
 static const int64_t d3[] = {3}, d23[] = {2, 3}, d32[] = {3, 2},
     d6[] = {6}, d1[] = {1};
-
-static ValId
-onnx(Fix *f, const char *op, const char *name, DType dt, int rank,
-    const int64_t *dims, int nargs, const Arg *args)
-{
-	return node(f, D_ONNX, op, name, dt, rank, dims, nargs, args);
-}
-
-/* A Constant node holding n int64s. */
-static ValId
-i64_const(Fix *f, const char *name, int n, const int64_t *v)
-{
-	int64_t *len = arena_alloc(f->m->arena, sizeof *len);
-	*len = n;
-	Tensor t = {.dtype = DT_I64, .rank = 1, .dims = len, .data = v,
-		.nbytes = (uint64_t)n * 8};
-	return onnx(f, "Constant", name, DT_I64, 1, len, 1,
-	    (Arg[]){kw(f, "value", (Arg){.kind = A_TENSOR,
-	    .u.t = ir_tensor(f->m, &t)})});
-}
 
 static ValId
 arg0(Fix *f, NodeId n)
