@@ -24,6 +24,7 @@ extern const onnxc_plugin_info onnxc_plugin_convbn;
 extern const onnxc_plugin_info onnxc_plugin_activations;
 extern const onnxc_plugin_info onnxc_plugin_lift;
 extern const onnxc_plugin_info onnxc_plugin_prune;
+extern const onnxc_plugin_info onnxc_plugin_neutral;
 
 static PlRegistry *
 registry(Module *m)
@@ -35,7 +36,7 @@ registry(Module *m)
 		&onnxc_plugin_functionalize, &onnxc_plugin_random,
 		&onnxc_plugin_simplify, &onnxc_plugin_convbn,
 		&onnxc_plugin_activations, &onnxc_plugin_lift,
-		&onnxc_plugin_prune,
+		&onnxc_plugin_prune, &onnxc_plugin_neutral,
 	};
 	PlRegistry *r = pl_registry_new(m);
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)

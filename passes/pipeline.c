@@ -19,8 +19,8 @@ static const char *const presets[] = {
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
 	"cse,dce",
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	    "fold{max-size=268435456},simplify,fuse-conv-bn,fuse-activations,"
-	    "lift-constants,cse,dce,prune-initializers",
+	    "fold{max-size=268435456},drop-neutral,simplify,fuse-conv-bn,"
+	    "fuse-activations,lift-constants,cse,dce,prune-initializers",
 };
 
 /* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
@@ -39,6 +39,7 @@ static const struct {
 	{"fuse-conv-bn", "convbn.so"},
 	{"prune-initializers", "prune.so"},
 	{"fuse-activations", "activations.so"},
+	{"drop-neutral", "neutral.so"},
 };
 
 const char *

@@ -41,7 +41,7 @@ setup(void **state)
 	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
 	f->reg = pl_registry_new(f->m);
 	static const char *const mods[] = {"fold", "cse", "dce", "simplify",
-	    "lift", "convbn", "prune", "activations"};
+	    "lift", "convbn", "prune", "activations", "neutral"};
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/%s.so", plugdir, mods[i]);

@@ -99,5 +99,15 @@ onnxc_status fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 
 /* --- onnx.c --- */
 onnxc_status fold_onnx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni);
+/* positional input i of n when it is a constant */
+int fold_onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    uint32_t i, Ten *out);
+int fold_onnx_attr(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    const char *name, onnxc_arg *a);
+
+/* --- onnx_math.c: elementwise, comparison, Where, Expand, Gather, Range
+ * (SKIP, DONE or FAIL) --- */
+int fold_onnx_math(Fold *f, const char *op, onnxc_node n,
+    const onnxc_node_info *ni, Ten *r);
 
 #endif

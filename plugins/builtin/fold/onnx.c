@@ -1,6 +1,7 @@
 /* onnx.c - inside the fold plugin: folding ONNX nodes.  Identity, Cast,
  * Reshape, Unsqueeze, Squeeze, Transpose and Concat of constants, and
- * Shape of a value whose shape is static, become Constant nodes. */
+ * Shape of a value whose shape is static, become Constant nodes; so do
+ * the ops of onnx_math.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +16,9 @@ i64s(const Ten *t, int64_t *out, int cap)
 	return (int)t->numel;
 }
 
-static int
-onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni, uint32_t i,
-    Ten *out)
+int
+fold_onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    uint32_t i, Ten *out)
 {
 	onnxc_arg a;
 	return i < ni->npos &&
@@ -25,8 +26,8 @@ onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni, uint32_t i,
 	    a.kind == ONNXC_ARG_VALUE && fold_constant(f, a.ref, out);
 }
 
-static int
-onnx_attr(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+int
+fold_onnx_attr(Fold *f, onnxc_node n, const onnxc_node_info *ni,
     const char *name, onnxc_arg *a)
 {
 	return fold_keyed(f, n, ni, f->h->intern(f->ctx, name), a);
@@ -46,9 +47,9 @@ onnx_shape(Fold *f, onnxc_node n, const onnxc_node_info *ni, Ten *r)
 	    f->h->value_dims(f->ctx, f->g, a.ref, d, MAXRANK) != ONNXC_OK)
 		return SKIP;
 	end = vi.rank;
-	if (onnx_attr(f, n, ni, "start", &a) && a.kind == ONNXC_ARG_INT)
+	if (fold_onnx_attr(f, n, ni, "start", &a) && a.kind == ONNXC_ARG_INT)
 		start = a.i;
-	if (onnx_attr(f, n, ni, "end", &a) && a.kind == ONNXC_ARG_INT)
+	if (fold_onnx_attr(f, n, ni, "end", &a) && a.kind == ONNXC_ARG_INT)
 		end = a.i;
 	start += start < 0 ? vi.rank : 0;
 	end += end < 0 ? vi.rank : 0;
@@ -79,34 +80,34 @@ onnx_eval(Fold *f, const char *op, onnxc_node n, const onnxc_node_info *ni,
 		return onnx_shape(f, n, ni, r);
 	if (strcmp(op, "Concat") == 0) {
 		Ten in[16];
-		if (ni->npos > 16 || !onnx_attr(f, n, ni, "axis", &a) ||
+		if (ni->npos > 16 || !fold_onnx_attr(f, n, ni, "axis", &a) ||
 		    a.kind != ONNXC_ARG_INT)
 			return SKIP;
 		for (uint32_t i = 0; i < ni->npos; i++)
-			if (!onnx_input(f, n, ni, i, &in[i]))
+			if (!fold_onnx_input(f, n, ni, i, &in[i]))
 				return SKIP;
 		return fold_concat(f, in, (int)ni->npos, a.i, r);
 	}
-	if (!onnx_input(f, n, ni, 0, &x))
+	if (!fold_onnx_input(f, n, ni, 0, &x))
 		return SKIP;
 	if (strcmp(op, "Identity") == 0)
 		return fold_copy(f, &x, r);
 	if (strcmp(op, "Cast") == 0)
-		return onnx_attr(f, n, ni, "to", &a) &&
+		return fold_onnx_attr(f, n, ni, "to", &a) &&
 		    a.kind == ONNXC_ARG_INT ? fold_cast(f, &x, r, (uint32_t)a.i)
 		    : SKIP;
 	if (strcmp(op, "Transpose") == 0) {
 		k = x.rank;
 		for (int i = 0; i < k; i++)
 			v[i] = k - 1 - i;
-		if (onnx_attr(f, n, ni, "perm", &a))
+		if (fold_onnx_attr(f, n, ni, "perm", &a))
 			k = fold_ints(f, &a, v, MAXRANK);
 		return k < 0 ? SKIP : fold_permute(f, &x, r, v, k);
 	}
 	if (strcmp(op, "Reshape") == 0) {
-		int zero = !(onnx_attr(f, n, ni, "allowzero", &a) &&
+		int zero = !(fold_onnx_attr(f, n, ni, "allowzero", &a) &&
 		    a.kind == ONNXC_ARG_INT && a.i);
-		if (!onnx_input(f, n, ni, 1, &y) ||
+		if (!fold_onnx_input(f, n, ni, 1, &y) ||
 		    (k = i64s(&y, v, MAXRANK)) < 0)
 			return SKIP;
 		for (int i = 0; i < k; i++)
@@ -120,7 +121,7 @@ onnx_eval(Fold *f, const char *op, onnxc_node n, const onnxc_node_info *ni,
 	}
 	if (strcmp(op, "Unsqueeze") == 0) {
 		int put[MAXRANK] = {0};
-		if (!onnx_input(f, n, ni, 1, &y) ||
+		if (!fold_onnx_input(f, n, ni, 1, &y) ||
 		    (k = i64s(&y, v, MAXRANK)) < 0 || x.rank + k > MAXRANK)
 			return SKIP;
 		int rank = x.rank + k;
@@ -137,7 +138,7 @@ onnx_eval(Fold *f, const char *op, onnxc_node n, const onnxc_node_info *ni,
 	}
 	if (strcmp(op, "Squeeze") == 0) {
 		int drop[MAXRANK] = {0};
-		if (ni->npos > 1 && onnx_input(f, n, ni, 1, &y)) {
+		if (ni->npos > 1 && fold_onnx_input(f, n, ni, 1, &y)) {
 			if ((k = i64s(&y, v, MAXRANK)) < 0)
 				return SKIP;
 			for (int i = 0; i < k; i++) {
@@ -161,7 +162,7 @@ onnx_eval(Fold *f, const char *op, onnxc_node n, const onnxc_node_info *ni,
 				dims[k++] = x.dims[i];
 		return fold_reshape(f, &x, r, k, dims);
 	}
-	return SKIP;
+	return fold_onnx_math(f, op, n, ni, r);
 }
 
 /* Replace n's output by a Constant node holding r. */
