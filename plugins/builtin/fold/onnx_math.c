@@ -170,7 +170,8 @@ apply(int op, int fl, double fa, double fb, int64_t ia, int64_t ib,
 	case M_SUB: *fr = fa - fb; *ir = (int64_t)(ua - ub); break;
 	case M_MUL: *fr = fa * fb; *ir = (int64_t)(ua * ub); break;
 	case M_DIV:
-		if (!fl && (ib == 0 || (ib == -1 && ia == INT64_MIN)))
+		if (!fl && (ib == 0 || (ib == -1 && (ia == INT64_MIN ||
+		    ia == INT32_MIN))))
 			return 0;
 		*fr = fa / fb;
 		*ir = fl ? 0 : ia / ib;  /* C truncates, as ONNX does */
@@ -314,8 +315,9 @@ range(Fold *f, const Ten *in, Ten *r)
 			return SKIP;
 	int64_t start = geti(&in[0], 0), limit = geti(&in[1], 0);
 	int64_t delta = geti(&in[2], 0);
-	if (delta == 0 || llabs(start) > INT64_MAX / 4 ||
-	    llabs(limit) > INT64_MAX / 4)
+	const int64_t lim = INT64_MAX / 4;  /* no overflow below */
+	if (delta == 0 || start > lim || start < -lim || limit > lim ||
+	    limit < -lim)
 		return SKIP;
 	int64_t span = limit - start, n = span / delta;
 	n += n * delta != span && (span > 0) == (delta > 0);
