@@ -166,9 +166,18 @@ fold_computes_a_mask_and_limits_growth(void **state)
 	ValId e = op2(f, "Expand", "e", DT_F32, 2, big, f32(f, "one", 1),
 	    i64s(f, "bigsh", 2, big));
 	output(f, op2(f, "Mul", "z", DT_F32, 2, big, e, f32(f, "k", 2)));
+	/* and so does a lookup of 300 rows of 300 in a 2-row table */
+	static const int64_t d2r[] = {2, 300};
+	static const float tab[600];
+	static const int64_t idx[300];
+	ValId g = onnx(f, "Gather", "g", DT_F32, 2, big, 3, (Arg[]){
+	    arg_val(input(f, "tab", DT_F32, 2, d2r, ROLE_CONST, tab)),
+	    arg_val(i64s(f, "idx", 300, idx)), kw(f, "axis", arg_int(0))});
+	output(f, op2(f, "Mul", "z2", DT_F32, 2, big, g, f32(f, "k2", 2)));
 	assert_int_equal(run(f, "fold{max-size=268435456},dce", false), 0);
 	assert_int_equal(count_op(f, "Where"), 0);
 	assert_int_equal(count_op(f, "Expand"), 1);
+	assert_int_equal(count_op(f, "Gather"), 1);
 	const Tensor *c = const_of(f, operand(f, find_op(f, "Add"), 1));
 	assert_non_null(c);
 	float want[] = {0, -INFINITY, -INFINITY, 0, 0, -INFINITY};

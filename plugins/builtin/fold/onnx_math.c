@@ -6,9 +6,9 @@
  * floats with one rounding per operation (computed in double and rounded
  * once to f32, which gives IEEE f32 arithmetic's result for + - * /), and
  * Log correctly rounded (ONNX Runtime's is within an ulp of it).
- * A result larger than every operand (Expand, broadcasting) is folded only
- * up to GROW elements: folding must not turn a small constant into a big
- * initializer.
+ * A result larger than every operand (Expand, broadcasting, Gather,
+ * Range) is folded only up to GROW elements: folding must not turn a
+ * small constant into a big initializer.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -277,7 +277,8 @@ gather(Fold *f, const Ten *x, const Ten *idx, int64_t axis, Ten *r)
 		dims[n++] = idx->dims[i];
 	for (int i = (int)axis + 1; i < x->rank; i++)
 		dims[n++] = x->dims[i];
-	if (fold_shape(f, r, x->dt, rank, dims) != DONE)
+	if (fold_shape(f, r, x->dt, rank, dims) != DONE || (r->numel > GROW &&
+	    r->numel > x->numel && r->numel > idx->numel))
 		return SKIP;
 	uint64_t outer = fold_numel((int)axis, x->dims);
 	uint64_t inner = fold_numel(x->rank - (int)axis - 1,
