@@ -19,8 +19,8 @@ static const char *const presets[] = {
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
 	"cse,dce",
 	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	    "fold{max-size=268435456},static-reshapes,simplify,fuse-conv-bn,"
-	    "fuse-activations,dce,fold-scales,fuse-einsum-transposes,"
+	    "fold{max-size=268435456},drop-neutral,static-reshapes,simplify,"
+	    "fuse-conv-bn,fuse-activations,dce,fold-scales,fuse-einsum-transposes,"
 	    "merge-layout-chains,fuse-pool-flatten,lift-constants,cse,dce,"
 	    "prune-initializers",
 };
@@ -46,6 +46,7 @@ static const struct {
 	{"fuse-einsum-transposes", "einsum.so"},
 	{"merge-layout-chains", "layout.so"},
 	{"fuse-pool-flatten", "pool.so"},
+	{"drop-neutral", "neutral.so"},
 };
 
 const char *

@@ -2,22 +2,39 @@
 # Benchmark (not a test): ONNX Runtime (onnxruntime-node) latency of onnxc's -O1 and -O2 output,
 # side by side, for the largest cases (by weights) of the given folders, with node counts.
 # Each model pair is warmed up, then run in turns; the medians are printed (bench_latency.js).
-# usage: tools/bench_latency.sh [-n COUNT] [-r RUNS] [ONNXC] [DIR...]
+# usage: tools/bench_latency.sh [-n COUNT] [-r RUNS] [--big] [ONNXC] [DIR...]
 # Defaults: 6 cases, 30 runs, build/onnxc, ../shared/exports/torch-2.14 (cf_* and the __core
 # twins left out; a __core case's weights file naming ../X/weights.safetensors is followed).
+# --big: full-size ResNet-50, ViT-B/16 and a 12-layer BERT instead, made once by
+# tools/make_big_models.py with real PyTorch (../shared/tools/torch-env, 2.14) into
+# $BENCH_MODELS (default build/big-models: a cache, never committed).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-count=6 runs=30
+count=6 runs=30 big=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-n) count=$2; shift 2;;
 	-r) runs=$2; shift 2;;
+	--big) big=1; shift;;
 	*) break;;
 	esac
 done
 onnxc=${1:-$root/build/onnxc}
 [ $# -gt 0 ] && shift
 dirs=("$@")
+if [ $big = 1 ]; then
+	models=${BENCH_MODELS:-$root/build/big-models}
+	mkdir -p "$models" && models=$(cd "$models" && pwd)
+	case $models in "$root"/*) ;; *)
+		echo "bench_latency: BENCH_MODELS must be inside $root (torch-env sees only it)" >&2; exit 2;;
+	esac
+	# torch-env mounts the working folder and ../shared; a copy of caselib saves relying on the latter
+	cp "$root/../shared/tools/gen2/caselib.py" "$models/" &&
+		(cd "$root" && "$root/../shared/tools/torch-env" run 2.14 env ONNXC_CASELIB="$models" \
+			python3 tools/make_big_models.py "$models") ||
+		{ echo "bench_latency: could not make the full-size models" >&2; exit 1; }
+	dirs=("$models")
+fi
 [ ${#dirs[@]} -gt 0 ] || dirs=("$root/../shared/exports/torch-2.14")
 [ -x "$onnxc" ] || { echo "bench_latency: no onnxc at $onnxc" >&2; exit 2; }
 export NODE_PATH="$root/tools/node_modules${NODE_PATH:+:$NODE_PATH}"

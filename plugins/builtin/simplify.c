@@ -48,12 +48,16 @@ axes_of(onnxc_rw *r, onnxc_node n, int64_t rank, int64_t *ax)
 	return k;
 }
 
+/* v's rank or -1; a Shape's result is 1-D even where it is untyped. */
 static int32_t
 rank_of(onnxc_rw *r, onnxc_value v)
 {
 	uint32_t dt;
 	int32_t rank;
-	return onnxc_rw_type(r, v, &dt, &rank, NULL) ? rank : -1;
+	onnxc_node_info si;
+	if (onnxc_rw_type(r, v, &dt, &rank, NULL) && rank >= 0)
+		return rank;
+	return onnxc_rw_def(r, v, "Shape", &si) ? 1 : -1;
 }
 
 /* An i64 1-D initializer holding a list of ints. */

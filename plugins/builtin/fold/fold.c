@@ -13,15 +13,16 @@
  * annotations fix) gives its result as a number on the value (its
  * expression), which the lowering turns into a constant.
  * On the ONNX graph: Identity, Cast, Reshape, Unsqueeze, Squeeze,
- * Transpose, Concat, Expand, Slice, Gather, ScatterElements, Where, Equal,
- * Not, Add, Sub, Mul and Div of constants (Constant nodes, initializers),
- * and Shape of a value whose shape is static, become Constant nodes; the
- * nodes that fed them are left to dce.
+ * Transpose, Concat, Gather, Expand, Slice, ScatterElements, Where, Range,
+ * comparisons, logic, Min, Max, Abs, Neg, Log and + - * / of constants (Constant nodes,
+ * initializers), and Shape of a value whose shape is static, become
+ * Constant nodes; the nodes that fed them are left to dce.
  *
  * What is folded is computed exactly as PyTorch and ONNX Runtime do:
- * data movement, casts between f32/f64/i64/i32/bool, comparisons and
- * selections, and + - * / on operands of one dtype (f32, f64; i64
- * without /).  Nothing else.
+ * data movement, casts between f32/f64/i64/i32/bool, + - * / on operands
+ * of one dtype (f32, f64; i64 without / on the FX graph), comparisons and
+ * selections; and, on the ONNX graph, Log correctly rounded (ONNX
+ * Runtime's is within an ulp of it).  Nothing else.
  * Never folded: nodes reading user inputs' data, results that are graph
  * outputs (their names are the model's interface), results bigger than
  * max-size, and under --training anything computed from parameters or

@@ -105,8 +105,15 @@ int fold_onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 int fold_onnx_attr(Fold *f, onnxc_node n, const onnxc_node_info *ni,
     const char *name, onnxc_arg *a);
 
-/* --- compute.c: Expand, Slice, Gather, ScatterElements, Where, Equal,
- * Not, Add, Sub, Mul and Div of constants (SKIP, DONE or FAIL) --- */
+/* --- onnx_math.c: elementwise, comparison, Where, Expand, Gather, Range
+ * (SKIP, DONE or FAIL) --- */
+int fold_onnx_math(Fold *f, const char *op, onnxc_node n,
+    const onnxc_node_info *ni, Ten *r);
+/* element i of an integer or bool tensor as int64 */
+int64_t fold_geti(const Ten *t, uint64_t i);
+
+/* --- compute.c: Slice and ScatterElements of constants (SKIP, DONE or
+ * FAIL) --- */
 int fold_onnx_compute(Fold *f, const char *op, onnxc_node n,
     const onnxc_node_info *ni, Ten *r);
 

@@ -1,7 +1,7 @@
 /* onnx.c - inside the fold plugin: folding ONNX nodes.  Identity, Cast,
  * Reshape, Unsqueeze, Squeeze, Transpose and Concat of constants, and
  * Shape of a value whose shape is static, become Constant nodes; so do
- * the ops compute.c evaluates. */
+ * the ops of onnx_math.c and compute.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +17,8 @@ i64s(const Ten *t, int64_t *out, int cap)
 }
 
 int
-fold_onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni, uint32_t i,
-    Ten *out)
+fold_onnx_input(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    uint32_t i, Ten *out)
 {
 	onnxc_arg a;
 	return i < ni->npos &&
@@ -162,7 +162,8 @@ onnx_eval(Fold *f, const char *op, onnxc_node n, const onnxc_node_info *ni,
 				dims[k++] = x.dims[i];
 		return fold_reshape(f, &x, r, k, dims);
 	}
-	return fold_onnx_compute(f, op, n, ni, r);
+	int rc = fold_onnx_math(f, op, n, ni, r);
+	return rc == SKIP ? fold_onnx_compute(f, op, n, ni, r) : rc;
 }
 
 /* Replace n's output by a Constant node holding r. */

@@ -197,7 +197,9 @@ broadcast(Fold *f, const Ten *a, const Ten *b, Ten *r, uint32_t dt,
 
 /* Casts between f32, f64, i64, i32 and bool, as static_cast does; a
  * float out of an integer type's range is left alone (C leaves it
- * undefined, and so does PyTorch). */
+ * undefined, and so does PyTorch), except one below int64's (-inf: the
+ * log of a zero distance), which the CPUs PyTorch and ONNX Runtime run on
+ * make INT64_MIN (x86's cvttsd2si, ARM's saturating fcvtzs). */
 int
 fold_cast(Fold *f, const Ten *x, Ten *r, uint32_t to)
 {
@@ -251,10 +253,11 @@ fold_cast(Fold *f, const Ten *x, Ten *r, uint32_t to)
 		} else if (to == ONNXC_DT_BOOL) {
 			*p = isf ? d != 0 || isnan(d) : v != 0;
 		} else if (to == ONNXC_DT_I64) {
-			if (isf && !(d >= -9223372036854775808.0 &&
+			int low = isf && d < -9223372036854775808.0;
+			if (isf && !low && !(d >= -9223372036854775808.0 &&
 			    d < 9223372036854775808.0))
 				return SKIP;
-			int64_t t = isf ? (int64_t)d : v;
+			int64_t t = low ? INT64_MIN : isf ? (int64_t)d : v;
 			memcpy(p, &t, 8);
 		} else {
 			if (isf && !(d > -2147483649.0 && d < 2147483648.0))
