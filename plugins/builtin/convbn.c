@@ -1,5 +1,5 @@
 /* convbn.c - pass "fuse-conv-bn": folds inference batch norm into the conv
- * before it.
+ * before it, or into an unpadded conv after it.
  *
  * Requires: the ONNX graph ("lower" has run), every use after its
  * definition.
@@ -231,7 +231,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 static const onnxc_pass_info pass = {
 	.size = sizeof(onnxc_pass_info),
 	.name = "fuse-conv-bn",
-	.summary = "fold inference BatchNormalization into the Conv before it",
+	.summary = "fold inference BatchNormalization into the Conv before "
+	    "it (or an unpadded Conv after it)",
 	.run = run,
 };
 
