@@ -57,21 +57,24 @@ puts_(Buf *b, const char *s)
 static void
 putf(Buf *b, const char *f, ...)
 {
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(NULL, 0, f, ap);
-	va_end(ap);
-	if (n <= 0)
-		return;
 	put(b, "", 0);  /* room for the terminator at least */
-	if (b->n + (size_t)n + 1 > b->cap) {
+	for (;;) {
+		va_list ap;
+		size_t room = b->cap - b->n;
+		va_start(ap, f);
+		int n = vsnprintf(b->p + b->n, room, f, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->p[b->n] = 0;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->n += (size_t)n;
+			return;
+		}
 		b->cap = (b->n + (size_t)n + 1) * 2;
 		b->p = xrealloc(b->p, b->cap);
 	}
-	va_start(ap, f);
-	vsnprintf(b->p + b->n, (size_t)n + 1, f, ap);
-	va_end(ap);
-	b->n += (size_t)n;
 }
 
 /* the buffer's text into the arena; the buffer starts over */
@@ -177,7 +180,10 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 	Buf *b = &x->b;
 	switch (a->kind) {
 	case A_NONE: puts_(b, "None"); break;
-	case A_VAL: putf(b, "%%%s", ir_str(m, ir_val(g, a->u.v)->name)); break;
+	case A_VAL:
+		puts_(b, "%");
+		puts_(b, ir_str(m, ir_val(g, a->u.v)->name));
+		break;
 	case A_INT: putf(b, "%lld", (long long)a->u.i); break;
 	case A_FLOAT: pyfloat(b, a->u.f); break;
 	case A_BOOL: puts_(b, a->u.i ? "True" : "False"); break;
@@ -187,7 +193,8 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 		break;
 	case A_LAYOUT:
 	case A_MEMFMT:
-		putf(b, "torch.%s", ir_str(m, a->u.s));
+		puts_(b, "torch.");
+		puts_(b, ir_str(m, a->u.s));
 		break;
 	case A_LIST:
 	case A_TUPLE: {
@@ -234,7 +241,8 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 		const Arg *a = ir_arg(g, id, i);
 		if (i > npos)
 			puts_(b, ", ");
-		putf(b, "%s: ", ir_str(m, a->key));
+		puts_(b, ir_str(m, a->key));
+		puts_(b, ": ");
 		fxarg(x, g, a);
 	}
 	puts_(b, "})");
@@ -398,7 +406,8 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 			l += len + (nl != NULL);
 		}
 		if (view == 0) {
-			putf(b, "%s: ", name);
+			puts_(b, name);
+			puts_(b, ": ");
 			target(b, op, false);
 			out->ns = take(x);
 		} else if (view == 1) {

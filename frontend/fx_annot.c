@@ -108,6 +108,19 @@ parsedim(Module *m, const char *s, size_t n, Loc loc, Dim *d)
 		ir_error(m, at(loc, i), "empty dimension in annotation");
 		return -1;
 	}
+	/* a plain number, what nearly every dim is, without the expression
+	 * parser (no leading zero: Python has none, the parser says why) */
+	if (n - i <= 18 && (s[i] != '0' || n - i == 1)) {
+		int64_t v = 0;
+		size_t k = i;
+		while (k < n && s[k] >= '0' && s[k] <= '9')
+			v = v * 10 + (s[k++] - '0');
+		if (k == n) {
+			d->n = v;
+			d->e = 0;
+			return 0;
+		}
+	}
 	ExprId e;
 	size_t err = 0;
 	if (ir_expr_parse(m, s + i, n - i, &e, &err) != 0) {

@@ -590,8 +590,8 @@ fx_peek(Parser *p, int k)
 	if (p->join > 0) {
 		int j = 0;
 		for (int i = 0; i < p->nla; i++)
-			if (!skippable(p, &p->la[i]))
-				p->la[j++] = p->la[i];
+			if (!skippable(p, &p->la[i]) && j++ != i)
+				p->la[j - 1] = p->la[i];
 		p->nla = j;
 	}
 	while (p->nla <= k) {
