@@ -607,6 +607,10 @@ fx_peek(Parser *p, int k)
 Token *
 fx_cur(Parser *p)
 {
+	/* the common case, without fx_peek's bookkeeping: a lookahead
+	 * token that joining would not drop is the current one */
+	if (p->nla > 0 && !skippable(p, &p->la[0]))
+		return &p->la[0];
 	return fx_peek(p, 0);
 }
 
