@@ -93,7 +93,15 @@ pyrepr(Buf *b, const char *s)
 {
 	char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
 	put(b, &q, 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		/* a run of characters that stand for themselves, at once */
+		const unsigned char *r = p;
+		while (*r >= 0x20 && *r != 0x7f && *r != '\\' && *r != q)
+			r++;
+		put(b, (const char *)p, (size_t)(r - p));
+		p = r;
+		if (!*p)
+			break;
 		if (*p == '\\' || *p == (unsigned char)q)
 			putf(b, "\\%c", *p);
 		else if (*p == '\n')
@@ -102,10 +110,9 @@ pyrepr(Buf *b, const char *s)
 			puts_(b, "\\t");
 		else if (*p == '\r')
 			puts_(b, "\\r");
-		else if (*p < 0x20 || *p == 0x7f)
-			putf(b, "\\x%02x", *p);
 		else
-			put(b, (const char *)p, 1);
+			putf(b, "\\x%02x", *p);
+		p++;
 	}
 	put(b, &q, 1);
 }
@@ -226,8 +233,13 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 	const Graph *g = ir_graph(m, gid);
 	const Node *n = ir_nodep(g, id);
 	Buf *b = &x->b;
-	putf(b, "%%%s : [num_users=%u] = call_function[target=",
-	    ir_str(m, n->name), x->users[gid][id]);
+	char users[16];
+	snprintf(users, sizeof users, "%u", x->users[gid][id]);
+	puts_(b, "%");
+	puts_(b, ir_str(m, n->name));
+	puts_(b, " : [num_users=");
+	puts_(b, users);
+	puts_(b, "] = call_function[target=");
 	target(b, ir_str(m, n->op), true);
 	puts_(b, "](args = (");
 	uint32_t npos = ir_npos(g, id);
