@@ -168,8 +168,12 @@ pb_open(Pb *w, uint32_t field)
 		put_varint(w, w->lens[w->next++]);
 		return;
 	}
-	vgrow((void **)&w->lens, &w->clens, w->nlens + 1, sizeof *w->lens);
-	vgrow((void **)&w->open, &w->copen, w->depth + 1, sizeof *w->open);
+	if (w->nlens == w->clens)
+		vgrow((void **)&w->lens, &w->clens, w->nlens + 1,
+		    sizeof *w->lens);
+	if (w->depth == w->copen)
+		vgrow((void **)&w->open, &w->copen, w->depth + 1,
+		    sizeof *w->open);
 	w->open[w->depth++] = (PbOpen){w->nlens++, w->pos};
 }
 

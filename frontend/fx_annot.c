@@ -202,8 +202,8 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 		return -1;
 	}
 	/* split the dims at top-level commas */
-	Dim *dims = NULL;
-	uint32_t rank = 0, cap = 0;
+	Dim dims[MAXRANK];
+	uint32_t rank = 0;
 	int rc = 0;
 	size_t b = open + 1;
 	bool empty = true;
@@ -226,7 +226,6 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 				rc = -1;
 				break;
 			}
-			vgrow((void **)&dims, &cap, rank + 1, sizeof *dims);
 			if (parsedim(m, s + b, k - b, at(loc, b),
 			    &dims[rank]) != 0)
 				rc = -1;
@@ -241,7 +240,6 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 	}
 	if (rc == 0)
 		ir_set_tensor(g, v, dt, (int32_t)rank, dims);
-	free(dims);
 	/* optional strides "[3, 1]" and device "cpu" / "cuda:0" */
 	i = close + 1;
 	if (i < n && s[i] == '[') {

@@ -424,6 +424,8 @@ fx_tok_is(const Token *t, TokKind k, const char *text)
 		return false;
 	if (!text)
 		return true;
+	if (t->n == 0 || t->p[0] != text[0])
+		return false;   /* most mismatches, without strlen */
 	size_t n = strlen(text);
 	return t->n == n && memcmp(t->p, text, n) == 0;
 }
