@@ -533,7 +533,7 @@ emit_tensor(Enc *e, Pb *w, uint32_t field, const Tensor *t, const char *name,
 	pb_varint(w, TENSOR_DATA_TYPE, t->dtype);
 	pb_str(w, TENSOR_NAME, name);
 	if (!in || !in->ext) {
-		pb_bytes(w, TENSOR_RAW_DATA, t->data, t->nbytes);
+		pb_weights(w, TENSOR_RAW_DATA, t->data, t->nbytes);
 	} else {
 		char off[24], len[24];
 		snprintf(off, sizeof off, "%llu", (unsigned long long)in->off);

@@ -124,8 +124,10 @@ pb_fixed32(Pb *w, uint32_t field, uint32_t v)
 	w->pos += 4;
 }
 
-void
-pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
+/* A bytes field; direct: its bytes go to the destination themselves, not
+ * through the buffer */
+static void
+bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
 {
 	tag(w, field, WT_LEN);
 	put_varint(w, n);
@@ -135,20 +137,30 @@ pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
 	}
 	if (n == 0)
 		return;
-	if (n <= BUFSZ / 4) {
+	if (!direct && n <= BUFSZ / 4) {
 		memcpy(room(w, n), p, n);
 		w->nbuf += n;
 		w->pos += n;
 		return;
 	}
-	/* big (weights): past the buffer, so a weights mapping reaches
-	 * be_out_write whole */
 	drain(w);
 	w->pos += n;
 	if (w->mem)
 		memcpy(w->mem + w->pos - n, p, n);
 	else if (!w->err)
 		w->err = be_out_write(w->out, p, n);
+}
+
+void
+pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
+{
+	bytes(w, field, p, n, false);
+}
+
+void
+pb_weights(Pb *w, uint32_t field, const void *p, size_t n)
+{
+	bytes(w, field, p, n, true);
 }
 
 void

@@ -8,8 +8,6 @@
  * twice, so writing is one pass over the IR per mode.  Fields go out in the
  * order they are emitted: callers emit them in field-number order, as
  * protobuf-c and the C++ runtime do, so the bytes are the canonical ones.
- * Bytes fields of a registered source (weights) go to be_out_write whole,
- * which turns them into a kernel copy.
  */
 #ifndef ONNXC_PB_H
 #define ONNXC_PB_H
@@ -50,6 +48,10 @@ void pb_free(Pb *w);
 void pb_varint(Pb *w, uint32_t field, uint64_t v);  /* int32/64, enum */
 void pb_fixed32(Pb *w, uint32_t field, uint32_t v); /* float bits */
 void pb_bytes(Pb *w, uint32_t field, const void *p, size_t n);
+/* Bytes that may lie in a source (copy.h): handed to be_out_write as they
+ * are, when they are written, so that a big tensor becomes a kernel copy
+ * and a small one is read from its mapping only then. */
+void pb_weights(Pb *w, uint32_t field, const void *p, size_t n);
 void pb_str(Pb *w, uint32_t field, const char *s);  /* NULL: absent */
 /* A submessage field: its fields go between pb_open and pb_close. */
 void pb_open(Pb *w, uint32_t field);
