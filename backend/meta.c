@@ -57,21 +57,24 @@ puts_(Buf *b, const char *s)
 static void
 putf(Buf *b, const char *f, ...)
 {
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(NULL, 0, f, ap);
-	va_end(ap);
-	if (n <= 0)
-		return;
 	put(b, "", 0);  /* room for the terminator at least */
-	if (b->n + (size_t)n + 1 > b->cap) {
+	for (;;) {
+		va_list ap;
+		size_t room = b->cap - b->n;
+		va_start(ap, f);
+		int n = vsnprintf(b->p + b->n, room, f, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->p[b->n] = 0;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->n += (size_t)n;
+			return;
+		}
 		b->cap = (b->n + (size_t)n + 1) * 2;
 		b->p = xrealloc(b->p, b->cap);
 	}
-	va_start(ap, f);
-	vsnprintf(b->p + b->n, (size_t)n + 1, f, ap);
-	va_end(ap);
-	b->n += (size_t)n;
 }
 
 /* the buffer's text into the arena; the buffer starts over */
@@ -90,7 +93,15 @@ pyrepr(Buf *b, const char *s)
 {
 	char q = strchr(s, '\'') && !strchr(s, '"') ? '"' : '\'';
 	put(b, &q, 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		/* a run of characters that stand for themselves, at once */
+		const unsigned char *r = p;
+		while (*r >= 0x20 && *r != 0x7f && *r != '\\' && *r != q)
+			r++;
+		put(b, (const char *)p, (size_t)(r - p));
+		p = r;
+		if (!*p)
+			break;
 		if (*p == '\\' || *p == (unsigned char)q)
 			putf(b, "\\%c", *p);
 		else if (*p == '\n')
@@ -99,10 +110,9 @@ pyrepr(Buf *b, const char *s)
 			puts_(b, "\\t");
 		else if (*p == '\r')
 			puts_(b, "\\r");
-		else if (*p < 0x20 || *p == 0x7f)
-			putf(b, "\\x%02x", *p);
 		else
-			put(b, (const char *)p, 1);
+			putf(b, "\\x%02x", *p);
+		p++;
 	}
 	put(b, &q, 1);
 }
@@ -177,7 +187,10 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 	Buf *b = &x->b;
 	switch (a->kind) {
 	case A_NONE: puts_(b, "None"); break;
-	case A_VAL: putf(b, "%%%s", ir_str(m, ir_val(g, a->u.v)->name)); break;
+	case A_VAL:
+		puts_(b, "%");
+		puts_(b, ir_str(m, ir_val(g, a->u.v)->name));
+		break;
 	case A_INT: putf(b, "%lld", (long long)a->u.i); break;
 	case A_FLOAT: pyfloat(b, a->u.f); break;
 	case A_BOOL: puts_(b, a->u.i ? "True" : "False"); break;
@@ -187,7 +200,8 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 		break;
 	case A_LAYOUT:
 	case A_MEMFMT:
-		putf(b, "torch.%s", ir_str(m, a->u.s));
+		puts_(b, "torch.");
+		puts_(b, ir_str(m, a->u.s));
 		break;
 	case A_LIST:
 	case A_TUPLE: {
@@ -219,8 +233,13 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 	const Graph *g = ir_graph(m, gid);
 	const Node *n = ir_nodep(g, id);
 	Buf *b = &x->b;
-	putf(b, "%%%s : [num_users=%u] = call_function[target=",
-	    ir_str(m, n->name), x->users[gid][id]);
+	char users[16];
+	snprintf(users, sizeof users, "%u", x->users[gid][id]);
+	puts_(b, "%");
+	puts_(b, ir_str(m, n->name));
+	puts_(b, " : [num_users=");
+	puts_(b, users);
+	puts_(b, "] = call_function[target=");
 	target(b, ir_str(m, n->op), true);
 	puts_(b, "](args = (");
 	uint32_t npos = ir_npos(g, id);
@@ -234,7 +253,8 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 		const Arg *a = ir_arg(g, id, i);
 		if (i > npos)
 			puts_(b, ", ");
-		putf(b, "%s: ", ir_str(m, a->key));
+		puts_(b, ir_str(m, a->key));
+		puts_(b, ": ");
 		fxarg(x, g, a);
 	}
 	puts_(b, "})");
@@ -398,7 +418,8 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 			l += len + (nl != NULL);
 		}
 		if (view == 0) {
-			putf(b, "%s: ", name);
+			puts_(b, name);
+			puts_(b, ": ");
 			target(b, op, false);
 			out->ns = take(x);
 		} else if (view == 1) {

@@ -4,13 +4,16 @@
  * named, weights bound to graph inputs through Value.init).
  * Provides: the model as bytes (onnx_encode) or as a file (onnx_write).
  *
- * The protobuf-c message tree lives in one arena per call.  Tensor bytes
- * are never copied: raw_data points at the weights mapping (or at the
- * module's constants), and onnx_write streams the packed message through
- * a ProtobufCBuffer into the file, where out.c turns the mapped bytes into
- * a kernel copy from the weights file.  With external data (forced, or
- * when the model would pass 2 GB) initializers go to <model>.data instead.
- * protobuf-c types stay here.
+ * Three walks over the graph: prepare checks that the model can be written
+ * and settles everything that takes work or state (node names, metadata
+ * texts, which initializers go to external data), then the emit functions
+ * run twice through the streaming writer (pb.h), once to size every
+ * message and once to write it.  Tensor bytes are never copied: raw_data is
+ * written straight from the weights mapping (or the module's constants),
+ * which out.c turns into a kernel copy from the weights file.  With
+ * external data (forced, or when the model would pass 2 GB) initializers
+ * go to <model>.data instead.  Fields are emitted in field-number order,
+ * so the bytes are those of any protobuf library.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,9 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <onnx.pb-c.h>
-
 #include "onnx.h"
+#include "pb.h"
 
 /* A single protobuf message cannot exceed 2 GB. */
 #define MAX_MODEL_BYTES ((UINT64_C(2) << 30) - 1)
@@ -33,21 +35,74 @@
 #define EXT_ALIGN_SMALL 64
 #define EXT_BIG (UINT64_C(1) << 20)
 
-static const Onnx__TensorShapeProto__Dimension__ValueCase
-	DIM_VALUE = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE,
-	DIM_PARAM = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+/* Field numbers of onnx.proto, the ones written. */
+enum {
+	MODEL_IR_VERSION = 1, MODEL_PRODUCER_NAME = 2,
+	MODEL_PRODUCER_VERSION = 3, MODEL_GRAPH = 7, MODEL_OPSET_IMPORT = 8,
+	OPSET_DOMAIN = 1, OPSET_VERSION = 2,
+	GRAPH_NODE = 1, GRAPH_NAME = 2, GRAPH_INITIALIZER = 5,
+	GRAPH_INPUT = 11, GRAPH_OUTPUT = 12, GRAPH_VALUE_INFO = 13,
+	GRAPH_METADATA = 16,
+	NODE_INPUT = 1, NODE_OUTPUT = 2, NODE_NAME = 3, NODE_OP_TYPE = 4,
+	NODE_ATTRIBUTE = 5, NODE_DOMAIN = 7, NODE_METADATA = 9,
+	ATTR_NAME = 1, ATTR_F = 2, ATTR_I = 3, ATTR_S = 4, ATTR_T = 5,
+	ATTR_G = 6, ATTR_FLOATS = 7, ATTR_INTS = 8, ATTR_STRINGS = 9,
+	ATTR_TYPE = 20,
+	TENSOR_DIMS = 1, TENSOR_DATA_TYPE = 2, TENSOR_NAME = 8,
+	TENSOR_RAW_DATA = 9, TENSOR_EXTERNAL_DATA = 13,
+	TENSOR_DATA_LOCATION = 14, TENSOR_METADATA = 16,
+	VI_NAME = 1, VI_TYPE = 2, VI_METADATA = 4,
+	TYPE_TENSOR = 1, TTYPE_ELEM_TYPE = 1, TTYPE_SHAPE = 2,
+	SHAPE_DIM = 1, DIM_VALUE = 1, DIM_PARAM = 2,
+	ENTRY_KEY = 1, ENTRY_VALUE = 2,
+};
+
+/* AttributeProto.AttributeType and TensorProto.DataLocation values */
+enum {
+	AT_FLOAT = 1, AT_INT = 2, AT_STRING = 3, AT_TENSOR = 4, AT_GRAPH = 5,
+	AT_FLOATS = 6, AT_INTS = 7, AT_STRINGS = 8,
+	LOCATION_EXTERNAL = 1,
+};
+
+/* What prepare settled for a node. */
+typedef struct NodePrep {
+	StrId name;
+	bool meta;        /* nm holds its provenance */
+	BeNodeMeta nm;
+} NodePrep;
+
+/* One occurrence of a graph in the model (a subgraph attribute is one). */
+typedef struct GraphPrep {
+	NodePrep *nodes;  /* by NodeId */
+	uint8_t *isout;   /* by ValId: the value is a graph output */
+	uint32_t init0;   /* its first entry of Enc.inits */
+	const char *sig, *ranges; /* top graphs' metadata texts */
+} GraphPrep;
+
+/* An initializer, in model order. */
+typedef struct Init {
+	const Tensor *t;
+	uint64_t off;     /* in the data file, when ext */
+	bool ext;
+} Init;
 
 typedef struct Enc {
 	Module *m;
-	Arena *a;            /* every protobuf-c structure of this model */
-	uint64_t weights;    /* bytes of initializers and tensor attributes */
+	Arena *a;            /* prepared data of this model */
 	BeNames names;       /* node names taken */
 	const OnnxOptions *o;
 	BeMeta *meta;        /* provenance texts; NULL: --no-metadata */
 	StrId *domains;      /* non-default domains the nodes use */
 	uint32_t ndomains, cdomains;
-	Onnx__TensorProto **inits; /* every initializer, in model order */
+	GraphPrep *graphs;   /* graph occurrences in the order emitted */
+	uint32_t ngraphs, cgraphs;
+	uint32_t emitted;    /* graph occurrences emitted in this run */
+	Init *inits;         /* every initializer, in model order */
 	uint32_t ninits, cinits;
+	const char *location; /* the data file, as initializers name it */
+	GraphId gid;         /* the graph written */
+	int ir;              /* its ir_version */
+	Pb w;
 	int errs;            /* m->nerrors on entry */
 } Enc;
 
@@ -70,47 +125,6 @@ onnx_ir_version(int opset)
 
 /* ------------------------------------------------------------- helpers */
 
-static void *
-newmsg(Enc *e, const ProtobufCMessageDescriptor *d)
-{
-	void *p = arena_alloc(e->a, d->sizeof_message);
-	protobuf_c_message_init(d, p);
-	return p;
-}
-
-static void *
-newarr(Enc *e, size_t n, size_t sz)
-{
-	return arena_alloc(e->a, n * sz);
-}
-
-/* protobuf-c fields are char * but never written through */
-static char *
-str(Enc *e, StrId s)
-{
-	return (char *)ir_str(e->m, s);
-}
-
-static char *
-fmt(Enc *e, const char *f, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(buf, sizeof buf, f, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof buf) {
-		char *p = arena_alloc(e->a, (size_t)n + 1);
-		va_start(ap, f);
-		vsnprintf(p, (size_t)n + 1, f, ap);
-		va_end(ap);
-		return p;
-	}
-	return arena_strndup(e->a, buf, (size_t)n);
-}
-
 static void
 internal(Enc *e, const char *f, ...)
 {
@@ -123,30 +137,45 @@ internal(Enc *e, const char *f, ...)
 	    buf);
 }
 
-static Onnx__StringStringEntryProto *
-entry(Enc *e, const char *key, char *value)
-{
-	Onnx__StringStringEntryProto *p =
-	    newmsg(e, &onnx__string_string_entry_proto__descriptor);
-	p->key = (char *)key;
-	p->value = value;
-	return p;
-}
-
 /* The name of value v of graph gid: set by the lower pass; a fallback
  * keeps the model well formed if one slipped through. */
-static char *
+static StrId
 valname(Enc *e, GraphId gid, const Graph *g, ValId v)
 {
 	const Value *p = ir_val(g, v);
 	if (p->name)
-		return str(e, p->name);
+		return p->name;
+	char buf[64];
 	if (gid == e->m->main || !g->parent)
-		return fmt(e, "_v%u", v);
-	return fmt(e, "_g%u_v%u", gid, v);
+		snprintf(buf, sizeof buf, "_v%u", v);
+	else
+		snprintf(buf, sizeof buf, "_g%u_v%u", gid, v);
+	return ir_intern(e->m, buf);
 }
 
-/* --------------------------------------------------------------- types */
+static const char *
+vname(Enc *e, GraphId gid, const Graph *g, ValId v)
+{
+	return ir_str(e->m, valname(e, gid, g, v));
+}
+
+static bool
+is_top(const Enc *e, GraphId gid)
+{
+	return gid == e->m->main || !ir_graph(e->m, gid)->parent;
+}
+
+static bool
+has_type(const Value *p)
+{
+	return p->kind == VK_TENSOR && p->dtype != DT_UNDEF;
+}
+
+static bool
+is_int_item(const Arg *a)
+{
+	return a->kind == A_INT || a->kind == A_BOOL || a->kind == A_DTYPE;
+}
 
 /* Bytes a tensor of dt and numel elements takes in raw_data; false for
  * types raw_data cannot hold or on overflow. */
@@ -166,59 +195,30 @@ raw_size(DType dt, uint64_t numel, uint64_t *out)
 	return true;
 }
 
-static Onnx__TypeProto *
-type_proto(Enc *e, const Graph *g, ValId v)
+/* The kind of a list attribute (AT_INTS, AT_FLOATS, AT_STRINGS); 0 for a
+ * list of mixed kinds.  The empty list is ints. */
+static int
+list_type(const Graph *g, const Arg *a)
 {
-	const Value *p = ir_val(g, v);
-	if (p->kind != VK_TENSOR || p->dtype == DT_UNDEF)
-		return NULL;
-	Onnx__TypeProto *t = newmsg(e, &onnx__type_proto__descriptor);
-	Onnx__TypeProto__Tensor *tt =
-	    newmsg(e, &onnx__type_proto__tensor__descriptor);
-	t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	t->tensor_type = tt;
-	tt->has_elem_type = 1;
-	tt->elem_type = p->dtype;
-	if (p->rank < 0)
-		return t;       /* unknown rank: no shape at all */
-	Onnx__TensorShapeProto *s =
-	    newmsg(e, &onnx__tensor_shape_proto__descriptor);
-	tt->shape = s;
-	s->n_dim = (size_t)p->rank;
-	s->dim = newarr(e, s->n_dim, sizeof *s->dim);
-	const Dim *d = ir_dims(g, v);
-	for (int32_t i = 0; i < p->rank; i++) {
-		Onnx__TensorShapeProto__Dimension *x =
-		    newmsg(e, &onnx__tensor_shape_proto__dimension__descriptor);
-		s->dim[i] = x;
-		if (d[i].e && ir_exprp(e->m, d[i].e)->kind == E_INT) {
-			x->value_case = DIM_VALUE;
-			x->dim_value = ir_exprp(e->m, d[i].e)->n;
-		} else if (d[i].e) {
-			x->value_case = DIM_PARAM;
-			x->dim_param = (char *)ir_dim_text(e->m, d[i]);
-		} else if (d[i].n >= 0) {
-			x->value_case = DIM_VALUE;
-			x->dim_value = d[i].n;
-		}
-		/* a negative number is an unknown dim: neither field */
+	const Arg *it = ir_items(g, a);
+	uint32_t cnt = a->u.list.n, nint = 0, nnum = 0, nstr = 0;
+	for (uint32_t i = 0; i < cnt; i++) {
+		nint += is_int_item(&it[i]);
+		nnum += is_int_item(&it[i]) || it[i].kind == A_FLOAT;
+		nstr += it[i].kind == A_STR;
 	}
-	return t;
+	return nint == cnt ? AT_INTS : nnum == cnt ? AT_FLOATS
+	    : nstr == cnt ? AT_STRINGS : 0;
 }
 
-static Onnx__ValueInfoProto *
-value_info(Enc *e, GraphId gid, const Graph *g, ValId v)
-{
-	Onnx__ValueInfoProto *p =
-	    newmsg(e, &onnx__value_info_proto__descriptor);
-	p->name = valname(e, gid, g, v);
-	p->type = type_proto(e, g, v);
-	return p;
-}
+/* ------------------------------------------------------------- prepare */
 
-/* A TensorProto whose raw_data points at t's bytes. */
-static Onnx__TensorProto *
-tensor_proto(Enc *e, const Tensor *t, char *name)
+static bool prep_graph(Enc *e, GraphId gid);
+
+/* Whether t can be written as raw_data (reported if not); name NULL for
+ * a tensor attribute. */
+static bool
+check_tensor(Enc *e, const Tensor *t, const char *name)
 {
 	DType dt = (DType)t->dtype;
 	uint64_t numel = 1, need;
@@ -235,33 +235,16 @@ tensor_proto(Enc *e, const Tensor *t, char *name)
 		ir_error(e->m, (Loc){0, 0}, "cannot write tensor '%s' of type "
 		    "%s to ONNX", name ? name : ir_str(e->m, t->name),
 		    ir_dtype_name(dt));
-		return NULL;
+		return false;
 	}
 	if (need != t->nbytes || (need && !t->data)) {
 		internal(e, "tensor '%s' has %llu bytes, its type and shape "
 		    "need %llu", name ? name : ir_str(e->m, t->name),
 		    (unsigned long long)t->nbytes, (unsigned long long)need);
-		return NULL;
+		return false;
 	}
-	Onnx__TensorProto *p = newmsg(e, &onnx__tensor_proto__descriptor);
-	p->name = name;
-	p->has_data_type = 1;
-	p->data_type = dt;
-	p->n_dims = (size_t)t->rank;
-	p->dims = newarr(e, p->n_dims, sizeof *p->dims);
-	for (int32_t i = 0; i < t->rank; i++)
-		p->dims[i] = t->dims[i];
-	p->has_raw_data = 1;
-	p->raw_data.len = (size_t)need;
-	p->raw_data.data = (uint8_t *)t->data;
-	e->weights += need;
-	return p;
+	return true;
 }
-
-/* ---------------------------------------------------------------- nodes */
-
-static Onnx__GraphProto *graph_proto(Enc *e, GraphId gid);
-static void graph_metadata(Enc *e, GraphId gid, Onnx__GraphProto *p);
 
 static void
 note_domain(Enc *e, StrId d)
@@ -277,399 +260,500 @@ note_domain(Enc *e, StrId d)
 	e->domains[e->ndomains++] = d;
 }
 
-
 static bool
-is_int_item(const Arg *a)
+prep_attr(Enc *e, const Graph *g, const Node *n, const Arg *a)
 {
-	return a->kind == A_INT || a->kind == A_BOOL || a->kind == A_DTYPE;
-}
-
-static Onnx__AttributeProto *
-attribute(Enc *e, const Graph *g, const Node *n, const Arg *a)
-{
-	Onnx__AttributeProto *p = newmsg(e, &onnx__attribute_proto__descriptor);
-	p->name = str(e, a->key);
-	p->has_type = 1;
 	switch (a->kind) {
 	case A_INT:
 	case A_BOOL:
-	case A_DTYPE:   /* DType numbers are ONNX's: Cast(to=...) */
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-		p->has_i = 1;
-		p->i = a->u.i;
-		return p;
+	case A_DTYPE:
 	case A_FLOAT:
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
-		p->has_f = 1;
-		p->f = (float)a->u.f;
-		return p;
 	case A_STR:
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-		p->has_s = 1;
-		p->s.data = (uint8_t *)str(e, a->u.s);
-		p->s.len = strlen((char *)p->s.data);
-		return p;
+		return true;
 	case A_TENSOR:
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
-		p->t = tensor_proto(e, ir_tensorp(e->m, a->u.t), NULL);
-		return p->t ? p : NULL;
+		return check_tensor(e, ir_tensorp(e->m, a->u.t), NULL);
 	case A_GRAPH:
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
-		p->g = graph_proto(e, a->u.g);
-		return p->g ? p : NULL;
+		return prep_graph(e, a->u.g);
 	case A_LIST:
 	case A_TUPLE:
-		break;
+		if (list_type(g, a))
+			return true;
+		internal(e, "attribute '%s' of %s is a list of mixed kinds",
+		    ir_str(e->m, a->key), ir_str(e->m, n->op));
+		return false;
 	default:
 		internal(e, "attribute '%s' of %s has an unsupported kind %d",
-		    p->name, ir_str(e->m, n->op), a->kind);
-		return NULL;
+		    ir_str(e->m, a->key), ir_str(e->m, n->op), a->kind);
+		return false;
 	}
-	const Arg *it = ir_items(g, a);
-	uint32_t cnt = a->u.list.n, nint = 0, nnum = 0, nstr = 0;
-	for (uint32_t i = 0; i < cnt; i++) {
-		nint += is_int_item(&it[i]);
-		nnum += is_int_item(&it[i]) || it[i].kind == A_FLOAT;
-		nstr += it[i].kind == A_STR;
+}
+
+/* Inputs written: trailing missing ones are left out. */
+static uint32_t
+node_nin(const Graph *g, NodeId id, uint32_t npos)
+{
+	while (npos > 0 && ir_arg(g, id, npos - 1)->kind == A_NONE)
+		npos--;
+	return npos;
+}
+
+static bool
+prep_node(Enc *e, GraphId gid, const Graph *g, NodeId id, NodePrep *np)
+{
+	Module *m = e->m;
+	const Node *n = ir_nodep(g, id);
+	if (n->dialect != D_ONNX) {
+		internal(e, "node '%s' (%s) was not lowered to ONNX",
+		    ir_str(m, n->name), ir_str(m, n->op));
+		return false;
 	}
-	if (nint == cnt) {      /* also the empty list */
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-		p->n_ints = cnt;
-		p->ints = newarr(e, cnt, sizeof *p->ints);
-		for (uint32_t i = 0; i < cnt; i++)
-			p->ints[i] = it[i].u.i;
-	} else if (nnum == cnt) {
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
-		p->n_floats = cnt;
-		p->floats = newarr(e, cnt, sizeof *p->floats);
-		for (uint32_t i = 0; i < cnt; i++)
-			p->floats[i] = it[i].kind == A_FLOAT
-			    ? (float)it[i].u.f : (float)it[i].u.i;
-	} else if (nstr == cnt) {
-		p->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
-		p->n_strings = cnt;
-		p->strings = newarr(e, cnt, sizeof *p->strings);
-		for (uint32_t i = 0; i < cnt; i++) {
-			p->strings[i].data = (uint8_t *)str(e, it[i].u.s);
-			p->strings[i].len = strlen((char *)p->strings[i].data);
+	if (n->domain)
+		note_domain(e, n->domain);
+	np->name = be_node_name(m, &e->names,
+	    ir_str(m, n->name ? n->name : n->op));
+	uint32_t npos = ir_npos(g, id), nin = node_nin(g, id, npos);
+	for (uint32_t i = 0; i < nin; i++) {
+		const Arg *a = ir_arg(g, id, i);
+		if (a->kind == A_VAL) {
+			valname(e, gid, g, a->u.v);
+		} else if (a->kind != A_NONE) {
+			internal(e, "input %u of %s is not a value", i,
+			    ir_str(m, n->op));
+			return false;
 		}
-	} else {
-		internal(e, "attribute '%s' of %s is a list of mixed kinds",
-		    p->name, ir_str(e->m, n->op));
-		return NULL;
 	}
-	return p;
+	for (uint32_t i = npos; i < n->nargs; i++) {
+		const Arg *a = ir_arg(g, id, i);
+		if (!a->key) {
+			internal(e, "%s has a positional argument after "
+			    "attributes", ir_str(m, n->op));
+			return false;
+		}
+		if (!ir_is_capture(g, id, a) && !prep_attr(e, g, n, a))
+			return false;
+	}
+	np->meta = e->meta && be_meta_node(e->meta, n, &np->nm);
+	return true;
 }
 
-/* n metadata entries into *props, from an array of key, value pairs */
-static void
-props(Enc *e, Onnx__StringStringEntryProto ***out, size_t *nout,
-    const char *const *kv, size_t n)
+/* Marks name id defined; false (reported) if it already was. */
+static bool
+define(Enc *e, const Graph *g, uint8_t **seen, uint32_t *cap, StrId id)
 {
-	*out = newarr(e, n, sizeof **out);
-	*nout = n;
-	for (size_t i = 0; i < n; i++)
-		(*out)[i] = entry(e, kv[2 * i], (char *)kv[2 * i + 1]);
+	vgrow((void **)seen, cap, id + 1, 1);
+	if ((*seen)[id]) {
+		internal(e, "graph '%s' defines '%s' twice",
+		    ir_str(e->m, g->name), ir_str(e->m, id));
+		return false;
+	}
+	(*seen)[id] = 1;
+	return true;
 }
 
-/* Provenance in torch.onnx's keys, on every node made from an FX node. */
-static void
-node_metadata(Enc *e, const Node *n, Onnx__NodeProto *p)
+/* Every name defined once in a graph: inputs, initializers, node outputs.
+ * A clash would make ONNX Runtime wire values wrongly, so it is checked. */
+static bool
+names_unique(Enc *e, GraphId gid, const Graph *g)
 {
-	BeNodeMeta nm;
-	if (!e->meta || !be_meta_node(e->meta, n, &nm))
-		return;
-	const char *kv[] = {
-		"namespace", nm.ns,
-		"pkg.torch.onnx.class_hierarchy", nm.classes,
-		"pkg.torch.onnx.fx_node", nm.fx_node,
-		"pkg.torch.onnx.name_scopes", nm.scopes,
-		"pkg.torch.onnx.stack_trace", nm.trace,
-	};
-	props(e, &p->metadata_props, &p->n_metadata_props, kv, 5);
+	uint8_t *seen = NULL;
+	uint32_t cap = 0;
+	bool ok = true;
+	for (uint32_t i = 0; ok && i < g->ninputs; i++)
+		ok = define(e, g, &seen, &cap,
+		    valname(e, gid, g, g->inputs[i]));
+	for (NodeId n = 1; ok && n < g->nnodes; n++)
+		for (uint32_t k = 0; ok && k < g->nodes[n].nout; k++)
+			ok = define(e, g, &seen, &cap,
+			    valname(e, gid, g, g->nodes[n].out + k));
+	free(seen);
+	return ok;
+}
+
+static bool
+prep_graph(Enc *e, GraphId gid)
+{
+	Module *m = e->m;
+	const Graph *g = ir_graph(m, gid);
+	bool top = is_top(e, gid);
+	/* occurrences are numbered in the order emit_graph meets them */
+	uint32_t k = e->ngraphs;
+	vgrow((void **)&e->graphs, &e->cgraphs, k + 1, sizeof *e->graphs);
+	e->ngraphs++;
+	GraphPrep gp = {.init0 = e->ninits};
+	gp.nodes = arena_alloc(e->a, (size_t)g->nnodes * sizeof *gp.nodes);
+	gp.isout = arena_alloc(e->a, g->nvals);
+	for (uint32_t i = 0; i < g->ninputs; i++) {
+		const Value *val = ir_val(g, g->inputs[i]);
+		const char *name = vname(e, gid, g, g->inputs[i]);
+		if (val->init && !e->o->no_weights) {
+			const Tensor *t = ir_tensorp(m, val->init);
+			if (!check_tensor(e, t, name))
+				return false;
+			vgrow((void **)&e->inits, &e->cinits, e->ninits + 1,
+			    sizeof *e->inits);
+			e->inits[e->ninits++] = (Init){.t = t};
+			if (!e->o->init_inputs)
+				continue;
+		}
+		if (top && !has_type(val)) {
+			ir_error(m, (Loc){0, 0}, "graph input '%s' has no "
+			    "tensor type", name);
+			return false;
+		}
+	}
+	for (NodeId n = 1; n < g->nnodes; n++)
+		if (!prep_node(e, gid, g, n, &gp.nodes[n]))
+			return false;
+	for (uint32_t i = 0; i < g->noutputs; i++) {
+		ValId v = g->outputs[i];
+		if (gp.isout[v]) {
+			internal(e, "'%s' is output twice (the lower pass "
+			    "should have added an Identity)",
+			    vname(e, gid, g, v));
+			return false;
+		}
+		gp.isout[v] = 1;
+		if (top && !has_type(ir_val(g, v))) {
+			ir_error(m, (Loc){0, 0}, "graph output '%s' has no "
+			    "tensor type", vname(e, gid, g, v));
+			return false;
+		}
+	}
+	if (top && e->meta) {
+		/* the range constraints are regenerated from the table, so
+		 * that symbols renamed or added by symbolize-shapes appear;
+		 * text the table could not hold is written as the dump had
+		 * it */
+		gp.sig = be_meta_signature(e->meta, m->main ? m->main : gid);
+		gp.ranges = m->nrng ? sym_ranges_text(m) : m->ranges
+		    ? ir_str(m, m->ranges) : "{}";
+	}
+	e->graphs[k] = gp;
+	return names_unique(e, gid, g);
+}
+
+/* ---------------------------------------------------------------- emit */
+
+/* The emit functions write what prepare settled, identically in the
+ * sizing and the writing run. */
+
+static void emit_graph(Enc *e, Pb *w, GraphId gid);
+
+static void
+emit_entry(Pb *w, uint32_t field, const char *key, const char *value)
+{
+	pb_open(w, field);
+	pb_str(w, ENTRY_KEY, key);
+	pb_str(w, ENTRY_VALUE, value);
+	pb_close(w);
 }
 
 /* The signature keys of graph input v (a ValueInfoProto's or an
  * initializer's), and its FX name when it was renamed. */
 static void
-input_metadata(Enc *e, const Value *v, Onnx__StringStringEntryProto ***out,
-    size_t *nout)
+emit_input_meta(Enc *e, Pb *w, uint32_t field, const Value *v)
 {
-	if (!e->meta)
-		return;
-	const char *kv[] = {
-		"pkg.torch.export.graph_signature.InputSpec.kind",
-		be_input_kind((Role)v->role),
-		"pkg.torch.export.graph_signature.InputSpec.persistent",
-		be_persist_text(v),
-		"pkg.torch.onnx.original_node_name",
-		v->orig ? ir_str(e->m, v->orig) : NULL,
-	};
-	props(e, out, nout, kv, v->orig ? 3 : 2);
+	emit_entry(w, field, "pkg.torch.export.graph_signature.InputSpec.kind",
+	    be_input_kind((Role)v->role));
+	emit_entry(w, field,
+	    "pkg.torch.export.graph_signature.InputSpec.persistent",
+	    be_persist_text(v));
+	if (v->orig)
+		emit_entry(w, field, "pkg.torch.onnx.original_node_name",
+		    ir_str(e->m, v->orig));
 }
 
 static void
-output_metadata(Enc *e, const Value *v, OutKind k, Onnx__ValueInfoProto *p)
+emit_output_meta(Enc *e, Pb *w, const Value *v, OutKind k)
 {
-	if (!e->meta)
+	emit_entry(w, VI_METADATA,
+	    "pkg.torch.export.graph_signature.OutputSpec.kind",
+	    be_output_kind(k));
+	if (v->orig)
+		emit_entry(w, VI_METADATA, "pkg.torch.onnx.original_node_name",
+		    ir_str(e->m, v->orig));
+}
+
+static void
+emit_dim(Enc *e, Pb *w, Dim d)
+{
+	pb_open(w, SHAPE_DIM);
+	const Expr *x = d.e ? ir_exprp(e->m, d.e) : NULL;
+	if (x && x->kind == E_INT) {
+		pb_varint(w, DIM_VALUE, (uint64_t)x->n);
+	} else if (x) {
+		char small[128];
+		int n = ir_expr_print(e->m, d.e, small, sizeof small);
+		if (n < 0)
+			n = 0;
+		if ((size_t)n < sizeof small)
+			pb_bytes(w, DIM_PARAM, small, (size_t)n);
+		else
+			pb_str(w, DIM_PARAM, ir_dim_text(e->m, d));
+	} else if (d.n >= 0) {
+		pb_varint(w, DIM_VALUE, (uint64_t)d.n);
+	}
+	/* a negative number is an unknown dim: neither field */
+	pb_close(w);
+}
+
+/* A ValueInfoProto's name and type (none for a value that is no typed
+ * tensor); an unknown rank has no shape at all. */
+static void
+emit_value(Enc *e, Pb *w, GraphId gid, const Graph *g, ValId v)
+{
+	const Value *p = ir_val(g, v);
+	pb_str(w, VI_NAME, vname(e, gid, g, v));
+	if (!has_type(p))
 		return;
-	const char *kv[] = {
-		"pkg.torch.export.graph_signature.OutputSpec.kind",
-		be_output_kind(k),
-		"pkg.torch.onnx.original_node_name",
-		v->orig ? ir_str(e->m, v->orig) : NULL,
-	};
-	props(e, &p->metadata_props, &p->n_metadata_props, kv,
-	    v->orig ? 2 : 1);
+	pb_open(w, VI_TYPE);
+	pb_open(w, TYPE_TENSOR);
+	pb_varint(w, TTYPE_ELEM_TYPE, p->dtype);
+	if (p->rank >= 0) {
+		pb_open(w, TTYPE_SHAPE);
+		const Dim *d = ir_dims(g, v);
+		for (int32_t i = 0; i < p->rank; i++)
+			emit_dim(e, w, d[i]);
+		pb_close(w);
+	}
+	pb_close(w);
+	pb_close(w);
 }
 
-static Onnx__NodeProto *
-node_proto(Enc *e, GraphId gid, const Graph *g, NodeId id)
+/* A TensorProto with t's bytes as raw_data, or in the data file when
+ * in->ext; name NULL for a tensor attribute; meta: the graph input whose
+ * signature keys it carries, or NULL. */
+static void
+emit_tensor(Enc *e, Pb *w, uint32_t field, const Tensor *t, const char *name,
+    const Init *in, const Value *meta)
 {
-	const Node *n = ir_nodep(g, id);
-	if (n->dialect != D_ONNX) {
-		internal(e, "node '%s' (%s) was not lowered to ONNX",
-		    ir_str(e->m, n->name), ir_str(e->m, n->op));
-		return NULL;
+	pb_open(w, field);
+	for (int32_t i = 0; i < t->rank; i++)
+		pb_varint(w, TENSOR_DIMS, (uint64_t)t->dims[i]);
+	pb_varint(w, TENSOR_DATA_TYPE, t->dtype);
+	pb_str(w, TENSOR_NAME, name);
+	if (!in || !in->ext) {
+		pb_weights(w, TENSOR_RAW_DATA, t->data, t->nbytes);
+	} else {
+		char off[24], len[24];
+		snprintf(off, sizeof off, "%llu", (unsigned long long)in->off);
+		snprintf(len, sizeof len, "%llu", (unsigned long long)t->nbytes);
+		emit_entry(w, TENSOR_EXTERNAL_DATA, "location", e->location);
+		emit_entry(w, TENSOR_EXTERNAL_DATA, "offset", off);
+		emit_entry(w, TENSOR_EXTERNAL_DATA, "length", len);
+		pb_varint(w, TENSOR_DATA_LOCATION, LOCATION_EXTERNAL);
 	}
-	Onnx__NodeProto *p = newmsg(e, &onnx__node_proto__descriptor);
-	p->op_type = str(e, n->op);
-	if (n->domain) {
-		p->domain = str(e, n->domain);
-		note_domain(e, n->domain);
-	}
-	p->name = str(e, be_node_name(e->m, &e->names,
-	    ir_str(e->m, n->name ? n->name : n->op)));
-
-	uint32_t npos = ir_npos(g, id), nin = npos;
-	while (nin > 0 && ir_arg(g, id, nin - 1)->kind == A_NONE)
-		nin--;          /* trailing missing inputs are left out */
-	p->n_input = nin;
-	p->input = newarr(e, nin, sizeof *p->input);
-	for (uint32_t i = 0; i < nin; i++) {
-		const Arg *a = ir_arg(g, id, i);
-		if (a->kind == A_VAL) {
-			p->input[i] = valname(e, gid, g, a->u.v);
-		} else if (a->kind == A_NONE) {
-			p->input[i] = "";
-		} else {
-			internal(e, "input %u of %s is not a value", i,
-			    p->op_type);
-			return NULL;
-		}
-	}
-	p->n_output = n->nout;
-	p->output = newarr(e, n->nout, sizeof *p->output);
-	for (uint32_t i = 0; i < n->nout; i++)
-		p->output[i] = valname(e, gid, g, n->out + i);
-
-	uint32_t nattr = n->nargs - npos;
-	p->attribute = newarr(e, nattr, sizeof *p->attribute);
-	for (uint32_t i = npos; i < n->nargs; i++) {
-		const Arg *a = ir_arg(g, id, i);
-		if (!a->key) {
-			internal(e, "%s has a positional argument after "
-			    "attributes", p->op_type);
-			return NULL;
-		}
-		if (ir_is_capture(g, id, a))
-			continue; /* subgraphs name outer values themselves */
-		Onnx__AttributeProto *at = attribute(e, g, n, a);
-		if (!at)
-			return NULL;
-		p->attribute[p->n_attribute++] = at;
-	}
-	node_metadata(e, n, p);
-	return p;
+	if (meta)
+		emit_input_meta(e, w, TENSOR_METADATA, meta);
+	pb_close(w);
 }
 
-/* --------------------------------------------------------------- graphs */
-
-/* Every name defined once in a graph: inputs, initializers, node outputs.
- * A clash would make ONNX Runtime wire values wrongly, so it is checked. */
-static bool
-names_unique(Enc *e, const Graph *g, Onnx__GraphProto *p)
+static void
+emit_attr(Enc *e, Pb *w, const Graph *g, const Arg *a)
 {
 	Module *m = e->m;
-	uint8_t *seen = NULL;
-	uint32_t cap = 0;
-	bool ok = true;
-	/* with --keep-initializers-as-inputs each initializer is an input
-	 * of the same name, by design */
-	size_t ninit = e->o->init_inputs ? 0 : p->n_initializer;
-	for (size_t i = 0; ok && i < p->n_input + ninit; i++) {
-		const char *s = i < p->n_input ? p->input[i]->name
-		    : p->initializer[i - p->n_input]->name;
-		StrId id = ir_intern(m, s);
-		vgrow((void **)&seen, &cap, id + 1, 1);
-		if (seen[id]) {
-			internal(e, "graph '%s' defines '%s' twice",
-			    ir_str(m, g->name), s);
-			ok = false;
-		}
-		seen[id] = 1;
+	int type;
+	pb_open(w, NODE_ATTRIBUTE);
+	pb_str(w, ATTR_NAME, ir_str(m, a->key));
+	switch (a->kind) {
+	case A_INT:
+	case A_BOOL:
+	case A_DTYPE:   /* DType numbers are ONNX's: Cast(to=...) */
+		type = AT_INT;
+		pb_varint(w, ATTR_I, (uint64_t)a->u.i);
+		break;
+	case A_FLOAT: {
+		float f = (float)a->u.f;
+		uint32_t bits;
+		memcpy(&bits, &f, sizeof bits);
+		type = AT_FLOAT;
+		pb_fixed32(w, ATTR_F, bits);
+		break;
 	}
-	for (size_t i = 0; ok && i < p->n_node; i++)
-		for (size_t k = 0; ok && k < p->node[i]->n_output; k++) {
-			StrId id = ir_intern(m, p->node[i]->output[k]);
-			vgrow((void **)&seen, &cap, id + 1, 1);
-			if (seen[id]) {
-				internal(e, "graph '%s' defines '%s' twice",
-				    ir_str(m, g->name), p->node[i]->output[k]);
-				ok = false;
+	case A_STR:
+		type = AT_STRING;
+		pb_str(w, ATTR_S, ir_str(m, a->u.s));
+		break;
+	case A_TENSOR:
+		type = AT_TENSOR;
+		emit_tensor(e, w, ATTR_T, ir_tensorp(m, a->u.t), NULL, NULL,
+		    NULL);
+		break;
+	case A_GRAPH:
+		type = AT_GRAPH;
+		pb_open(w, ATTR_G);
+		emit_graph(e, w, a->u.g);
+		pb_close(w);
+		break;
+	default: {      /* a list: prepare checked its kind */
+		const Arg *it = ir_items(g, a);
+		type = list_type(g, a);
+		for (uint32_t i = 0; i < a->u.list.n; i++) {
+			if (type == AT_INTS) {
+				pb_varint(w, ATTR_INTS, (uint64_t)it[i].u.i);
+			} else if (type == AT_FLOATS) {
+				float f = it[i].kind == A_FLOAT
+				    ? (float)it[i].u.f : (float)it[i].u.i;
+				uint32_t bits;
+				memcpy(&bits, &f, sizeof bits);
+				pb_fixed32(w, ATTR_FLOATS, bits);
+			} else {
+				pb_str(w, ATTR_STRINGS, ir_str(m, it[i].u.s));
 			}
-			seen[id] = 1;
 		}
-	free(seen);
-	return ok;
+	}
+	}
+	pb_varint(w, ATTR_TYPE, (uint64_t)type);
+	pb_close(w);
 }
 
-static Onnx__GraphProto *
-graph_proto(Enc *e, GraphId gid)
+static void
+emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
+    const NodePrep *np)
+{
+	Module *m = e->m;
+	const Node *n = ir_nodep(g, id);
+	uint32_t npos = ir_npos(g, id), nin = node_nin(g, id, npos);
+	pb_open(w, GRAPH_NODE);
+	for (uint32_t i = 0; i < nin; i++) {
+		const Arg *a = ir_arg(g, id, i);
+		pb_str(w, NODE_INPUT, a->kind == A_VAL
+		    ? vname(e, gid, g, a->u.v) : "");
+	}
+	for (uint32_t i = 0; i < n->nout; i++)
+		pb_str(w, NODE_OUTPUT, vname(e, gid, g, n->out + i));
+	pb_str(w, NODE_NAME, ir_str(m, np->name));
+	pb_str(w, NODE_OP_TYPE, ir_str(m, n->op));
+	for (uint32_t i = npos; i < n->nargs; i++) {
+		const Arg *a = ir_arg(g, id, i);
+		/* subgraphs name outer values themselves */
+		if (!ir_is_capture(g, id, a))
+			emit_attr(e, w, g, a);
+	}
+	if (n->domain)
+		pb_str(w, NODE_DOMAIN, ir_str(m, n->domain));
+	if (np->meta) {
+		/* provenance in torch.onnx's keys */
+		const BeNodeMeta *nm = &np->nm;
+		emit_entry(w, NODE_METADATA, "namespace", nm->ns);
+		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.class_hierarchy",
+		    nm->classes);
+		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.fx_node",
+		    nm->fx_node);
+		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.name_scopes",
+		    nm->scopes);
+		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.stack_trace",
+		    nm->trace);
+	}
+	pb_close(w);
+}
+
+/* The fields of a GraphProto, in field-number order. */
+static void
+emit_graph(Enc *e, Pb *w, GraphId gid)
 {
 	Module *m = e->m;
 	const Graph *g = ir_graph(m, gid);
-	bool top = gid == m->main || !g->parent;
-	Onnx__GraphProto *p = newmsg(e, &onnx__graph_proto__descriptor);
-	p->name = g->name ? str(e, g->name) : "main_graph";
-
-	p->input = newarr(e, g->ninputs, sizeof *p->input);
-	p->initializer = newarr(e, g->ninputs, sizeof *p->initializer);
+	const GraphPrep *gp = &e->graphs[e->emitted++];
+	bool top = is_top(e, gid), weights = !e->o->no_weights;
+	for (NodeId n = 1; n < g->nnodes; n++)
+		emit_node(e, w, gid, g, n, &gp->nodes[n]);
+	pb_str(w, GRAPH_NAME, g->name ? ir_str(m, g->name) : "main_graph");
+	const Init *in = e->inits + gp->init0;
 	for (uint32_t i = 0; i < g->ninputs; i++) {
-		ValId v = g->inputs[i];
-		const Value *val = ir_val(g, v);
-		char *name = valname(e, gid, g, v);
-		if (val->init && !e->o->no_weights) {
-			Onnx__TensorProto *t = tensor_proto(e,
-			    ir_tensorp(m, val->init), name);
-			if (!t)
-				return NULL;
-			if (top)
-				input_metadata(e, val, &t->metadata_props,
-				    &t->n_metadata_props);
-			p->initializer[p->n_initializer++] = t;
-			vgrow((void **)&e->inits, &e->cinits, e->ninits + 1,
-			    sizeof *e->inits);
-			e->inits[e->ninits++] = t;
-			if (!e->o->init_inputs)
-				continue;
-		}
-		Onnx__ValueInfoProto *vi = value_info(e, gid, g, v);
-		if (top)
-			input_metadata(e, val, &vi->metadata_props,
-			    &vi->n_metadata_props);
-		if (top && !vi->type) {
-			ir_error(m, (Loc){0, 0}, "graph input '%s' has no "
-			    "tensor type", name);
-			return NULL;
-		}
-		p->input[p->n_input++] = vi;
+		const Value *val = ir_val(g, g->inputs[i]);
+		if (val->init && weights)
+			emit_tensor(e, w, GRAPH_INITIALIZER, in->t,
+			    vname(e, gid, g, g->inputs[i]), in, top && e->meta
+			    ? val : NULL), in++;
 	}
-
-	p->node = newarr(e, g->nnodes, sizeof *p->node);
-	for (NodeId n = 1; n < g->nnodes; n++) {
-		Onnx__NodeProto *np = node_proto(e, gid, g, n);
-		if (!np)
-			return NULL;
-		p->node[p->n_node++] = np;
+	for (uint32_t i = 0; i < g->ninputs; i++) {
+		const Value *val = ir_val(g, g->inputs[i]);
+		if (val->init && weights && !e->o->init_inputs)
+			continue;
+		pb_open(w, GRAPH_INPUT);
+		emit_value(e, w, gid, g, g->inputs[i]);
+		if (top && e->meta)
+			emit_input_meta(e, w, VI_METADATA, val);
+		pb_close(w);
 	}
-
-	p->output = newarr(e, g->noutputs, sizeof *p->output);
-	uint8_t *isout = calloc(g->nvals, 1);
-	if (!isout)
-		BUG("out of memory");
 	for (uint32_t i = 0; i < g->noutputs; i++) {
 		ValId v = g->outputs[i];
-		if (isout[v]) {
-			internal(e, "'%s' is output twice (the lower pass "
-			    "should have added an Identity)",
-			    valname(e, gid, g, v));
-			free(isout);
-			return NULL;
-		}
-		isout[v] = 1;
-		Onnx__ValueInfoProto *vi = value_info(e, gid, g, v);
-		if (top && !vi->type) {
-			ir_error(m, (Loc){0, 0}, "graph output '%s' has no "
-			    "tensor type", vi->name);
-			free(isout);
-			return NULL;
-		}
-		if (top)
-			output_metadata(e, ir_val(g, v), (OutKind)g->outkind[i],
-			    vi);
-		p->output[p->n_output++] = vi;
+		pb_open(w, GRAPH_OUTPUT);
+		emit_value(e, w, gid, g, v);
+		if (top && e->meta)
+			emit_output_meta(e, w, ir_val(g, v),
+			    (OutKind)g->outkind[i]);
+		pb_close(w);
 	}
-
 	/* the types the lowering knows for intermediate values, so that
 	 * viewers and runtimes need not infer them */
-	p->value_info = newarr(e, g->nvals, sizeof *p->value_info);
 	for (ValId v = 1; v < g->nvals; v++) {
 		const Value *val = ir_val(g, v);
-		if (!val->def || isout[v] || val->kind != VK_TENSOR ||
-		    val->dtype == DT_UNDEF)
+		if (!val->def || gp->isout[v] || !has_type(val))
 			continue;
-		p->value_info[p->n_value_info++] = value_info(e, gid, g, v);
+		pb_open(w, GRAPH_VALUE_INFO);
+		emit_value(e, w, gid, g, v);
+		pb_close(w);
 	}
-	free(isout);
-	if (top && e->meta)
-		graph_metadata(e, gid, p);
-
-	return names_unique(e, g, p) ? p : NULL;
+	if (gp->sig) {
+		/* torch.onnx's graph keys */
+		emit_entry(w, GRAPH_METADATA,
+		    "pkg.torch.export.ExportedProgram.graph_signature", gp->sig);
+		emit_entry(w, GRAPH_METADATA,
+		    "pkg.torch.export.ExportedProgram.range_constraints",
+		    gp->ranges);
+	}
 }
 
-/* torch.onnx's graph keys: the signature and the range constraints
- * (regenerated from the table, so that symbols renamed or added by
- * symbolize-shapes appear; text the table could not hold is written as
- * the dump had it). */
 static void
-graph_metadata(Enc *e, GraphId gid, Onnx__GraphProto *p)
+emit_model(Enc *e, Pb *w)
 {
-	Module *m = e->m;
-	const char *kv[] = {
-		"pkg.torch.export.ExportedProgram.graph_signature",
-		be_meta_signature(e->meta, m->main ? m->main : gid),
-		"pkg.torch.export.ExportedProgram.range_constraints",
-		m->nrng ? sym_ranges_text(m) : m->ranges ? ir_str(m, m->ranges)
-		    : "{}",
-	};
-	props(e, &p->metadata_props, &p->n_metadata_props, kv, 2);
+	e->emitted = 0;
+	pb_varint(w, MODEL_IR_VERSION, (uint64_t)e->ir);
+	pb_str(w, MODEL_PRODUCER_NAME, "onnxc");
+	pb_str(w, MODEL_PRODUCER_VERSION, ONNXC_VERSION_STRING);
+	pb_open(w, MODEL_GRAPH);
+	emit_graph(e, w, e->gid);
+	pb_close(w);
+	for (uint32_t i = 0; i <= e->ndomains; i++) {
+		pb_open(w, MODEL_OPSET_IMPORT);
+		pb_str(w, OPSET_DOMAIN, i ? ir_str(e->m, e->domains[i - 1])
+		    : "");
+		pb_varint(w, OPSET_VERSION, i ? 1 : (uint64_t)e->o->opset);
+		pb_close(w);
+	}
 }
 
-static Onnx__ModelProto *
-model_proto(Enc *e, GraphId gid, const OnnxOptions *o)
+/* The size of the model as it would be written now. */
+static uint64_t
+measure(Enc *e)
 {
-	Module *m = e->m;
-	int ir = onnx_ir_version(o->opset);
-	if (!ir) {
-		ir_error(m, (Loc){0, 0}, "opset %d is not supported (choose "
-		    "one of 7 to 23)", o->opset);
-		return NULL;
-	}
-	e->o = o;
-	if (!o->no_metadata)
-		e->meta = be_meta_new(m, o->strip_paths);
-	Onnx__ModelProto *p = newmsg(e, &onnx__model_proto__descriptor);
-	p->has_ir_version = 1;
-	p->ir_version = ir;
-	p->producer_name = "onnxc";
-	p->producer_version = ONNXC_VERSION_STRING;
-	p->graph = graph_proto(e, gid);
-	if (!p->graph)
-		return NULL;
-
-	p->n_opset_import = 1 + e->ndomains;
-	p->opset_import = newarr(e, p->n_opset_import, sizeof *p->opset_import);
-	for (size_t i = 0; i < p->n_opset_import; i++) {
-		Onnx__OperatorSetIdProto *s =
-		    newmsg(e, &onnx__operator_set_id_proto__descriptor);
-		s->domain = i ? str(e, e->domains[i - 1]) : "";
-		s->has_version = 1;
-		s->version = i ? 1 : o->opset;
-		p->opset_import[i] = s;
-	}
-	return p;
+	pb_size(&e->w);
+	emit_model(e, &e->w);
+	return e->w.pos;
 }
+
+/* Write the model measured last into o (or mem); 0 or an errno value. */
+static int
+emit_into(Enc *e, BeOut *o, uint8_t *mem)
+{
+	pb_write(&e->w, o, mem);
+	emit_model(e, &e->w);
+	if (e->w.next != e->w.nlens)
+		BUG("protobuf writer: %u submessages written, %u sized",
+		    e->w.next, e->w.nlens);
+	return pb_flush(&e->w);
+}
+
+/* BeEmit */
+static int
+emit_file(void *ctx, BeOut *o)
+{
+	return emit_into(ctx, o, NULL);
+}
+
+/* ---------------------------------------------------------------- model */
 
 static void
 enc_init(Enc *e, Module *m)
@@ -687,17 +771,29 @@ enc_free(Enc *e)
 	be_names_free(&e->names);
 	be_meta_free(e->meta);
 	free(e->domains);
+	free(e->graphs);
 	free(e->inits);
+	pb_free(&e->w);
 }
 
-static Onnx__ModelProto *
-build(Enc *e, GraphId g, const OnnxOptions *o)
+/* Check that graph g can be written as a model and settle what emit
+ * needs; false after an error. */
+static bool
+prepare(Enc *e, GraphId g, const OnnxOptions *o)
 {
-	ir_name_outer(e->m, g);
-	Onnx__ModelProto *p = model_proto(e, g, o);
-	if (e->m->nerrors != e->errs)
-		return NULL;
-	return p;
+	Module *m = e->m;
+	ir_name_outer(m, g);
+	e->o = o;
+	e->gid = g;
+	e->ir = onnx_ir_version(o->opset);
+	if (!e->ir) {
+		ir_error(m, (Loc){0, 0}, "opset %d is not supported (choose "
+		    "one of 7 to 23)", o->opset);
+		return false;
+	}
+	if (!o->no_metadata)
+		e->meta = be_meta_new(m, o->strip_paths);
+	return prep_graph(e, g) && m->nerrors == e->errs;
 }
 
 int
@@ -708,82 +804,55 @@ onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
 	enc_init(&e, m);
 	*buf = NULL;
 	*len = 0;
-	Onnx__ModelProto *p = build(&e, g, o);
-	if (!p) {
+	if (!prepare(&e, g, o)) {
 		enc_free(&e);
 		return -1;
 	}
-	size_t n = onnx__model_proto__get_packed_size(p);
+	uint64_t n = measure(&e);
 	if (n > MAX_MODEL_BYTES) {
-		ir_error(m, (Loc){0, 0}, "the model would be %zu MB, over the "
-		    "2 GB limit of a single ONNX message; write it to a file, "
-		    "where its weights can go to external data", n >> 20);
+		ir_error(m, (Loc){0, 0}, "the model would be %llu MB, over "
+		    "the 2 GB limit of a single ONNX message; write it to a "
+		    "file, where its weights can go to external data",
+		    (unsigned long long)(n >> 20));
 		enc_free(&e);
 		return -1;
 	}
-	*buf = xrealloc(NULL, n);
-	*len = onnx__model_proto__pack(p, *buf);
+	*buf = xrealloc(NULL, (size_t)n);
+	emit_into(&e, NULL, *buf);
+	*len = (size_t)e.w.pos;
 	enc_free(&e);
 	if (*len != n)
-		BUG("packed %zu bytes of %zu", *len, n);
+		BUG("wrote %zu bytes of %llu", *len, (unsigned long long)n);
 	return 0;
 }
 
 /* ---------------------------------------------------------------- files */
 
-/* protobuf-c hands us the message piece by piece, raw_data straight from
- * the weights mapping, which be_out_write turns into a kernel copy from
- * the weights file; the first failed write is remembered. */
-typedef struct Sink {
-	ProtobufCBuffer base;
-	BeOut *out;
-	int err;
-} Sink;
-
-static void
-sink_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+static char *
+textf(Enc *e, const char *f, const char *s)
 {
-	Sink *s = (Sink *)b;
-	if (!s->err)
-		s->err = be_out_write(s->out, data, len);
+	size_t n = (size_t)snprintf(NULL, 0, f, s);
+	char *p = arena_alloc(e->a, n + 1);
+	snprintf(p, n + 1, f, s);
+	return p;
 }
 
-/* BeEmit: pack the model into o */
-static int
-emit_model(void *ctx, BeOut *o)
-{
-	Sink s = {.base = {.append = sink_append}, .out = o};
-	onnx__model_proto__pack_to_buffer(ctx, &s.base);
-	return s.err;
-}
-
-/* Move each initializer of at least threshold bytes to the data file
- * named location: its offset, aligned, and its length go into
- * external_data; raw_data keeps the bytes for write_data.  Returns how
- * many moved. */
+/* Move each initializer of at least threshold bytes to the data file:
+ * its offset there, aligned.  Returns how many moved. */
 static uint32_t
-externalize(Enc *e, const char *location, uint64_t threshold)
+externalize(Enc *e, uint64_t threshold)
 {
 	uint64_t off = 0;
 	uint32_t moved = 0;
 	for (uint32_t i = 0; i < e->ninits; i++) {
-		Onnx__TensorProto *t = e->inits[i];
-		uint64_t n = t->raw_data.len;
+		Init *in = &e->inits[i];
+		uint64_t n = in->t->nbytes;
 		if (n == 0 || n < threshold)
 			continue;
 		uint64_t al = n >= EXT_BIG ? EXT_ALIGN_BIG : EXT_ALIGN_SMALL;
 		off = (off + al - 1) & ~(al - 1);
-		Onnx__StringStringEntryProto **x = newarr(e, 3, sizeof *x);
-		x[0] = entry(e, "location", (char *)location);
-		x[1] = entry(e, "offset", fmt(e, "%llu",
-		    (unsigned long long)off));
-		x[2] = entry(e, "length", fmt(e, "%llu",
-		    (unsigned long long)n));
-		t->external_data = x;
-		t->n_external_data = 3;
-		t->has_data_location = 1;
-		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-		t->has_raw_data = 0;   /* not packed; the bytes stay known */
+		in->off = off;
+		in->ext = true;
 		off += n;
 		moved++;
 	}
@@ -796,14 +865,13 @@ write_data(Enc *e, BeOut *o)
 {
 	int err = 0;
 	for (uint32_t i = 0; !err && i < e->ninits; i++) {
-		const Onnx__TensorProto *t = e->inits[i];
-		if (!t->n_external_data)
+		const Init *in = &e->inits[i];
+		if (!in->ext)
 			continue;
-		uint64_t al = t->raw_data.len >= EXT_BIG ? EXT_ALIGN_BIG
+		uint64_t al = in->t->nbytes >= EXT_BIG ? EXT_ALIGN_BIG
 		    : EXT_ALIGN_SMALL;
 		if (!(err = be_out_align(o, al)))
-			err = be_out_write(o, t->raw_data.data,
-			    t->raw_data.len);
+			err = be_out_write(o, in->t->data, in->t->nbytes);
 	}
 	return err;
 }
@@ -811,41 +879,41 @@ write_data(Enc *e, BeOut *o)
 /* Whether the initializers go to external data, by o and the size;
  * -1 after an error. */
 static int
-want_external(Enc *e, Onnx__ModelProto *p, const OnnxOptions *o)
+want_external(Enc *e, const OnnxOptions *o)
 {
 	if (o->external == ONNX_EXT_ALWAYS)
 		return 1;
-	size_t size = onnx__model_proto__get_packed_size(p);
+	uint64_t size = measure(e);
 	if (size <= MAX_MODEL_BYTES)
 		return 0;
 	if (o->external == ONNX_EXT_AUTO)
 		return 1;
-	ir_error(e->m, (Loc){0, 0}, "the model would be %zu MB, over the 2 GB "
-	    "limit of a single ONNX file, and --no-external-data forbids "
-	    "writing its weights to a data file beside it", size >> 20);
+	ir_error(e->m, (Loc){0, 0}, "the model would be %llu MB, over the "
+	    "2 GB limit of a single ONNX file, and --no-external-data forbids "
+	    "writing its weights to a data file beside it",
+	    (unsigned long long)(size >> 20));
 	return -1;
 }
 
 static int
-write_external(Enc *e, Onnx__ModelProto *p, const OnnxOptions *o,
-    BeOut *model)
+write_external(Enc *e, const OnnxOptions *o, BeOut *model)
 {
 	Module *m = e->m;
 	const char *target = be_out_target(model);
 	const char *slash = strrchr(target, '/');
-	char *data = fmt(e, "%s.data", target);
-	uint32_t moved = externalize(e, fmt(e, "%s.data", slash ? slash + 1
-	    : target), o->ext_threshold);
-	size_t size = onnx__model_proto__get_packed_size(p);
+	char *data = textf(e, "%s.data", target);
+	e->location = textf(e, "%s.data", slash ? slash + 1 : target);
+	uint32_t moved = externalize(e, o->ext_threshold);
+	uint64_t size = measure(e);
 	if (size > MAX_MODEL_BYTES) {
-		ir_error(m, (Loc){0, 0}, "the model would be %zu MB even with "
-		    "its initializers in external data, over the 2 GB limit "
-		    "of an ONNX file", size >> 20);
+		ir_error(m, (Loc){0, 0}, "the model would be %llu MB even "
+		    "with its initializers in external data, over the 2 GB "
+		    "limit of an ONNX file", (unsigned long long)(size >> 20));
 		be_out_discard(model);
 		return -1;
 	}
 	if (moved == 0) {       /* every tensor under the threshold */
-		int err = emit_model(p, model);
+		int err = emit_file(e, model);
 		if (!err)
 			return be_out_commit(m, &model, 1);
 		be_out_report(m, model, err);
@@ -860,7 +928,7 @@ write_external(Enc *e, Onnx__ModelProto *p, const OnnxOptions *o,
 	int err = write_data(e, outs[0]);
 	BeOut *bad = outs[0];
 	if (!err) {
-		err = emit_model(p, model);
+		err = emit_file(e, model);
 		bad = model;
 	}
 	if (err) {
@@ -877,14 +945,13 @@ onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path)
 {
 	Enc e;
 	enc_init(&e, m);
-	Onnx__ModelProto *p = build(&e, g, o);
-	int ext = p ? want_external(&e, p, o) : -1;
+	int ext = prepare(&e, g, o) ? want_external(&e, o) : -1;
 	int rc = -1;
 	if (ext == 0) {
-		rc = be_write_atomic(m, path, emit_model, p);
+		rc = be_write_atomic(m, path, emit_file, &e);
 	} else if (ext == 1) {
 		BeOut *model = be_out_open(m, path);
-		rc = model ? write_external(&e, p, o, model) : -1;
+		rc = model ? write_external(&e, o, model) : -1;
 	}
 	enc_free(&e);
 	return rc;

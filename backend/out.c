@@ -510,8 +510,10 @@ StrId
 be_node_name(Module *m, BeNames *nm, const char *base)
 {
 	char buf[300];
-	snprintf(buf, sizeof buf, "node_%.280s", base);
-	StrId b = ir_intern(m, buf), s = b;
+	size_t n = strnlen(base, 280);
+	memcpy(buf, "node_", 5);
+	memcpy(buf + 5, base, n);
+	StrId b = ir_internn(m, buf, 5 + n), s = b;
 	vgrow((void **)&nm->serial, &nm->nserial, b + 1, sizeof *nm->serial);
 	while (s < nm->nused && nm->used[s]) {
 		snprintf(buf, sizeof buf, "node_%.280s_%u", base,

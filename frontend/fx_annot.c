@@ -108,6 +108,19 @@ parsedim(Module *m, const char *s, size_t n, Loc loc, Dim *d)
 		ir_error(m, at(loc, i), "empty dimension in annotation");
 		return -1;
 	}
+	/* a plain number, what nearly every dim is, without the expression
+	 * parser (no leading zero: Python has none, the parser says why) */
+	if (n - i <= 18 && (s[i] != '0' || n - i == 1)) {
+		int64_t v = 0;
+		size_t k = i;
+		while (k < n && s[k] >= '0' && s[k] <= '9')
+			v = v * 10 + (s[k++] - '0');
+		if (k == n) {
+			d->n = v;
+			d->e = 0;
+			return 0;
+		}
+	}
 	ExprId e;
 	size_t err = 0;
 	if (ir_expr_parse(m, s + i, n - i, &e, &err) != 0) {
@@ -189,8 +202,8 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 		return -1;
 	}
 	/* split the dims at top-level commas */
-	Dim *dims = NULL;
-	uint32_t rank = 0, cap = 0;
+	Dim dims[MAXRANK];
+	uint32_t rank = 0;
 	int rc = 0;
 	size_t b = open + 1;
 	bool empty = true;
@@ -213,7 +226,6 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 				rc = -1;
 				break;
 			}
-			vgrow((void **)&dims, &cap, rank + 1, sizeof *dims);
 			if (parsedim(m, s + b, k - b, at(loc, b),
 			    &dims[rank]) != 0)
 				rc = -1;
@@ -228,7 +240,6 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 	}
 	if (rc == 0)
 		ir_set_tensor(g, v, dt, (int32_t)rank, dims);
-	free(dims);
 	/* optional strides "[3, 1]" and device "cpu" / "cuda:0" */
 	i = close + 1;
 	if (i < n && s[i] == '[') {

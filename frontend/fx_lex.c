@@ -424,6 +424,8 @@ fx_tok_is(const Token *t, TokKind k, const char *text)
 		return false;
 	if (!text)
 		return true;
+	if (t->n == 0 || t->p[0] != text[0])
+		return false;   /* most mismatches, without strlen */
 	size_t n = strlen(text);
 	return t->n == n && memcmp(t->p, text, n) == 0;
 }
@@ -590,8 +592,8 @@ fx_peek(Parser *p, int k)
 	if (p->join > 0) {
 		int j = 0;
 		for (int i = 0; i < p->nla; i++)
-			if (!skippable(p, &p->la[i]))
-				p->la[j++] = p->la[i];
+			if (!skippable(p, &p->la[i]) && j++ != i)
+				p->la[j - 1] = p->la[i];
 		p->nla = j;
 	}
 	while (p->nla <= k) {
@@ -607,6 +609,10 @@ fx_peek(Parser *p, int k)
 Token *
 fx_cur(Parser *p)
 {
+	/* the common case, without fx_peek's bookkeeping: a lookahead
+	 * token that joining would not drop is the current one */
+	if (p->nla > 0 && !skippable(p, &p->la[0]))
+		return &p->la[0];
 	return fx_peek(p, 0);
 }
 

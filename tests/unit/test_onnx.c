@@ -172,6 +172,15 @@ encode(Fix *f, GraphId g, int opset, uint8_t **buf, size_t *len)
 		fail_msg("encode failed:\n%s", diag(f));
 	Onnx__ModelProto *p = onnx__model_proto__unpack(NULL, *len, *buf);
 	assert_non_null(p);
+	/* the streaming writer's bytes are canonical: protobuf-c packs the
+	 * message it read back into the very same bytes */
+	size_t n = onnx__model_proto__get_packed_size(p);
+	uint8_t *again = malloc(n);
+	assert_non_null(again);
+	assert_int_equal(onnx__model_proto__pack(p, again), n);
+	assert_int_equal(n, *len);
+	assert_memory_equal(again, *buf, n);
+	free(again);
 	return p;
 }
 

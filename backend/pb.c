@@ -1,0 +1,203 @@
+/* pb.c - the streaming protobuf writer (pb.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb.h"
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+enum { BUFSZ = 64 * 1024 };
+
+struct PbOpen {
+	uint32_t slot;   /* its entry of lens */
+	uint64_t start;  /* pos after its tag and before its length */
+};
+
+static unsigned
+varint_size(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+void
+pb_size(Pb *w)
+{
+	w->writing = false;
+	w->pos = 0;
+	w->nlens = 0;
+	w->depth = 0;
+}
+
+void
+pb_write(Pb *w, BeOut *out, uint8_t *mem)
+{
+	w->writing = true;
+	w->pos = 0;
+	w->next = 0;
+	w->out = out;
+	w->mem = mem;
+	w->nbuf = 0;
+	w->err = 0;
+	if (!w->buf)
+		w->buf = xrealloc(NULL, BUFSZ);
+}
+
+static void
+drain(Pb *w)
+{
+	if (w->mem)
+		memcpy(w->mem + w->pos - w->nbuf, w->buf, w->nbuf);
+	else if (!w->err)
+		w->err = be_out_write(w->out, w->buf, w->nbuf);
+	w->nbuf = 0;
+}
+
+int
+pb_flush(Pb *w)
+{
+	drain(w);
+	return w->err;
+}
+
+void
+pb_free(Pb *w)
+{
+	free(w->lens);
+	free(w->open);
+	free(w->buf);
+	*w = (Pb){0};
+}
+
+/* Writing: n small bytes (at most 20) into the buffer. */
+static uint8_t *
+room(Pb *w, size_t n)
+{
+	if (w->nbuf + n > BUFSZ)
+		drain(w);
+	return w->buf + w->nbuf;
+}
+
+static void
+put_varint(Pb *w, uint64_t v)
+{
+	if (!w->writing) {
+		w->pos += varint_size(v);
+		return;
+	}
+	uint8_t *p = room(w, 10), *s = p;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	w->nbuf += (size_t)(p - s);
+	w->pos += (uint64_t)(p - s);
+}
+
+static void
+tag(Pb *w, uint32_t field, unsigned wt)
+{
+	put_varint(w, (uint64_t)field << 3 | wt);
+}
+
+void
+pb_varint(Pb *w, uint32_t field, uint64_t v)
+{
+	tag(w, field, WT_VARINT);
+	put_varint(w, v);
+}
+
+void
+pb_fixed32(Pb *w, uint32_t field, uint32_t v)
+{
+	tag(w, field, WT_I32);
+	if (w->writing) {
+		uint8_t *p = room(w, 4);
+		for (int i = 0; i < 4; i++)
+			p[i] = (uint8_t)(v >> 8 * i);
+		w->nbuf += 4;
+	}
+	w->pos += 4;
+}
+
+/* A bytes field; direct: its bytes go to the destination themselves, not
+ * through the buffer */
+static void
+bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
+{
+	tag(w, field, WT_LEN);
+	put_varint(w, n);
+	if (!w->writing) {
+		w->pos += n;
+		return;
+	}
+	if (n == 0)
+		return;
+	if (!direct && n <= BUFSZ / 4) {
+		memcpy(room(w, n), p, n);
+		w->nbuf += n;
+		w->pos += n;
+		return;
+	}
+	drain(w);
+	w->pos += n;
+	if (w->mem)
+		memcpy(w->mem + w->pos - n, p, n);
+	else if (!w->err)
+		w->err = be_out_write(w->out, p, n);
+}
+
+void
+pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
+{
+	bytes(w, field, p, n, false);
+}
+
+void
+pb_weights(Pb *w, uint32_t field, const void *p, size_t n)
+{
+	bytes(w, field, p, n, true);
+}
+
+void
+pb_str(Pb *w, uint32_t field, const char *s)
+{
+	if (s)
+		pb_bytes(w, field, s, strlen(s));
+}
+
+void
+pb_open(Pb *w, uint32_t field)
+{
+	tag(w, field, WT_LEN);
+	if (w->writing) {
+		if (w->next >= w->nlens)
+			BUG("protobuf writer: more submessages than sized");
+		put_varint(w, w->lens[w->next++]);
+		return;
+	}
+	if (w->nlens == w->clens)
+		vgrow((void **)&w->lens, &w->clens, w->nlens + 1,
+		    sizeof *w->lens);
+	if (w->depth == w->copen)
+		vgrow((void **)&w->open, &w->copen, w->depth + 1,
+		    sizeof *w->open);
+	w->open[w->depth++] = (PbOpen){w->nlens++, w->pos};
+}
+
+void
+pb_close(Pb *w)
+{
+	if (w->writing)
+		return;
+	if (w->depth == 0)
+		BUG("protobuf writer: pb_close without pb_open");
+	PbOpen o = w->open[--w->depth];
+	uint64_t len = w->pos - o.start;
+	w->lens[o.slot] = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+	w->pos += varint_size(len);
+}

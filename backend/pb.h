@@ -1,0 +1,60 @@
+/* pb.h - a streaming protobuf writer.
+ *
+ * A message is emitted by running the same code twice: first in sizing
+ * mode, which writes nothing and records the length of every submessage
+ * in the order they are opened, then in writing mode, which puts each
+ * length before its submessage and streams the bytes through a buffer into
+ * a BeOut (or memory).  No message tree is built and no length is computed
+ * twice, so writing is one pass over the IR per mode.  Fields go out in the
+ * order they are emitted: callers emit them in field-number order, as
+ * protobuf-c and the C++ runtime do, so the bytes are the canonical ones.
+ */
+#ifndef ONNXC_PB_H
+#define ONNXC_PB_H
+
+#include "../ir/ir.h"
+#include "out.h"
+
+typedef struct PbOpen PbOpen;
+
+typedef struct Pb {
+	bool writing;
+	uint64_t pos;        /* bytes emitted so far */
+	/* submessage lengths in the order opened (sizing fills them; a
+	 * length over 4 GB is only ever measured: such a model is refused
+	 * before it is written) */
+	uint32_t *lens;
+	uint32_t nlens, clens;
+	uint32_t next;       /* writing: the next entry of lens */
+	PbOpen *open;        /* sizing: the submessages open now */
+	uint32_t depth, copen;
+	/* writing: the destination and a buffer in front of it */
+	BeOut *out;
+	uint8_t *mem;        /* instead of out: memory for pos bytes */
+	uint8_t *buf;
+	size_t nbuf;
+	int err;             /* errno value of the first failed write */
+} Pb;
+
+/* Start a run: sizing, or writing into out (or mem when out is NULL).
+ * A writing run needs the sizing run of the same emission before it. */
+void pb_size(Pb *w);
+void pb_write(Pb *w, BeOut *out, uint8_t *mem);
+/* End a writing run: flush; returns 0 or the errno value of a failure. */
+int pb_flush(Pb *w);
+void pb_free(Pb *w);
+
+/* Fields: field is the field number. */
+void pb_varint(Pb *w, uint32_t field, uint64_t v);  /* int32/64, enum */
+void pb_fixed32(Pb *w, uint32_t field, uint32_t v); /* float bits */
+void pb_bytes(Pb *w, uint32_t field, const void *p, size_t n);
+/* Bytes that may lie in a source (copy.h): handed to be_out_write as they
+ * are, when they are written, so that a big tensor becomes a kernel copy
+ * and a small one is read from its mapping only then. */
+void pb_weights(Pb *w, uint32_t field, const void *p, size_t n);
+void pb_str(Pb *w, uint32_t field, const char *s);  /* NULL: absent */
+/* A submessage field: its fields go between pb_open and pb_close. */
+void pb_open(Pb *w, uint32_t field);
+void pb_close(Pb *w);
+
+#endif
