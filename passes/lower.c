@@ -815,25 +815,6 @@ lower_input(Lower *L, ValId sv)
 	return 0; /* constants, objects, tokens: no ONNX input */
 }
 
-/* Whether plugin lowering l applies at the opset (0: no bound). */
-static bool
-in_range(const PlLowering *l, int opset)
-{
-	return (!l->info.opset_min || opset >= l->info.opset_min) &&
-	    (!l->info.opset_max || opset <= l->info.opset_max);
-}
-
-static bool
-plugin_lowers(const Lower *L, const struct onnxc_ctx *c, StrId op)
-{
-	const char *s = ir_str(L->m, op);
-	for (uint32_t i = 0; c && i < c->reg->nlowerings; i++)
-		if (!strcmp(c->reg->lowerings[i].info.target, s) &&
-		    in_range(&c->reg->lowerings[i], L->opset))
-			return true;
-	return false;
-}
-
 /* Every op without a rule, each op once with its first place, in graph
  * g and the bodies of its higher-order ops. */
 static int
@@ -855,8 +836,9 @@ check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
 			bad += check_graph(L, ir_graph(L->m, a->u.g), seen,
 			    nstrs, depth + 1);
 		}
-		if (registry_find(L->m, L->reg, p->op) ||
-		    plugin_lowers(L, L->ctx, p->op))
+		if (registry_find(L->m, L->reg, p->op) || (L->ctx &&
+		    pl_lowering_applies(L->ctx->reg, ir_str(L->m, p->op),
+		    L->opset)))
 			continue;
 		bad++;
 		if (p->op < nstrs && seen[p->op])
@@ -912,62 +894,45 @@ output_value(Lower *L, ValId d, uint8_t *isout)
 	return r;
 }
 
-/* The plugin lowerings of the node, in order, until one lowers it: 0
- * when one did, 1 when all declined (or none applies), -1 on an error,
- * which names the plugin. */
+/* What plugin lowerings may do with the node (host_lower.c calls these). */
+static NodeId
+site_emit(void *self, const char *domain, const char *op, int nin,
+    const ValId *in, int nout)
+{
+	return lw_emit_domain(self, domain, op, nin, in, nout);
+}
+
+static void
+site_settype(void *self, ValId v, DType dt)
+{
+	lw_settype(self, v, dt);
+}
+
+static ValId
+site_const(void *self, DType dt, int rank, const int64_t *dims,
+    const void *data)
+{
+	return lw_const(self, dt, rank, dims, data);
+}
+
+static void
+site_bind(void *self, int k, ValId v)
+{
+	lw_bind(self, k, v);
+}
+
+static const PlLowerOps site_ops = {
+	site_emit, site_settype, site_const, site_bind,
+};
+
+/* The plugin lowerings of the node: 0, 1 (none lowered it) or -1. */
 static int
 try_plugins(Lower *L, onnxc_ctx *c)
 {
-	const Node *node = lw_node(L);
-	const char *op = ir_str(L->m, node->op);
-	PlRegistry *reg = c->reg;
-	Graph *d = L->dst;
-	for (uint32_t i = 0; i < reg->nlowerings; i++) {
-		const PlLowering *lo = &reg->lowerings[i];
-		if (strcmp(lo->info.target, op) || !in_range(lo, L->opset))
-			continue;
-		uint32_t nn = d->nnodes, nv = d->nvals, na = d->nargs,
-			 ni = d->nitems, nd = d->ndims;
-		int errs = L->m->nerrors;
-		const char *name = pl_plugin_name(reg, lo->plugin);
-		c->lower = L;
-		c->lower_base = nn;
-		c->nbound = 0;
-		c->who = name;
-		onnxc_status st = lo->info.lower(c, &pl_host, lo->info.user);
-		c->lower = NULL;
-		c->who = NULL;
-		if (st == ONNXC_DECLINE && L->m->nerrors == errs) {
-			/* as if it had not run: the next lowering starts from
-			 * the same ONNX graph */
-			d->nnodes = nn;
-			d->nvals = nv;
-			d->nargs = na;
-			d->nitems = ni;
-			d->ndims = nd;
-			for (uint32_t k = 0; k < node->nout; k++)
-				L->map[node->out + k] = 0;
-			continue;
-		}
-		if (st == ONNXC_OK && L->m->nerrors == errs &&
-		    (c->nbound || node->nout == 0)) {
-			StrId via = ir_intern(L->m, name);
-			for (NodeId k = nn; k < d->nnodes; k++)
-				d->nodes[k].via = via;
-			return 0;
-		}
-		if (L->m->nerrors == errs && st == ONNXC_OK)
-			lw_fail(L, "[%.64s] the lowering bound no output (see "
-			    "host->lower_bind)", name);
-		else if (L->m->nerrors == errs)
-			lw_fail(L, "[%.64s] the lowering failed (status %d)",
-			    name, (int)st);
-		else
-			ir_note(L->m, node->loc, "while plugin '%.64s' (%s) "
-			    "lowered %s", name, pl_where(reg, lo->plugin), op);
-		return -1;
-	}
-	return 1;
+	PlLowerSite s = {.src = L->src, .node = L->node, .map = L->map,
+	    .dst = L->dst, .dstid = L->dstid, .opset = L->opset,
+	    .ops = &site_ops, .self = L};
+	return pl_lower_node(c, &s);
 }
 
 /* Same type, as far as ONNX can tell. */
@@ -1155,6 +1120,12 @@ run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
 	return ONNXC_OK;
 }
 
+static bool
+has_rule(Module *m, StrId op)
+{
+	return lw_find(m, op) != NULL;
+}
+
 static onnxc_status
 init_lower(onnxc_ctx *c, const onnxc_host_api *host, onnxc_registry *reg)
 {
@@ -1175,6 +1146,7 @@ init_lower(onnxc_ctx *c, const onnxc_host_api *host, onnxc_registry *reg)
 		.run = run_lower,
 	};
 	(void)c;
+	reg->has_rule = has_rule;
 	return host->register_pass(reg, &pass);
 }
 
