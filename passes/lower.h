@@ -46,10 +46,18 @@ struct Lower {
 
 /* Rule tables, one per lower_<family>.c. */
 extern const LowerRule lw_rules_elementwise[];
+extern const LowerRule lw_rules_elementwise_act[];
+extern const LowerRule lw_rules_elementwise_cmp[];
 extern const LowerRule lw_rules_nn[];
+extern const LowerRule lw_rules_nn_norm[];
+extern const LowerRule lw_rules_nn_pool[];
+extern const LowerRule lw_rules_nn_attn[];
 extern const LowerRule lw_rules_shape[];
+extern const LowerRule lw_rules_shape_join[];
 extern const LowerRule lw_rules_index[];
+extern const LowerRule lw_rules_index_pad[];
 extern const LowerRule lw_rules_reduce[];
+extern const LowerRule lw_rules_reduce_norm[];
 extern const LowerRule lw_rules_sym[];
 extern const LowerRule lw_rules_cf[];
 /* all of them, in lookup order, ending with NULL */
