@@ -1,5 +1,5 @@
-/* lower_elementwise.h - what the lower_elementwise*.c rule files share; private to
- * them. */
+/* lower_elementwise.h - what the lower_elementwise*.c rule files share;
+ * private to them. */
 #ifndef ONNXC_LOWER_ELEMENTWISE_H
 #define ONNXC_LOWER_ELEMENTWISE_H
 
@@ -38,8 +38,7 @@ int lwe_done(Lower *L, ValId v);
 
 /* Operands i and j as values of dtype ct; false after an error. */
 bool lwe_operands(Lower *L, int i, const char *ki, int j, const char *kj,
-    DType ct,
-    ValId *a, ValId *b);
+    DType ct, ValId *a, ValId *b);
 
 /* A 0-d constant v of the dtype of like. */
 ValId lwe_num(Lower *L, double v, ValId like);

@@ -33,31 +33,26 @@ bool pl_list_items(onnxc_ctx *c, Graph *G, uint32_t kind,
 bool pl_tensor_size(uint32_t dtype, int32_t rank, const int64_t *dims,
     uint64_t *nb);
 
-/* The host functions of the table (host.c), by the file defining them. */
+/* The host functions of the table (host.c) that other files define. */
 onnxc_node h_node_new(onnxc_ctx *c, onnxc_graph g, uint32_t dialect,
-    const char *domain,
-    const char *op, uint32_t nout);
+    const char *domain, const char *op, uint32_t nout);
 onnxc_status h_node_push_arg(onnxc_ctx *c, onnxc_graph g, onnxc_node n,
     const onnxc_arg *a);
 onnxc_status h_node_set_arg(onnxc_ctx *c, onnxc_graph g, onnxc_node n,
-    uint32_t i,
-    const onnxc_arg *a);
+    uint32_t i, const onnxc_arg *a);
 onnxc_status h_make_list(onnxc_ctx *c, onnxc_graph g, uint32_t kind,
     const onnxc_arg *items, uint32_t n, onnxc_arg *out);
 onnxc_status h_node_erase(onnxc_ctx *c, onnxc_graph g, onnxc_node n);
 onnxc_status h_replace_uses(onnxc_ctx *c, onnxc_graph g, onnxc_value from,
     onnxc_value to);
 onnxc_status h_value_set_type(onnxc_ctx *c, onnxc_graph g, onnxc_value v,
-    uint32_t dtype,
-    int32_t rank, const onnxc_dim *dims);
+    uint32_t dtype, int32_t rank, const onnxc_dim *dims);
 onnxc_status h_value_set_sym(onnxc_ctx *c, onnxc_graph g, onnxc_value v,
-    uint32_t kind,
-    onnxc_expr e);
+    uint32_t kind, onnxc_expr e);
 onnxc_status h_value_set_name(onnxc_ctx *c, onnxc_graph g, onnxc_value v,
     const char *name);
 onnxc_tensor h_tensor_new(onnxc_ctx *c, uint32_t dtype, int32_t rank,
-    const int64_t *dims,
-    const void *data);
+    const int64_t *dims, const void *data);
 onnxc_value h_constant_input(onnxc_ctx *c, onnxc_graph g, const char *name,
     onnxc_tensor t);
 onnxc_expr h_expr_int(onnxc_ctx *c, int64_t n);
@@ -78,8 +73,7 @@ onnxc_graph h_lower_graph(onnxc_ctx *c);
 onnxc_status h_lower_input(onnxc_ctx *c, int pos, const char *key,
     onnxc_value *out);
 onnxc_node h_lower_emit(onnxc_ctx *c, const char *domain, const char *op,
-    uint32_t nin,
-    const onnxc_value *in, uint32_t nout);
+    uint32_t nin, const onnxc_value *in, uint32_t nout);
 onnxc_status h_lower_attr(onnxc_ctx *c, onnxc_node n, const char *name,
     const onnxc_arg *value);
 onnxc_status h_lower_set_dtype(onnxc_ctx *c, onnxc_value v, uint32_t dtype);
@@ -87,8 +81,7 @@ onnxc_value h_lower_const(onnxc_ctx *c, uint32_t dtype, int32_t rank,
     const int64_t *dims, const void *data);
 onnxc_status h_lower_bind(onnxc_ctx *c, uint32_t k, onnxc_value v);
 onnxc_status h_lower_list(onnxc_ctx *c, uint32_t kind, const onnxc_arg *items,
-    uint32_t n,
-    onnxc_arg *out);
+    uint32_t n, onnxc_arg *out);
 onnxc_expr h_expr_simplify(onnxc_ctx *c, onnxc_expr e);
 onnxc_status h_expr_eval(onnxc_ctx *c, onnxc_expr e, const onnxc_expr *syms,
     const int64_t *vals, uint32_t n, int64_t *out);

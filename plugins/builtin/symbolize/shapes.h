@@ -39,8 +39,7 @@ bool shp_has(const char *s, const char *part);
  * a new symbol of the same traced size wins; a fixed size other than 1
  * meeting it only works at the traced size. */
 int shp_bcast_dim(SymCtx *c, onnxc_node n, const onnxc_value *in, int nin,
-    int r,
-    int i, Dim *o);
+    int r, int i, Dim *o);
 int shp_broadcast(SymCtx *c, onnxc_node n, Out *out);
 
 /* shapes_view.c */
