@@ -46,10 +46,18 @@ struct Lower {
 
 /* Rule tables, one per lower_<family>.c. */
 extern const LowerRule lw_rules_elementwise[];
+extern const LowerRule lw_rules_elementwise_act[];
+extern const LowerRule lw_rules_elementwise_cmp[];
 extern const LowerRule lw_rules_nn[];
+extern const LowerRule lw_rules_nn_norm[];
+extern const LowerRule lw_rules_nn_pool[];
+extern const LowerRule lw_rules_nn_attn[];
 extern const LowerRule lw_rules_shape[];
+extern const LowerRule lw_rules_shape_join[];
 extern const LowerRule lw_rules_index[];
+extern const LowerRule lw_rules_index_pad[];
 extern const LowerRule lw_rules_reduce[];
+extern const LowerRule lw_rules_reduce_norm[];
 extern const LowerRule lw_rules_sym[];
 extern const LowerRule lw_rules_cf[];
 /* all of them, in lookup order, ending with NULL */
@@ -60,7 +68,8 @@ extern const LowerRule *const lw_rule_tables[];
 int pass_lower(Module *m, GraphId src, GraphId *out, int opset);
 LowerFn lw_find(Module *m, StrId op);
 
-/* --- reading the FX node being lowered (lower.c) --- */
+/* --- the rule-author API: depends on ir/ only ---
+ * lower_args.c: reading the FX node being lowered */
 const Node *lw_node(Lower *L);
 /* positional arg i, else kwarg kw (kw may be NULL); NULL when absent */
 const Arg *lw_arg(Lower *L, int i, const char *kw);
@@ -98,7 +107,7 @@ ValId lw_operand(Lower *L, int i, const char *kw, DType dt);
  * tensor: a constant when all static, else Unsqueeze+Concat */
 ValId lw_shape_list(Lower *L, int i, const char *kw);
 
-/* --- emitting ONNX nodes --- */
+/* --- lower_emit.c: emitting ONNX nodes --- */
 /* a node of the default domain with nin inputs (0 = missing optional
  * input) and nout outputs; outputs get dtype DT_UNDEF until set */
 NodeId lw_emit(Lower *L, const char *op, int nin, const ValId *in, int nout);
@@ -143,7 +152,7 @@ void lw_bind(Lower *L, int k, ValId v);
 /* report an error at the node and return -1 */
 int lw_fail(Lower *L, const char *fmt, ...);
 
-/* --- type promotion (torch semantics) --- */
+/* --- type promotion, torch semantics (lower_args.c) --- */
 /* result dtype of a binary op on two args, following torch: tensors of
  * higher category win, 0-d tensors and Python numbers only decide within
  * their category */

@@ -1,5 +1,6 @@
-/* lower_reduce.c - lowering rules for reductions, scans, softmax and the
- * reductions that return indices.
+/* lower_reduce.c - lowering rules for reductions, softmax, top-k/sort and
+ * the reductions that return indices; variance, norms, any/all and scans
+ * are in lower_reduce_norm.c.
  *
  * The ONNX reductions take their axes as an attribute before opset 18 and
  * as an input from 18 on (ReduceSum: an input since 13); reduce() hides the
@@ -14,22 +15,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "lower.h"
+#include "lower_reduce.h"
 
-#define MAXAXES 64
-
-/* The axes of a reduction over an input of rank `rank`: n < 0 means every
- * axis.  Axes are normalised to 0..rank-1 when the rank is known.  cst is
- * their INT64 constant once emitted, shared by a rule's reductions. */
-typedef struct Axes {
-	int n;
-	int rank;
-	int64_t v[MAXAXES];
-	ValId cst;
-} Axes;
-
-static ValId
-op1t(Lower *L, const char *op, ValId x, DType dt)
+ValId
+lwr_op1t(Lower *L, const char *op, ValId x, DType dt)
 {
 	NodeId n = lw_emit(L, op, 1, &x, 1);
 	ValId r = lw_res(L, n, 0);
@@ -47,22 +36,22 @@ where(Lower *L, ValId c, ValId a, ValId b)
 }
 
 /* dtype FX output k is annotated with, or dflt when it has none */
-static DType
-outdt(Lower *L, int k, DType dflt)
+DType
+lwr_outdt(Lower *L, int k, DType dflt)
 {
 	const Value *v = lw_outval(L, k);
 	return v->kind == VK_TENSOR && v->dtype ? (DType)v->dtype : dflt;
 }
 
-static bool
-has_out(Lower *L, int k)
+bool
+lwr_has_out(Lower *L, int k)
 {
 	return (uint32_t)k < lw_node(L)->nout;
 }
 
 /* Element type sums, products, extrema and scans compute in. */
-static DType
-acc_type(DType dt)
+DType
+lwr_acc_type(DType dt)
 {
 	switch (dt) {
 	case DT_F32:
@@ -79,8 +68,8 @@ acc_type(DType dt)
 }
 
 /* Element type for ops with float kernels only (means, norms, softmax). */
-static DType
-float_type(DType dt)
+DType
+lwr_float_type(DType dt)
 {
 	return dt == DT_F64 ? DT_F64 : DT_F32;
 }
@@ -108,8 +97,8 @@ cmp_type(DType dt)
 
 /* Reads a dim or dim-list argument: absent, None and [] mean every axis
  * (as for torch's sum, mean, amax ...).  Returns -1 after reporting. */
-static int
-read_axes(Lower *L, int i, const char *kw, const Value *sv, Axes *ax)
+int
+lwr_read_axes(Lower *L, int i, const char *kw, const Value *sv, Axes *ax)
 {
 	int errs = L->m->nerrors;
 	int n = lw_ints(L, i, kw, ax->v, MAXAXES);
@@ -140,8 +129,8 @@ read_axes(Lower *L, int i, const char *kw, const Value *sv, Axes *ax)
 
 /* A single dim argument normalised against rank; *d stays dflt if absent.
  * Returns -1 after reporting. */
-static int
-read_dim(Lower *L, int i, const char *kw, const Value *sv, int64_t dflt,
+int
+lwr_read_dim(Lower *L, int i, const char *kw, const Value *sv, int64_t dflt,
     int64_t *d)
 {
 	int errs = L->m->nerrors;
@@ -161,8 +150,8 @@ read_dim(Lower *L, int i, const char *kw, const Value *sv, int64_t dflt,
 
 /* An ONNX Reduce* over ax.  On a 0-d input every reduction is the identity
  * (L1/L2: the magnitude), which torch allows and ONNX leaves vague. */
-static ValId
-reduce(Lower *L, const char *op, ValId x, Axes *ax, bool keep)
+ValId
+lwr_reduce(Lower *L, const char *op, ValId x, Axes *ax, bool keep)
 {
 	if (ax->rank == 0) {
 		if (!strcmp(op, "ReduceL1") || !strcmp(op, "ReduceL2"))
@@ -188,8 +177,8 @@ reduce(Lower *L, const char *op, ValId x, Axes *ax, bool keep)
 /* The input, cast to the dtype argument first when there is one (torch
  * converts before reducing), then to the compute type ct.  dti is the
  * dtype's position, -1 where it is keyword-only. */
-static ValId
-input_as(Lower *L, int dti, DType ct)
+ValId
+lwr_input_as(Lower *L, int dti, DType ct)
 {
 	ValId x = lw_in(L, 0, "self");
 	if (!x)
@@ -215,17 +204,17 @@ simple(Lower *L, const char *op, DType (*ctype)(DType), int dimi,
 	if (!sv || sv->kind != VK_TENSOR)
 		return lw_fail(L, "argument 'self' must be a tensor");
 	Axes ax = {.n = -1, .rank = sv->rank};
-	if (dimi >= 0 && read_axes(L, dimi, dimkw, sv, &ax) < 0)
+	if (dimi >= 0 && lwr_read_axes(L, dimi, dimkw, sv, &ax) < 0)
 		return -1;
 	int errs = L->m->nerrors;
 	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
 	if (L->m->nerrors != errs)
 		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype);
-	ValId x = input_as(L, -1, ctype(od));
+	DType od = lwr_outdt(L, 0, (DType)sv->dtype);
+	ValId x = lwr_input_as(L, -1, ctype(od));
 	if (!x)
 		return -1;
-	lw_bind(L, 0, lw_cast(L, reduce(L, op, x, &ax, keep), od));
+	lw_bind(L, 0, lw_cast(L, lwr_reduce(L, op, x, &ax, keep), od));
 	return 0;
 }
 
@@ -233,65 +222,65 @@ simple(Lower *L, const char *op, DType (*ctype)(DType), int dimi,
 static int
 sum_all(Lower *L)
 {
-	return simple(L, "ReduceSum", acc_type, -1, NULL, -1);
+	return simple(L, "ReduceSum", lwr_acc_type, -1, NULL, -1);
 }
 
 /* sum.dim_IntList(self, dim, keepdim=False, *, dtype) */
 static int
 sum_dim(Lower *L)
 {
-	return simple(L, "ReduceSum", acc_type, 1, "dim", 2);
+	return simple(L, "ReduceSum", lwr_acc_type, 1, "dim", 2);
 }
 
 static int
 mean_all(Lower *L)
 {
-	return simple(L, "ReduceMean", float_type, -1, NULL, -1);
+	return simple(L, "ReduceMean", lwr_float_type, -1, NULL, -1);
 }
 
 /* mean.dim(self, dim, keepdim=False, *, dtype) */
 static int
 mean_dim(Lower *L)
 {
-	return simple(L, "ReduceMean", float_type, 1, "dim", 2);
+	return simple(L, "ReduceMean", lwr_float_type, 1, "dim", 2);
 }
 
 static int
 prod_all(Lower *L)
 {
-	return simple(L, "ReduceProd", acc_type, -1, NULL, -1);
+	return simple(L, "ReduceProd", lwr_acc_type, -1, NULL, -1);
 }
 
 /* prod.dim_int(self, dim, keepdim=False, *, dtype) */
 static int
 prod_dim(Lower *L)
 {
-	return simple(L, "ReduceProd", acc_type, 1, "dim", 2);
+	return simple(L, "ReduceProd", lwr_acc_type, 1, "dim", 2);
 }
 
 /* amax(self, dim=[], keepdim=False): [] reduces every axis */
 static int
 amax(Lower *L)
 {
-	return simple(L, "ReduceMax", acc_type, 1, "dim", 2);
+	return simple(L, "ReduceMax", lwr_acc_type, 1, "dim", 2);
 }
 
 static int
 amin(Lower *L)
 {
-	return simple(L, "ReduceMin", acc_type, 1, "dim", 2);
+	return simple(L, "ReduceMin", lwr_acc_type, 1, "dim", 2);
 }
 
 static int
 max_all(Lower *L)
 {
-	return simple(L, "ReduceMax", acc_type, -1, NULL, -1);
+	return simple(L, "ReduceMax", lwr_acc_type, -1, NULL, -1);
 }
 
 static int
 min_all(Lower *L)
 {
-	return simple(L, "ReduceMin", acc_type, -1, NULL, -1);
+	return simple(L, "ReduceMin", lwr_acc_type, -1, NULL, -1);
 }
 
 /* ----------------------------------------------- reductions with indices */
@@ -317,18 +306,19 @@ extreme_dim(Lower *L, bool ismax)
 	const Value *sv = lw_srcval(L, 0, "self");
 	ValId x = lw_in(L, 0, "self");
 	int64_t d;
-	if (!x || read_dim(L, 1, "dim", sv, 0, &d) < 0)
+	if (!x || lwr_read_dim(L, 1, "dim", sv, 0, &d) < 0)
 		return -1;
 	int errs = L->m->nerrors;
 	bool keep = lw_bool(L, 2, "keepdim", false);
 	if (L->m->nerrors != errs)
 		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype);
+	DType od = lwr_outdt(L, 0, (DType)sv->dtype);
 	Axes ax = {.n = 1, .rank = sv->rank, .v = {d}};
-	ValId xc = lw_cast(L, x, acc_type(od));
-	lw_bind(L, 0, lw_cast(L, reduce(L, ismax ? "ReduceMax" : "ReduceMin",
+	ValId xc = lw_cast(L, x, lwr_acc_type(od));
+	lw_bind(L, 0,
+	    lw_cast(L, lwr_reduce(L, ismax ? "ReduceMax" : "ReduceMin",
 	    xc, &ax, keep), od));
-	if (!has_out(L, 1))
+	if (!lwr_has_out(L, 1))
 		return 0;
 	if (sv->rank == 0)
 		lw_bind(L, 1, lw_scalar_i64(L, 0));
@@ -369,7 +359,7 @@ arg_extreme(Lower *L, const char *op)
 	}
 	if (lw_has(L, 1, "dim")) {
 		int64_t d;
-		if (read_dim(L, 1, "dim", sv, 0, &d) < 0)
+		if (lwr_read_dim(L, 1, "dim", sv, 0, &d) < 0)
 			return -1;
 		lw_bind(L, 0, argred(L, op, x, d, keep));
 		return 0;
@@ -412,24 +402,24 @@ logsumexp(Lower *L)
 	if (!sv)
 		return lw_fail(L, "argument 'self' must be a tensor");
 	Axes ax = {0};
-	if (read_axes(L, 1, "dim", sv, &ax) < 0)
+	if (lwr_read_axes(L, 1, "dim", sv, &ax) < 0)
 		return -1;
 	int errs = L->m->nerrors;
 	bool keep = lw_bool(L, 2, "keepdim", false);
 	if (L->m->nerrors != errs)
 		return -1;
-	DType od = outdt(L, 0, DT_F32), ct = float_type(od);
-	ValId x = input_as(L, -1, ct);
+	DType od = lwr_outdt(L, 0, DT_F32), ct = lwr_float_type(od);
+	ValId x = lwr_input_as(L, -1, ct);
 	if (!x)
 		return -1;
 	if (sv->rank == 0) {
 		lw_bind(L, 0, lw_cast(L, x, od));
 		return 0;
 	}
-	ValId m = reduce(L, "ReduceMax", x, &ax, true);
-	m = where(L, op1t(L, "IsInf", m, DT_BOOL), lw_scalar(L, 0, ct), m);
+	ValId m = lwr_reduce(L, "ReduceMax", x, &ax, true);
+	m = where(L, lwr_op1t(L, "IsInf", m, DT_BOOL), lw_scalar(L, 0, ct), m);
 	ValId e = lw_op1(L, "Exp", lw_op2(L, "Sub", x, m));
-	ValId s = lw_op1(L, "Log", reduce(L, "ReduceSum", e, &ax, keep));
+	ValId s = lw_op1(L, "Log", lwr_reduce(L, "ReduceSum", e, &ax, keep));
 	if (!keep) { /* drop the reduced dims of m too */
 		if (ax.n > 0 && !ax.cst)
 			ax.cst = lw_const_i64s(L, ax.v, ax.n);
@@ -439,354 +429,6 @@ logsumexp(Lower *L)
 		lw_settype(L, m, ct);
 	}
 	lw_bind(L, 0, lw_cast(L, lw_op2(L, "Add", s, m), od));
-	return 0;
-}
-
-/* --------------------------------------------------- variance and norms */
-
-/* How many elements a reduction over ax folds into each result, as a 0-d
- * tensor of dt: a constant when those dims are static, else read from the
- * shape at run time. */
-static ValId
-reduced_count(Lower *L, const Value *sv, ValId x, Axes *ax, DType dt)
-{
-	int64_t cnt = 1, d;
-	bool fixed = true;
-	int n = ax->n < 0 ? sv->rank : ax->n;
-	for (int k = 0; k < n; k++) {
-		int a = ax->n < 0 ? k : (int)ax->v[k];
-		if (lw_dim_static(sv, L->src, a, &d))
-			cnt *= d;
-		else
-			fixed = false;
-	}
-	if (fixed)
-		return lw_scalar(L, (double)cnt, dt);
-	ValId shape = op1t(L, "Shape", x, DT_I64);
-	if (ax->n > 0) {
-		if (!ax->cst)
-			ax->cst = lw_const_i64s(L, ax->v, ax->n);
-		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){shape, ax->cst},
-		    1);
-		lw_attr_int(L, g, "axis", 0);
-		shape = lw_res(L, g, 0);
-		lw_settype(L, shape, DT_I64);
-	}
-	Axes all = {.n = -1, .rank = 1};
-	return lw_cast(L, reduce(L, "ReduceProd", shape, &all, false), dt);
-}
-
-/* var/std and var_mean/std_mean: sum((x - mean)^2) / max(N - correction,
- * 0).  Output 0 is the variance (or its root), output 1 the mean. */
-static int
-variance(Lower *L, bool root, int dimi, double corr, bool keep)
-{
-	const Value *sv = lw_srcval(L, 0, "self");
-	if (!sv || sv->kind != VK_TENSOR)
-		return lw_fail(L, "argument 'self' must be a tensor");
-	Axes ax = {.n = -1, .rank = sv->rank};
-	if (dimi >= 0 && read_axes(L, dimi, "dim", sv, &ax) < 0)
-		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype), ct = float_type(od);
-	ValId x = input_as(L, -1, ct);
-	if (!x)
-		return -1;
-	ValId mean = reduce(L, "ReduceMean", x, &ax, true);
-	ValId dev = lw_op2(L, "Sub", x, mean);
-	ValId ss = reduce(L, "ReduceSum", lw_op2(L, "Mul", dev, dev), &ax,
-	    keep);
-	ValId n = reduced_count(L, sv, x, &ax, ct);
-	ValId den = lw_op2(L, "Max", lw_op2(L, "Sub", n, lw_scalar(L, corr,
-	    ct)), lw_scalar(L, 0, ct));
-	ValId v = lw_op2(L, "Div", ss, den);
-	if (root)
-		v = lw_op1(L, "Sqrt", v);
-	lw_bind(L, 0, lw_cast(L, v, od));
-	if (has_out(L, 1)) {
-		if (!keep)
-			mean = reduce(L, "ReduceMean", x, &ax, false);
-		lw_bind(L, 1, lw_cast(L, mean, outdt(L, 1, od)));
-	}
-	return 0;
-}
-
-/* var.correction(self, dim=None, *, correction=None, keepdim=False) */
-static int
-var_correction_common(Lower *L, bool root)
-{
-	int errs = L->m->nerrors;
-	double corr = lw_float(L, -1, "correction", 1);
-	bool keep = lw_bool(L, -1, "keepdim", false);
-	if (L->m->nerrors != errs)
-		return -1;
-	return variance(L, root, 1, corr, keep);
-}
-
-/* var.dim(self, dim, unbiased=True, keepdim=False) */
-static int
-var_dim_common(Lower *L, bool root)
-{
-	int errs = L->m->nerrors;
-	bool unbiased = lw_bool(L, 2, "unbiased", true);
-	bool keep = lw_bool(L, 3, "keepdim", false);
-	if (L->m->nerrors != errs)
-		return -1;
-	return variance(L, root, 1, unbiased ? 1 : 0, keep);
-}
-
-/* var.default(self, unbiased=True) */
-static int
-var_all_common(Lower *L, bool root)
-{
-	int errs = L->m->nerrors;
-	bool unbiased = lw_bool(L, 1, "unbiased", true);
-	if (L->m->nerrors != errs)
-		return -1;
-	return variance(L, root, -1, unbiased ? 1 : 0, false);
-}
-
-static int
-var_correction(Lower *L)
-{
-	return var_correction_common(L, false);
-}
-
-static int
-std_correction(Lower *L)
-{
-	return var_correction_common(L, true);
-}
-
-static int
-var_dim(Lower *L)
-{
-	return var_dim_common(L, false);
-}
-
-static int
-std_dim(Lower *L)
-{
-	return var_dim_common(L, true);
-}
-
-static int
-var_all(Lower *L)
-{
-	return var_all_common(L, false);
-}
-
-static int
-std_all(Lower *L)
-{
-	return var_all_common(L, true);
-}
-
-/* The p-norm over ax of x (already in a float compute type). */
-static ValId
-pnorm(Lower *L, ValId x, double p, Axes *ax, bool keep)
-{
-	DType ct = lw_dtype(L, x);
-	if (p == 2)
-		return reduce(L, "ReduceL2", x, ax, keep);
-	if (p == 1)
-		return reduce(L, "ReduceL1", x, ax, keep);
-	if (isinf(p))
-		return reduce(L, p > 0 ? "ReduceMax" : "ReduceMin",
-		    lw_op1(L, "Abs", x), ax, keep);
-	if (p == 0) { /* the count of nonzero elements */
-		ValId nz = op1t(L, "Not", lw_op2t(L, "Equal", x,
-		    lw_scalar(L, 0, ct), DT_BOOL), DT_BOOL);
-		return reduce(L, "ReduceSum", lw_cast(L, nz, ct), ax, keep);
-	}
-	ValId pw = lw_op2(L, "Pow", lw_op1(L, "Abs", x), lw_scalar(L, p, ct));
-	return lw_op2(L, "Pow", reduce(L, "ReduceSum", pw, ax, keep),
-	    lw_scalar(L, 1 / p, ct));
-}
-
-static int
-norm_common(Lower *L, int pi, const char *pkw, double pdflt, int dimi,
-    int keepi)
-{
-	const Value *sv = lw_srcval(L, 0, "self");
-	if (!sv || sv->kind != VK_TENSOR)
-		return lw_fail(L, "argument 'self' must be a tensor");
-	if (sv->dtype == DT_C64 || sv->dtype == DT_C128)
-		return lw_fail(L, "norms of complex tensors are not supported");
-	Axes ax = {.n = -1, .rank = sv->rank};
-	if (dimi >= 0 && read_axes(L, dimi, "dim", sv, &ax) < 0)
-		return -1;
-	int errs = L->m->nerrors;
-	double p = lw_float(L, pi, pkw, pdflt);
-	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
-	if (L->m->nerrors != errs)
-		return -1;
-	DType od = outdt(L, 0, DT_F32);
-	ValId x = input_as(L, -1, float_type(od));
-	if (!x)
-		return -1;
-	lw_bind(L, 0, lw_cast(L, pnorm(L, x, p, &ax, keep), od));
-	return 0;
-}
-
-/* norm.ScalarOpt_dim(self, p, dim, keepdim=False) and _dtype */
-static int
-norm_dim(Lower *L)
-{
-	return norm_common(L, 1, "p", 2, 2, 3);
-}
-
-/* norm.Scalar(self, p=2), norm.ScalarOpt_dtype(self, p, *, dtype) */
-static int
-norm_all(Lower *L)
-{
-	return norm_common(L, 1, "p", 2, -1, -1);
-}
-
-/* linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype) */
-static int
-vector_norm(Lower *L)
-{
-	return norm_common(L, 1, "ord", 2, 2, 3);
-}
-
-/* ------------------------------------------------------------ any / all */
-
-/* any/all(self, dim, keepdim): the max/min of the truth values */
-static int
-truth(Lower *L, bool isany, int dimi, int keepi)
-{
-	const Value *sv = lw_srcval(L, 0, "self");
-	ValId x = lw_in(L, 0, "self");
-	if (!x)
-		return -1;
-	Axes ax = {.n = -1, .rank = sv->rank};
-	if (dimi >= 0 && read_axes(L, dimi, "dim", sv, &ax) < 0)
-		return -1;
-	int errs = L->m->nerrors;
-	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
-	if (L->m->nerrors != errs)
-		return -1;
-	ValId b = lw_cast(L, lw_cast(L, x, DT_BOOL), DT_I32);
-	ValId r = reduce(L, isany ? "ReduceMax" : "ReduceMin", b, &ax, keep);
-	/* uint8 inputs give uint8 results in torch: the annotation says */
-	lw_bind(L, 0, lw_cast(L, lw_cast(L, r, DT_BOOL), outdt(L, 0,
-	    DT_BOOL)));
-	return 0;
-}
-
-static int
-any_all(Lower *L)
-{
-	return truth(L, true, -1, -1);
-}
-
-static int
-any_dim(Lower *L)
-{
-	return truth(L, true, 1, 2);
-}
-
-static int
-all_all(Lower *L)
-{
-	return truth(L, false, -1, -1);
-}
-
-static int
-all_dim(Lower *L)
-{
-	return truth(L, false, 1, 2);
-}
-
-/* count_nonzero(self, dim=None) and .dim_IntList(self, dim) */
-static int
-count_nonzero(Lower *L)
-{
-	const Value *sv = lw_srcval(L, 0, "self");
-	ValId x = lw_in(L, 0, "self");
-	if (!x)
-		return -1;
-	Axes ax = {.n = -1, .rank = sv->rank};
-	if (read_axes(L, 1, "dim", sv, &ax) < 0)
-		return -1;
-	ValId nz = lw_cast(L, lw_cast(L, x, DT_BOOL), DT_I64);
-	lw_bind(L, 0, lw_cast(L, reduce(L, "ReduceSum", nz, &ax, false),
-	    outdt(L, 0, DT_I64)));
-	return 0;
-}
-
-/* ---------------------------------------------------------------- scans */
-
-/* cumsum(self, dim, *, dtype) */
-static int
-cumsum(Lower *L)
-{
-	const Value *sv = lw_srcval(L, 0, "self");
-	if (!sv)
-		return lw_fail(L, "argument 'self' must be a tensor");
-	int64_t d;
-	if (read_dim(L, 1, "dim", sv, 0, &d) < 0)
-		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype);
-	ValId x = input_as(L, -1, acc_type(od));
-	if (!x)
-		return -1;
-	if (sv->rank == 0) {
-		lw_bind(L, 0, lw_cast(L, x, od));
-		return 0;
-	}
-	ValId r = lw_op2(L, "CumSum", x, lw_scalar_i64(L, d));
-	lw_bind(L, 0, lw_cast(L, r, od));
-	return 0;
-}
-
-/* cumprod(self, dim, *, dtype): ONNX has no product scan, so a running
- * product over static slices; exact for integers, unlike exp(cumsum(log)) */
-static int
-cumprod(Lower *L)
-{
-	enum { LIMIT = 256 };
-	const Value *sv = lw_srcval(L, 0, "self");
-	if (!sv)
-		return lw_fail(L, "argument 'self' must be a tensor");
-	int64_t d, len;
-	if (read_dim(L, 1, "dim", sv, 0, &d) < 0)
-		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype);
-	ValId x = input_as(L, -1, acc_type(od));
-	if (!x)
-		return -1;
-	if (sv->rank == 0) {
-		lw_bind(L, 0, lw_cast(L, x, od));
-		return 0;
-	}
-	if (!lw_dim_static(sv, L->src, (int)d, &len))
-		return lw_fail(L, "cumprod needs a static size along dim %lld",
-		    (long long)d);
-	if (len > LIMIT)
-		return lw_fail(L, "cumprod over %lld elements (more than %d) "
-		    "is not supported", (long long)len, LIMIT);
-	if (len <= 1) {
-		lw_bind(L, 0, lw_cast(L, x, od));
-		return 0;
-	}
-	ValId parts[LIMIT], run = 0;
-	ValId axis = lw_const_i64s(L, &d, 1);
-	for (int64_t k = 0; k < len; k++) {
-		int64_t e = k + 1;
-		ValId in[4] = {x, lw_const_i64s(L, &k, 1),
-			lw_const_i64s(L, &e, 1), axis};
-		NodeId s = lw_emit(L, "Slice", 4, in, 1);
-		ValId sl = lw_res(L, s, 0);
-		lw_settype(L, sl, lw_dtype(L, x));
-		run = run ? lw_op2(L, "Mul", run, sl) : sl;
-		parts[k] = run;
-	}
-	NodeId c = lw_emit(L, "Concat", (int)len, parts, 1);
-	lw_attr_int(L, c, "axis", d);
-	ValId r = lw_res(L, c, 0);
-	lw_settype(L, r, lw_dtype(L, x));
-	lw_bind(L, 0, lw_cast(L, r, od));
 	return 0;
 }
 
@@ -801,11 +443,11 @@ softmax_common(Lower *L, const char *op, bool dtype_kw)
 	if (!sv)
 		return lw_fail(L, "argument 'self' must be a tensor");
 	int64_t d;
-	if (read_dim(L, 1, "dim", sv, -1, &d) < 0)
+	if (lwr_read_dim(L, 1, "dim", sv, -1, &d) < 0)
 		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype), ct = float_type(od);
+	DType od = lwr_outdt(L, 0, (DType)sv->dtype), ct = lwr_float_type(od);
 	/* the .int overloads take dtype as their third argument */
-	ValId x = dtype_kw ? input_as(L, 2, ct) : lw_in(L, 0, "self");
+	ValId x = dtype_kw ? lwr_input_as(L, 2, ct) : lw_in(L, 0, "self");
 	if (!x)
 		return -1;
 	x = lw_cast(L, x, ct);
@@ -859,10 +501,10 @@ safe_softmax(Lower *L)
 	if (!sv)
 		return lw_fail(L, "argument 'self' must be a tensor");
 	int64_t d;
-	if (read_dim(L, 1, "dim", sv, -1, &d) < 0)
+	if (lwr_read_dim(L, 1, "dim", sv, -1, &d) < 0)
 		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype), ct = float_type(od);
-	ValId x = input_as(L, 2, ct);
+	DType od = lwr_outdt(L, 0, (DType)sv->dtype), ct = lwr_float_type(od);
+	ValId x = lwr_input_as(L, 2, ct);
 	if (!x)
 		return -1;
 	if (sv->rank == 0)
@@ -875,7 +517,7 @@ safe_softmax(Lower *L)
 	ValId masked = lw_op2t(L, "Equal", x, lw_scalar(L, -INFINITY, ct),
 	    DT_BOOL);
 	Axes ax = {.n = 1, .rank = sv->rank, .v = {d}};
-	ValId rows = reduce(L, "ReduceMin", lw_cast(L, masked, DT_I32), &ax,
+	ValId rows = lwr_reduce(L, "ReduceMin", lw_cast(L, masked, DT_I32), &ax,
 	    true);
 	ValId r = where(L, lw_cast(L, rows, DT_BOOL), lw_scalar(L, 0, ct), s);
 	lw_bind(L, 0, lw_cast(L, r, od));
@@ -893,10 +535,10 @@ topk_common(Lower *L, const Value *sv, ValId k, int64_t d, bool largest)
 	ValId x = lw_in(L, 0, "self");
 	if (!x || !k)
 		return -1;
-	DType od = outdt(L, 0, (DType)sv->dtype);
+	DType od = lwr_outdt(L, 0, (DType)sv->dtype);
 	if (sv->rank == 0) {
 		lw_bind(L, 0, lw_cast(L, x, od));
-		if (has_out(L, 1))
+		if (lwr_has_out(L, 1))
 			lw_bind(L, 1, lw_scalar_i64(L, 0));
 		return 0;
 	}
@@ -912,7 +554,7 @@ topk_common(Lower *L, const Value *sv, ValId k, int64_t d, bool largest)
 	lw_settype(L, v, ct);
 	lw_settype(L, idx, DT_I64);
 	lw_bind(L, 0, lw_cast(L, v, od));
-	if (has_out(L, 1))
+	if (lwr_has_out(L, 1))
 		lw_bind(L, 1, idx);
 	return 0;
 }
@@ -926,7 +568,7 @@ topk(Lower *L)
 	if (!sv)
 		return lw_fail(L, "argument 'self' must be a tensor");
 	int64_t d;
-	if (read_dim(L, 2, "dim", sv, -1, &d) < 0)
+	if (lwr_read_dim(L, 2, "dim", sv, -1, &d) < 0)
 		return -1;
 	int errs = L->m->nerrors;
 	bool largest = lw_bool(L, 3, "largest", true);
@@ -945,7 +587,7 @@ sort_common(Lower *L, int dimi, int desci)
 	if (!sv || !x)
 		return -1;
 	int64_t d;
-	if (read_dim(L, dimi, "dim", sv, -1, &d) < 0)
+	if (lwr_read_dim(L, dimi, "dim", sv, -1, &d) < 0)
 		return -1;
 	int errs = L->m->nerrors;
 	bool desc = lw_bool(L, desci, "descending", false);
@@ -978,6 +620,8 @@ sort_stable(Lower *L)
 	return sort_common(L, -1, -1);
 }
 
+/* ------------------------------------------------------------------ table */
+
 const LowerRule lw_rules_reduce[] = {
 	{"aten::sum.default", sum_all},
 	{"aten::sum.dim_IntList", sum_dim},
@@ -994,33 +638,6 @@ const LowerRule lw_rules_reduce[] = {
 	{"aten::argmax.default", argmax},
 	{"aten::argmin.default", argmin},
 	{"aten::logsumexp.default", logsumexp},
-	{"aten::var.correction", var_correction},
-	{"aten::var.dim", var_dim},
-	{"aten::var.default", var_all},
-	{"aten::std.correction", std_correction},
-	{"aten::std.dim", std_dim},
-	{"aten::std.default", std_all},
-	{"aten::var_mean.correction", var_correction},
-	{"aten::var_mean.dim", var_dim},
-	{"aten::var_mean.default", var_all},
-	{"aten::std_mean.correction", std_correction},
-	{"aten::std_mean.dim", std_dim},
-	{"aten::std_mean.default", std_all},
-	{"aten::norm.ScalarOpt_dim", norm_dim},
-	{"aten::norm.ScalarOpt_dim_dtype", norm_dim},
-	{"aten::norm.Scalar", norm_all},
-	{"aten::norm.ScalarOpt_dtype", norm_all},
-	{"aten::linalg_vector_norm.default", vector_norm},
-	{"aten::any.default", any_all},
-	{"aten::any.dim", any_dim},
-	{"aten::any.dims", any_dim},
-	{"aten::all.default", all_all},
-	{"aten::all.dim", all_dim},
-	{"aten::all.dims", all_dim},
-	{"aten::count_nonzero.default", count_nonzero},
-	{"aten::count_nonzero.dim_IntList", count_nonzero},
-	{"aten::cumsum.default", cumsum},
-	{"aten::cumprod.default", cumprod},
 	{"aten::_softmax.default", softmax_},
 	{"aten::softmax.int", softmax_int},
 	{"aten::_log_softmax.default", log_softmax_},

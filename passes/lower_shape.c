@@ -1,8 +1,8 @@
-/* lower_shape.c - lowering rules for shape and tensor-creation ATen ops:
- * views and reshapes, permutes, squeeze/unsqueeze, expand/repeat,
- * cat/stack/split, slice/select/narrow, arange/full/zeros, identity-like
- * ops and runtime assertions.  Indexing, gathers, scatters, flip/roll,
- * padding and triangles are in lower_index.c.
+/* lower_shape.c - lowering rules for shape ATen ops: views and reshapes,
+ * permutes, squeeze/unsqueeze, expand/repeat, identity-like ops and
+ * runtime assertions.  cat/stack/split, slice/select/narrow and
+ * arange/full/zeros are in lower_shape_join.c; indexing, gathers,
+ * scatters, flip/roll, padding and triangles in lower_index*.c.
  *
  * Shapes are decided from the FX annotations; where a size is symbolic the
  * rules read it at run time (Shape) instead of baking the traced number.
@@ -12,19 +12,13 @@
 #include <string.h>
 
 #include "../ir/ckint.h"
-#include "lower.h"
-
-enum {
-	MAXT = 1024, /* tensors in one Tensor[] argument */
-	/* static aranges up to this many elements become constants */
-	MAXCONST = 1 << 16,
-};
+#include "lower_shape.h"
 
 /* ----------------------------------------------------------------- helpers */
 
 /* The number an int-like argument stands for, if it is static. */
-static bool
-argnum(Lower *L, const Arg *a, int64_t *out)
+bool
+lws_argnum(Lower *L, const Arg *a, int64_t *out)
 {
 	if (!a)
 		return false;
@@ -44,14 +38,14 @@ argnum(Lower *L, const Arg *a, int64_t *out)
 
 /* An int or SymInt argument as a 1-D INT64 tensor of one element; dflt
  * when absent or None. */
-static ValId
-int1(Lower *L, int i, const char *kw, int64_t dflt)
+ValId
+lws_int1(Lower *L, int i, const char *kw, int64_t dflt)
 {
 	const Arg *a = lw_arg(L, i, kw);
 	int64_t n;
 	if (!a || a->kind == A_NONE)
 		return lw_i64v(L, dflt);
-	if (argnum(L, a, &n))
+	if (lws_argnum(L, a, &n))
 		return lw_i64v(L, n);
 	ValId v = lw_operand(L, i, kw, DT_I64);
 	if (!v)
@@ -64,8 +58,8 @@ int1(Lower *L, int i, const char *kw, int64_t dflt)
  * with tlist_free.  Returns the count, or -1 after reporting. */
 
 /* Bind the ONNX results of node n to the first nout FX outputs. */
-static void
-bind_all(Lower *L, NodeId n, int cnt)
+void
+lws_bind_all(Lower *L, NodeId n, int cnt)
 {
 	int nout = (int)lw_node(L)->nout;
 	for (int k = 0; k < nout && k < cnt; k++)
@@ -182,7 +176,7 @@ view(Lower *L)
 		const Arg *it = ir_items(L->src, a);
 		for (uint32_t k = 0; k < a->u.list.n; k++) {
 			int64_t n;
-			if (argnum(L, &it[k], &n) && n == 0)
+			if (lws_argnum(L, &it[k], &n) && n == 0)
 				zero = true;
 		}
 	}
@@ -416,7 +410,7 @@ expand(Lower *L)
 	if (cnt > LW_MAXRANK)
 		return lw_fail(L, "too many sizes (%u)", cnt);
 	for (uint32_t k = 0; k < cnt; k++) {
-		if (!argnum(L, &it[k], &nums[k]))
+		if (!lws_argnum(L, &it[k], &nums[k]))
 			all = false;
 		else if (nums[k] == -1)
 			minus = true, nums[k] = 1;
@@ -472,10 +466,11 @@ tile(Lower *L, ValId x, int r, int i, const char *kw)
 	if (!reps)
 		return 0;
 	if (n < r) {
-		int64_t ones[LW_MAXRANK];
+		int64_t lws_ones[LW_MAXRANK];
 		for (int k = 0; k < r - n; k++)
-			ones[k] = 1;
-		reps = lw_concat(L, (ValId[]){lw_const_i64s(L, ones, r - n), reps}, 2, 0,
+			lws_ones[k] = 1;
+		reps = lw_concat(L, (ValId[]){lw_const_i64s(L, lws_ones, r - n),
+		    reps}, 2, 0,
 		    DT_I64);
 	}
 	return lw_op2(L, "Tile", x, reps);
@@ -526,7 +521,7 @@ repeat_interleave(Lower *L)
 	if (ra && ra->kind == A_VAL &&
 	    ir_val(L->src, ra->u.v)->kind == VK_TENSOR)
 		return lw_fail(L, "repeats given as a tensor is not supported");
-	ValId reps = int1(L, 1, "repeats", 1);
+	ValId reps = lws_int1(L, 1, "repeats", 1);
 	if (!reps)
 		return -1;
 	int64_t d = 0;
@@ -540,11 +535,12 @@ repeat_interleave(Lower *L)
 	}
 	int64_t ax = d + 1;
 	ValId u = lw_axes_op(L, "Unsqueeze", x, &ax, 1);
-	int64_t ones[LW_MAXRANK + 1];
+	int64_t lws_ones[LW_MAXRANK + 1];
 	for (int k = 0; k <= r; k++)
-		ones[k] = 1;
-	ValId parts[3] = {d + 1 > 0 ? lw_const_i64s(L, ones, (int)d + 1) : 0, reps,
-	    r - d - 1 > 0 ? lw_const_i64s(L, ones, r - (int)d - 1) : 0};
+		lws_ones[k] = 1;
+	ValId parts[3] = {d + 1 > 0 ? lw_const_i64s(L, lws_ones, (int)d + 1)
+	    : 0, reps,
+	    r - d - 1 > 0 ? lw_const_i64s(L, lws_ones, r - (int)d - 1) : 0};
 	ValId e = lw_op2(L, "Expand", u, lw_concat_shape(L, parts, 3));
 	ValId sp[3] = {d > 0 ? lw_shape_range(L, x, 0, (int)d) : 0, lw_i64v(L, -1),
 	    d + 1 < r ? lw_shape_range(L, x, (int)d + 1, r) : 0};
@@ -552,568 +548,7 @@ repeat_interleave(Lower *L)
 	return 0;
 }
 
-/* ------------------------------------------------------- cat, stack ... */
-
-static int
-cat(Lower *L)
-{
-	LwTensorList tl;
-	int n = lw_tensor_list(L, 0, "tensors", &tl), rc = -1;
-	const Value *o = lw_outval(L, 0);
-	int r = o->rank;
-	int64_t d = lw_int(L, 1, "dim", 0);
-	DType dt = (DType)o->dtype;
-	if (n < 0 || lw_normdim(L, &d, r) < 0)
-		goto out;
-	if (n == 0) {
-		lw_fail(L, "cat of no tensors");
-		goto out;
-	}
-	int nk = 0;
-	for (int k = 0; k < n; k++) {
-		int64_t len;
-		if (!tl.v[k]) {
-			lw_fail(L, "None in the tensor list");
-			goto out;
-		}
-		/* torch skips 1-D empty tensors whatever the others are */
-		if (r != 1 && tl.s[k]->rank == 1 &&
-		    lw_sdim(L, tl.s[k], 0, &len) && len == 0)
-			continue;
-		tl.v[nk++] = lw_cast(L, tl.v[k], dt);
-	}
-	if (!nk)
-		tl.v[nk++] = lw_cast(L, tl.v[0], dt);
-	lw_bind(L, 0, lw_concat(L, tl.v, nk, d, dt));
-	rc = 0;
-out:
-	lw_tensor_list_free(&tl);
-	return rc;
-}
-
-static int
-stack(Lower *L)
-{
-	LwTensorList tl;
-	int n = lw_tensor_list(L, 0, "tensors", &tl), rc = -1;
-	DType dt = lw_outdtype(L);
-	int64_t d = lw_int(L, 1, "dim", 0);
-	if (n < 0)
-		goto out;
-	for (int k = 0; k < n; k++)
-		if (!tl.v[k]) {
-			lw_fail(L, "stack of None");
-			goto out;
-		}
-	if (n == 0 || lw_normdim(L, &d, tl.s[0]->rank + 1) < 0) {
-		if (n == 0)
-			lw_fail(L, "stack of no tensors");
-		goto out;
-	}
-	for (int k = 0; k < n; k++)
-		tl.v[k] = lw_axes_op(L, "Unsqueeze", lw_cast(L, tl.v[k], dt), &d,
-		    1);
-	lw_bind(L, 0, lw_concat(L, tl.v, n, d, dt));
-	rc = 0;
-out:
-	lw_tensor_list_free(&tl);
-	return rc;
-}
-
-/* hstack / vstack: atleast_1d / atleast_2d, then cat */
-static int
-xstack(Lower *L, bool vertical)
-{
-	LwTensorList tl;
-	int n = lw_tensor_list(L, 0, "tensors", &tl);
-	ValId *vals = tl.v;
-	if (n <= 0) {
-		lw_tensor_list_free(&tl);
-		return n < 0 ? -1 : lw_fail(L, "stack of no tensors");
-	}
-	for (int k = 0; k < n; k++)
-		if (!vals[k]) {
-			lw_tensor_list_free(&tl);
-			return lw_fail(L, "None in the tensor list");
-		}
-	DType dt = lw_outdtype(L);
-	int r0 = tl.s[0]->rank;
-	for (int k = 0; k < n; k++) {
-		ValId v = lw_cast(L, vals[k], dt);
-		int r = tl.s[k]->rank;
-		if (vertical && r < 2)
-			v = lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0, 1},
-			    2 - r);
-		else if (r == 0)
-			v = lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
-		vals[k] = v;
-	}
-	int64_t d = vertical || r0 <= 1 ? 0 : 1;
-	lw_bind(L, 0, lw_concat(L, vals, n, d, dt));
-	lw_tensor_list_free(&tl);
-	return 0;
-}
-
-static int
-hstack(Lower *L)
-{
-	return xstack(L, false);
-}
-
-static int
-vstack(Lower *L)
-{
-	return xstack(L, true);
-}
-
-/* ------------------------------------------------------------- splitting */
-
-/* Split x along d into pieces of the given static sizes. */
-static void
-split_sizes(Lower *L, ValId x, int64_t d, const int64_t *sizes, int n)
-{
-	ValId sp = lw_const_i64s(L, sizes, n);
-	NodeId s = lw_emit(L, "Split", 2, (ValId[]){x, sp}, n);
-	lw_attr_int(L, s, "axis", d);
-	for (int k = 0; k < n; k++)
-		lw_settype(L, lw_res(L, s, k), lw_dtype(L, x));
-	bind_all(L, s, n);
-}
-
-/* split_with_sizes(x, sizes, dim): sizes may hold SymInts, which Split
- * takes as a run-time input. */
-static int
-split_with_sizes(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	if (r == 0)
-		return lw_fail(L, "cannot split a 0-d tensor");
-	int64_t d = lw_int(L, 2, "dim", 0);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	const Arg *la = lw_arg(L, 1, NULL);
-	int n = la && (la->kind == A_LIST || la->kind == A_TUPLE)
-	    ? (int)la->u.list.n : 0;
-	if (n == 0 || n > MAXT)
-		return lw_fail(L, "bad number of split sizes (%d)", n);
-	ValId sp = lw_shape_list(L, 1, NULL);
-	if (!sp)
-		return -1;
-	NodeId sn = lw_emit(L, "Split", 2, (ValId[]){x, sp}, n);
-	lw_attr_int(L, sn, "axis", d);
-	for (int k = 0; k < n; k++)
-		lw_settype(L, lw_res(L, sn, k), lw_dtype(L, x));
-	bind_all(L, sn, n);
-	return 0;
-}
-
-/* split(x, split_size, dim): chunks of split_size, the last smaller.  With
- * a symbolic dim, each FX output is a Slice (ONNX clamps the last). */
-static int
-split(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	const Arg *sa = lw_arg(L, 1, "split_size");
-	if (sa && (sa->kind == A_LIST || sa->kind == A_TUPLE))
-		return split_with_sizes(L); /* split.sizes */
-	int64_t s = lw_int(L, 1, "split_size", 0);
-	int64_t d = lw_int(L, 2, "dim", 0);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	if (r == 0)
-		return lw_fail(L, "cannot split a 0-d tensor");
-	if (s <= 0)
-		return lw_fail(L, "split_size must be positive");
-	const Value *sv = lw_srcval(L, 0, "self");
-	int64_t size;
-	if (lw_sdim(L, sv, (int)d, &size)) {
-		int64_t n = 1;
-		if (size)
-			ck_ceildiv(size, s, &n); /* s > 0: cannot fail */
-		if (n > MAXT)
-			return lw_fail(L, "too many pieces (%lld)",
-			    (long long)n);
-		int64_t *sizes = calloc((size_t)n, sizeof *sizes);
-		if (!sizes)
-			BUG("out of memory");
-		for (int64_t k = 0; k < n; k++)
-			sizes[k] = k < n - 1 ? s : size - s * (n - 1);
-		split_sizes(L, x, d, sizes, (int)n);
-		free(sizes);
-		return 0;
-	}
-	int nout = (int)lw_node(L)->nout;
-	for (int k = 0; k < nout; k++)
-		lw_bind(L, k, lw_slice_const(L, x, d, k * s, (k + 1) * s, 1));
-	return 0;
-}
-
-/* chunk(x, chunks, dim): pieces of ceil(size / chunks) */
-static int
-chunk(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	int64_t c = lw_int(L, 1, "chunks", 1), d = lw_int(L, 2, "dim", 0);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	if (c <= 0)
-		return lw_fail(L, "chunks must be positive");
-	int64_t size;
-	if (r == 0 || !lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
-		return lw_fail(L, "chunk needs a static size along dim %lld",
-		    (long long)d);
-	int64_t s = (size + c - 1) / c;
-	if (s == 0)
-		s = 1;
-	int64_t n = size ? (size + s - 1) / s : 1;
-	if (n > MAXT)
-		return lw_fail(L, "too many chunks (%lld)", (long long)n);
-	int64_t *sizes = calloc((size_t)n, sizeof *sizes);
-	if (!sizes)
-		BUG("out of memory");
-	for (int64_t k = 0; k < n; k++)
-		sizes[k] = k < n - 1 ? s : size - s * (n - 1);
-	split_sizes(L, x, d, sizes, (int)n);
-	free(sizes);
-	return 0;
-}
-
-/* unbind(x, dim): output k is Gather(x, k) */
-static int
-unbind(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	int64_t d = lw_int(L, 1, "dim", 0);
-	if (r == 0)
-		return lw_fail(L, "cannot unbind a 0-d tensor");
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	int nout = (int)lw_node(L)->nout;
-	for (int k = 0; k < nout; k++) {
-		ValId idx = lw_scalar_i64(L, k);
-		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x, idx}, 1);
-		lw_attr_int(L, g, "axis", d);
-		lw_bind(L, k, lw_typed(L, g, lw_dtype(L, x)));
-	}
-	return 0;
-}
-
-/* tensor_split(x, sections | indices, dim) */
-static int
-tensor_split(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	if (r == 0)
-		return lw_fail(L, "cannot split a 0-d tensor");
-	int64_t d = lw_int(L, 2, "dim", 0);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	const Arg *a = lw_arg(L, 1, NULL);
-	if (!a)
-		return lw_fail(L, "sections or indices are missing");
-	int nout = (int)lw_node(L)->nout;
-	if (a->kind == A_LIST || a->kind == A_TUPLE) {
-		int64_t ix[MAXT];
-		int n = lw_ints(L, 1, NULL, ix, MAXT);
-		if (n < 0)
-			return -1;
-		for (int k = 0; k < nout && k <= n; k++) {
-			int64_t s = k ? ix[k - 1] : 0;
-			int64_t e = k < n ? ix[k] : INT64_MAX;
-			/* a start past the end gives an empty piece, as in
-			 * torch, since ONNX clamps both ends */
-			lw_bind(L, k, lw_slice_const(L, x, d, s, e, 1));
-		}
-		return 0;
-	}
-	int64_t sec = lw_int(L, 1, "sections", 1), size;
-	if (sec <= 0)
-		return lw_fail(L, "sections must be positive");
-	if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
-		return lw_fail(L, "tensor_split needs a static size along dim "
-		    "%lld", (long long)d);
-	int64_t q = size / sec, rem = size % sec, s = 0;
-	for (int k = 0; k < nout && k < sec; k++) {
-		int64_t len = q + (k < rem);
-		lw_bind(L, k, lw_slice_const(L, x, d, s, s + len, 1));
-		s += len;
-	}
-	return 0;
-}
-
-/* --------------------------------------------------- slicing, selecting */
-
-/* lw_slice(x, dim, start, end, step): ONNX Slice clamps out-of-range and
- * negative bounds the way Python does. */
-static int
-slice_rule(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	if (r == 0)
-		return lw_fail(L, "cannot slice a 0-d tensor");
-	int64_t d = lw_int(L, 1, "dim", 0);
-	int64_t step = lw_int(L, 4, "step", 1);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	if (step <= 0)
-		return lw_fail(L, "slice step must be positive");
-	int64_t s = 0, e = INT64_MAX, size;
-	bool ss = !lw_has(L, 2, "start") || argnum(L, lw_arg(L, 2, "start"),
-	    &s);
-	bool se = !lw_has(L, 3, "end") || argnum(L, lw_arg(L, 3, "end"), &e);
-	bool full = ss && se && step == 1 && s == 0 && (e == INT64_MAX ||
-	    (lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size) && e >= size));
-	if (full) {
-		lw_bind(L, 0, x);
-		return 0;
-	}
-	ValId sv = int1(L, 2, "start", 0), ev = int1(L, 3, "end", INT64_MAX);
-	if (!sv || !ev)
-		return -1;
-	lw_bind(L, 0, lw_slice(L, x, sv, ev, &d, 1, step != 1 ? lw_i64v(L, step)
-	    : 0));
-	return 0;
-}
-
-/* select(x, dim, index): Gather with a 0-d index drops the dim; ONNX
- * Gather accepts negative indices. */
-static int
-select_rule(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	if (r == 0)
-		return lw_fail(L, "cannot select from a 0-d tensor");
-	int64_t d = lw_int(L, 1, "dim", 0);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	ValId idx = lw_operand(L, 2, "index", DT_I64);
-	if (!idx)
-		return -1;
-	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x, idx}, 1);
-	lw_attr_int(L, g, "axis", d);
-	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
-	return 0;
-}
-
-/* narrow(x, dim, start, length) */
-static int
-narrow(Lower *L)
-{
-	ValId x = lw_in(L, 0, "self");
-	int r = lw_rank_of(L, 0, "self");
-	if (!x || r < 0)
-		return -1;
-	if (r == 0)
-		return lw_fail(L, "cannot narrow a 0-d tensor");
-	int64_t d = lw_int(L, 1, "dim", 0);
-	if (lw_normdim(L, &d, r) < 0)
-		return -1;
-	int64_t s, len, size;
-	bool ss = argnum(L, lw_arg(L, 2, "start"), &s);
-	bool sl = argnum(L, lw_arg(L, 3, "length"), &len);
-	if (ss && s < 0) {
-		/* torch wraps a negative start once */
-		if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
-			return lw_fail(L, "negative start needs a static size");
-		s += size; /* s >= INT64_MIN, size >= 0: no overflow */
-	}
-	int64_t end;
-	if (ss && sl && !ck_add(s, len, &end))
-		return lw_fail(L, "start %lld + length %lld overflows int64",
-		    (long long)s, (long long)len);
-	if (ss && sl) {
-		lw_bind(L, 0, lw_slice_const(L, x, d, s, end, 1));
-		return 0;
-	}
-	ValId sv = ss ? lw_i64v(L, s) : int1(L, 2, "start", 0);
-	ValId lv = int1(L, 3, "length", 0);
-	if (!sv || !lv)
-		return -1;
-	lw_bind(L, 0, lw_slice(L, x, sv, lw_op2(L, "Add", sv, lv), &d, 1, 0));
-	return 0;
-}
-
-/* -------------------------------------------------------------- creation */
-
-/* A number argument: value, whether it is an integer, whether static. */
-static bool
-numarg(Lower *L, int i, const char *kw, double *f, int64_t *n, bool *isint)
-{
-	const Arg *a = lw_arg(L, i, kw);
-	if (a && a->kind == A_FLOAT) {
-		*f = a->u.f;
-		*isint = false;
-		return true;
-	}
-	if (a && argnum(L, a, n)) {
-		*f = (double)*n;
-		*isint = true;
-		return true;
-	}
-	if (a && a->kind == A_VAL) {
-		const Value *v = ir_val(L->src, a->u.v);
-		*isint = v->kind != VK_SYMFLOAT && !(v->kind == VK_TENSOR &&
-		    ir_dtype_is_float((DType)v->dtype));
-	}
-	return false;
-}
-
-/* arange(end), arange(start, end), arange(start, end, step): the dtype is
- * the annotation's.  Static ranges become constants computed like torch
- * (count from doubles, elements start + k*step); symbolic ones a Range in
- * int64 or double. */
-static int
-arange(Lower *L)
-{
-	const char *op = ir_str(L->m, lw_node(L)->op);
-	bool has_start = strstr(op, ".start") != NULL;
-	int ie = has_start ? 1 : 0;
-	DType dt = lw_outdtype(L);
-	double fs = 0, fe = 0, fp = 1;
-	int64_t is = 0, ie_ = 0, ip = 1;
-	bool ints = true, xi;
-	bool st = true;
-	if (has_start) {
-		xi = true;
-		st &= numarg(L, 0, "start", &fs, &is, &xi);
-		ints &= xi;
-	}
-	xi = true;
-	st &= numarg(L, ie, "end", &fe, &ie_, &xi);
-	ints &= xi;
-	if (has_start && lw_has(L, 2, "step")) {
-		xi = true;
-		st &= numarg(L, 2, "step", &fp, &ip, &xi);
-		ints &= xi;
-	}
-	if (st) {
-		if (fp == 0)
-			return lw_fail(L, "step must not be zero");
-		double cnt = ceil((fe - fs) / fp);
-		int64_t span, icnt;
-		if (ints && ck_sub(ie_, is, &span) &&
-		    ck_ceildiv(span, ip, &icnt)) /* exact for large integers */
-			cnt = (double)icnt;
-		else if (ints) /* the checker refused ranges this long */
-			cnt = MAXCONST + 1.0;
-		if (cnt < 0)
-			cnt = 0;
-		if (cnt <= MAXCONST) {
-			int64_t n = (int64_t)cnt;
-			void *buf = calloc((size_t)n + 1, 8);
-			if (!buf)
-				BUG("out of memory");
-			ValId c;
-			if (ints) {
-				int64_t *v = buf;
-				for (int64_t k = 0; k < n; k++) /* in range */
-					v[k] = is + k * ip;
-				c = lw_const(L, DT_I64, 1, &n, v);
-			} else {
-				double *v = buf;
-				for (int64_t k = 0; k < n; k++)
-					v[k] = fs + (double)k * fp;
-				c = lw_const(L, DT_F64, 1, &n, v);
-			}
-			free(buf);
-			lw_bind(L, 0, lw_cast(L, c, dt));
-			return 0;
-		}
-	}
-	DType rt = ints ? DT_I64 : DT_F64;
-	ValId s = has_start ? lw_operand(L, 0, "start", rt) : lw_scalar(L, 0,
-	    rt);
-	ValId e = lw_operand(L, ie, "end", rt);
-	ValId p = has_start && lw_has(L, 2, "step") ? lw_operand(L, 2, "step",
-	    rt) : lw_scalar(L, 1, rt);
-	if (!s || !e || !p)
-		return -1;
-	NodeId n = lw_emit(L, "Range", 3, (ValId[]){s, e, p}, 1);
-	lw_bind(L, 0, lw_cast(L, lw_typed(L, n, rt), dt));
-	return 0;
-}
-
-/* A tensor of the annotated dtype filled with fill (a 0-d value of that
- * dtype), shaped by the size list argument i. */
-static int
-filled(Lower *L, int i, ValId fill)
-{
-	ValId shape = lw_shape_list(L, i, "size");
-	if (!shape || !fill)
-		return -1;
-	lw_bind(L, 0, lw_op2(L, "Expand", fill, shape));
-	return 0;
-}
-
-static int
-zeros(Lower *L)
-{
-	return filled(L, 0, lw_scalar_int(L, 0, lw_outdtype(L)));
-}
-
-static int
-ones(Lower *L)
-{
-	return filled(L, 0, lw_scalar_int(L, 1, lw_outdtype(L)));
-}
-
-static int
-full(Lower *L)
-{
-	return filled(L, 0, lw_operand(L, 1, "fill_value", lw_outdtype(L)));
-}
-
-static int
-new_zeros(Lower *L)
-{
-	return filled(L, 1, lw_scalar_int(L, 0, lw_outdtype(L)));
-}
-
-static int
-new_ones(Lower *L)
-{
-	return filled(L, 1, lw_scalar_int(L, 1, lw_outdtype(L)));
-}
-
-static int
-new_full(Lower *L)
-{
-	return filled(L, 1, lw_operand(L, 2, "fill_value", lw_outdtype(L)));
-}
-
-/* scalar_tensor(s, dtype=f32) */
-static int
-scalar_tensor(Lower *L)
-{
-	ValId v = lw_operand(L, 0, "s", lw_outdtype(L));
-	if (!v)
-		return -1;
-	lw_bind(L, 0, v);
-	return 0;
-}
-
-/* ------------------------------------------------------------- the table */
+/* ------------------------------------------------------------------ table */
 
 const LowerRule lw_rules_shape[] = {
 	/* identity-like */
@@ -1171,48 +606,5 @@ const LowerRule lw_rules_shape[] = {
 	{"aten::tile.default", tile_rule},
 	{"aten::repeat_interleave.self_int", repeat_interleave},
 	{"aten::repeat_interleave.self_Tensor", repeat_interleave},
-	/* joining and splitting */
-	{"aten::cat.default", cat},
-	{"aten::concat.default", cat},
-	{"aten::concatenate.default", cat},
-	{"aten::stack.default", stack},
-	{"aten::hstack.default", hstack},
-	{"aten::vstack.default", vstack},
-	{"aten::split.Tensor", split},
-	{"aten::split.sizes", split},
-	{"aten::split_copy.Tensor", split},
-	{"aten::unsafe_split.Tensor", split},
-	{"aten::split_with_sizes.default", split_with_sizes},
-	{"aten::split_with_sizes_copy.default", split_with_sizes},
-	{"aten::unsafe_split_with_sizes.default", split_with_sizes},
-	{"aten::chunk.default", chunk},
-	{"aten::unsafe_chunk.default", chunk},
-	{"aten::unbind.int", unbind},
-	{"aten::unbind_copy.int", unbind},
-	{"aten::tensor_split.sections", tensor_split},
-	{"aten::tensor_split.indices", tensor_split},
-	/* slicing and indexing */
-	{"aten::slice.Tensor", slice_rule},
-	{"aten::slice_copy.Tensor", slice_rule},
-	{"aten::select.int", select_rule},
-	{"aten::select_copy.int", select_rule},
-	{"aten::narrow.default", narrow},
-	{"aten::narrow.Tensor", narrow},
-	{"aten::narrow_copy.default", narrow},
-	/* creation */
-	{"aten::arange.default", arange},
-	{"aten::arange.start", arange},
-	{"aten::arange.start_step", arange},
-	{"aten::full.default", full},
-	{"aten::zeros.default", zeros},
-	{"aten::ones.default", ones},
-	{"aten::empty.memory_format", zeros},
-	{"aten::empty_strided.default", zeros},
-	{"aten::new_zeros.default", new_zeros},
-	{"aten::new_ones.default", new_ones},
-	{"aten::new_full.default", new_full},
-	{"aten::new_empty.default", new_zeros},
-	{"aten::new_empty_strided.default", new_zeros},
-	{"aten::scalar_tensor.default", scalar_tensor},
 	{NULL, NULL},
 };

@@ -612,11 +612,11 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 		pl_ctx_reset(&c);
 		c.pass = pass;
 		c.opts = p->steps[i].opts;
-		c.who = pl_plugin_name(r, pass->plugin);
 		int errs = m->nerrors;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		onnxc_status st = pass->info.run(&c, &pl_host, pass->info.user);
+		onnxc_status st = pl_invoke(&c, pass->plugin, (PlEntry){
+		    .run = pass->info.run, .user = pass->info.user});
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (o->stats) {
 			PmStat *s = &o->stats[(*o->nstats)++];
@@ -632,7 +632,6 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 		}
 		c.pass = NULL;
 		c.opts = NULL;
-		c.who = NULL;
 		if (st != ONNXC_OK || m->nerrors != errs) {
 			if (m->nerrors == errs)
 				ir_error(m, (Loc){0}, "%s failed (status %d)",

@@ -33,14 +33,17 @@ pl_registry_free(PlRegistry *r)
 {
 	if (!r)
 		return;
+	onnxc_ctx c;
+	pl_ctx_init(&c, r->m, r);
 	for (uint32_t i = r->nplugins; i-- > 0;) {
 		PlPlugin *p = &r->plugins[i];
 		if (p->info->fini)
-			p->info->fini();
+			pl_invoke(&c, i, (PlEntry){.fini = p->info->fini});
 		if (p->handle)
 			dlclose(p->handle);
 		free(p->path);
 	}
+	pl_ctx_fini(&c);
 	free(r->plugins);
 	free(r->passes);
 	free(r->lowerings);
@@ -160,11 +163,10 @@ add(PlRegistry *r, const onnxc_plugin_info *info, char *path, void *handle)
 	int errs = m->nerrors;
 	onnxc_ctx c;
 	pl_ctx_init(&c, m, r);
-	c.who = info->name;
 	m->file = shown;
 	r->current = k + 1;
 	r->bad = 0;
-	onnxc_status st = info->init(&c, &pl_host, r);
+	onnxc_status st = pl_invoke(&c, k, (PlEntry){.init = info->init});
 	r->current = 0;
 	m->file = file;
 	pl_ctx_fini(&c);

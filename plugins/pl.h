@@ -1,6 +1,8 @@
-/* pl.h - the plugin host: the registry of passes and lowerings, loading
- * plugin modules into it (loader.c), and the host function table plugins
- * call (host.c), implemented over ir.h.
+/* pl.h - the plugin host: the registry of passes and lowerings
+ * (registry.c), loading plugin modules into it (loader.c), and the host
+ * function table plugins call (host*.c), implemented over ir.h.  The one
+ * header plugins/ publishes to the rest of onnxc: it depends on ir/ and
+ * the ABI only, and nothing here knows the lowering pass's internals.
  *
  * Plugins see only include/onnxc/plugin.h.  Everything here is the host's
  * side of that contract: a pass or lowering runs with an onnxc_ctx that
@@ -11,8 +13,6 @@
 
 #include "../include/onnxc/plugin.h"
 #include "../ir/ir.h"
-
-typedef struct Lower Lower;
 
 /* A plugin: a loaded module, or one linked into onnxc (path NULL). */
 typedef struct PlPlugin {
@@ -54,10 +54,36 @@ struct onnxc_registry {
 	int bad;            /* a registration was refused during init */
 	bool searching;     /* loading from the search path: a plugin whose
 	                     * name is loaded already is skipped */
+	/* whether onnxc has a lowering rule of its own for an op: set by the
+	 * lower pass's module when it registers (passes/lower.c) */
+	bool (*has_rule)(Module *m, StrId op);
 	const char **dirs;  /* folders searched, for messages */
 	uint32_t ndirs, cdirs;
 };
 typedef struct onnxc_registry PlRegistry;
+
+/* The FX node a lowering pass offers to plugin lowerings, and how ONNX
+ * nodes are made for it: the pass fills one in per node (pl_lower_node),
+ * so the host's lower_* functions need nothing of the pass but this. */
+typedef struct PlLowerOps {
+	NodeId (*emit)(void *self, const char *domain, const char *op,
+	    int nin, const ValId *in, int nout);
+	void (*settype)(void *self, ValId v, DType dt);
+	ValId (*constant)(void *self, DType dt, int rank, const int64_t *dims,
+	    const void *data);
+	void (*bind)(void *self, int k, ValId v);   /* FX output k is v */
+} PlLowerOps;
+
+typedef struct PlLowerSite {
+	const Graph *src;   /* the FX graph */
+	NodeId node;        /* the FX node */
+	ValId *map;         /* FX value -> ONNX value (0: none yet) */
+	Graph *dst;         /* the ONNX graph being built */
+	GraphId dstid;
+	int opset;
+	const PlLowerOps *ops;
+	void *self;         /* the lowering pass's state, for ops */
+} PlLowerSite;
 
 /* One compilation as a plugin sees it.  Host-internal: plugins get only
  * the pointer. */
@@ -96,15 +122,28 @@ struct onnxc_ctx {
 	/* has_lowering answers per op StrId: 0 unknown, 1 yes, 2 no */
 	uint8_t *haslw;
 	uint32_t chaslw;
-	/* inside a lowering: the lowering state, what the call emitted
+	/* inside a lowering: the node offered, what the call emitted
 	 * from, and how many outputs it bound */
-	Lower *lower;
+	PlLowerSite *site;
 	NodeId lower_base;
 	uint32_t nbound;
 };
 
-/* host.c: the host table and contexts */
+/* host.c: the host table and contexts.  Code outside plugins/ never
+ * calls plugin code itself: pl_invoke is the one place that does (the
+ * unit tests call pl_host's functions directly). */
 extern const onnxc_host_api pl_host;
+/* A plugin entry point: exactly one of the three is set. */
+typedef struct PlEntry {
+	onnxc_status (*run)(onnxc_ctx *, const onnxc_host_api *, void *);
+	void *user;                       /* run's last argument */
+	onnxc_status (*init)(onnxc_ctx *, const onnxc_host_api *,
+	    onnxc_registry *);
+	void (*fini)(void);
+} PlEntry;
+/* Calls e (a pass, a lowering, init or fini of plugin `plugin`) with c,
+ * which names the plugin in its diagnostics for the call. */
+onnxc_status pl_invoke(onnxc_ctx *c, uint32_t plugin, PlEntry e);
 void pl_ctx_init(onnxc_ctx *c, Module *m, PlRegistry *r);
 void pl_ctx_fini(onnxc_ctx *c);
 /* forget use counts and the newest node (between passes / lowerings) */
@@ -114,6 +153,16 @@ void pl_ctx_reset(onnxc_ctx *c);
 int pl_opt_parse(Arena *a, uint32_t type, const char *text, size_t n,
     PlOptVal *out);
 const char *pl_opt_type_name(uint32_t type);
+
+/* registry.c: whether lowering l applies at opset (0 leaves a bound
+ * open), and whether some plugin lowering of op does */
+bool pl_lowering_in_range(const PlLowering *l, int opset);
+bool pl_lowering_applies(const PlRegistry *r, const char *op, int opset);
+
+/* host_lower.c: offer the node of s to the plugin lowerings of its op,
+ * in registration order, until one lowers it: 0 when one did, 1 when all
+ * declined (or none applies), -1 on an error, which names the plugin. */
+int pl_lower_node(onnxc_ctx *c, PlLowerSite *s);
 
 /* loader.c: the registry and plugin modules */
 PlRegistry *pl_registry_new(Module *m);

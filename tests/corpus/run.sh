@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs ../shared/tools/corpus-check on every case of the shared corpus and of
 # the real exports (../shared/exports: dumps, and .pt2 archives), in ONNX and
-# .ort form.  A failing case that stands on tests/corpus/known-failures (a
-# glob over "torch-VERSION/CASE:FORM" and the issue that will fix it) is
+# .ort form, after checking that every output is byte-identical to the one
+# tests/corpus/golden.sha256 lists (tests/e2e/golden.sh).  A failing case
+# that stands on tests/corpus/known-failures (a glob over "torch-VERSION/CASE:FORM" and the issue that will fix it) is
 # reported as KNOWN without failing the run; any other failure fails it.
 # usage: tests/corpus/run.sh ONNXC SHARED_DIR
 set -u
@@ -59,6 +60,9 @@ check() {  # LABEL PREFIX FORM ARGS... : run corpus-check, sort failures into kn
   done < <(printf '%s\n' "$out" | grep '^FAIL ')
 }
 
+echo "== golden outputs (tests/corpus/golden.sha256)"
+"$top/tests/e2e/golden.sh" "$onnxc" "$top/tests/corpus/golden.sha256" "$shared" \
+  "$shared/corpus" "$shared/exports" || rc=1
 check "corpus (onnx)" corpus/ dump "$shared/corpus"
 check "corpus (ort)" corpus/ dump --emit ort "$shared/corpus"
 if [ -d "$shared/exports" ]; then

@@ -1,0 +1,345 @@
+/* lower_index_pad.c - lowering rules for flip and roll, padding
+ * (constant, reflect, replicate, circular) and tril/triu/diagonal. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/ckint.h"
+#include "lower_index.h"
+
+/* ------------------------------------------------------------ flip, roll */
+
+/* flip(x, dims): Slice backwards from the last element */
+static int
+flip(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
+	if (!x || r < 0)
+		return -1;
+	int64_t dims[LW_MAXRANK], st[LW_MAXRANK], en[LW_MAXRANK], sp[LW_MAXRANK];
+	int n = lw_ints(L, 1, "dims", dims, LW_MAXRANK);
+	if (n < 0)
+		return -1;
+	if (r == 0 || n == 0) {
+		lw_bind(L, 0, x);
+		return 0;
+	}
+	for (int k = 0; k < n; k++) {
+		if (lw_normdim(L, &dims[k], r) < 0)
+			return -1;
+		st[k] = -1, en[k] = INT64_MIN, sp[k] = -1;
+	}
+	lw_bind(L, 0, lw_slice(L, x, lw_const_i64s(L, st, n),
+	    lw_const_i64s(L, en, n), dims, n, lw_const_i64s(L, sp, n)));
+	return 0;
+}
+
+/* x rolled by shift along d: the last shift elements come first */
+static ValId
+roll1(Lower *L, const Value *sv, ValId x, int64_t d, int64_t shift)
+{
+	int64_t size;
+	if (sv && lw_sdim(L, sv, (int)d, &size)) {
+		if (size == 0)
+			return x;
+		shift %= size;
+		if (shift < 0)
+			shift += size;
+		if (shift == 0)
+			return x;
+		shift -= size; /* as a negative count from the end */
+	} else if (shift == 0) {
+		return x;
+	}
+	/* symbolic size: exact when |shift| < size */
+	ValId a = lw_slice_const(L, x, d, -shift, INT64_MAX, 1);
+	ValId b = lw_slice_const(L, x, d, 0, -shift, 1);
+	return lw_concat(L, (ValId[]){a, b}, 2, d, lw_dtype(L, x));
+}
+
+/* roll(x, shifts, dims); no dims: roll the flattened tensor */
+static int
+roll(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
+	if (!x || r < 0)
+		return -1;
+	int64_t sh[LW_MAXRANK], dims[LW_MAXRANK];
+	int ns = lw_ints(L, 1, "shifts", sh, LW_MAXRANK);
+	int nd = lw_ints(L, 2, "dims", dims, LW_MAXRANK);
+	if (ns < 0)
+		return -1;
+	if (nd <= 0) {
+		if (ns != 1)
+			return lw_fail(L, "roll without dims takes one shift");
+		const Value *sv = lw_srcval(L, 0, "self");
+		int64_t numel = 1, n;
+		for (int d = 0; d < r && numel >= 0; d++)
+			numel = lw_sdim(L, sv, d, &n) ? numel * n : -1;
+		ValId flat = lw_reshape(L, x, lw_i64v(L, -1));
+		ValId shp = lw_op1(L, "Shape", x);
+		lw_settype(L, shp, DT_I64);
+		ValId rolled;
+		if (numel >= 0) {
+			/* a static numel: wrap the shift like torch */
+			int64_t s = numel ? sh[0] % numel : 0;
+			if (s < 0)
+				s += numel;
+			rolled = s ? lw_concat(L, (ValId[]){lw_slice_const(L, flat, 0,
+			    numel - s, INT64_MAX, 1), lw_slice_const(L, flat, 0, 0,
+			    numel - s, 1)}, 2, 0, lw_dtype(L, x)) : flat;
+		} else {
+			rolled = roll1(L, NULL, flat, 0, sh[0]);
+		}
+		lw_bind(L, 0, lw_reshape(L, rolled, shp));
+		return 0;
+	}
+	if (ns != nd)
+		return lw_fail(L, "shifts and dims differ in length");
+	const Value *sv = lw_srcval(L, 0, "self");
+	for (int k = 0; k < nd; k++) {
+		if (r == 0 || lw_normdim(L, &dims[k], r) < 0)
+			return r == 0 ? lw_fail(L, "cannot roll a 0-d tensor")
+			    : -1;
+		x = roll1(L, sv, x, dims[k], sh[k]);
+	}
+	lw_bind(L, 0, x);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- padding */
+
+typedef enum PadMode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_CIRCULAR }
+    PadMode;
+
+/* Pad x (rank r) by the torch pad list (last dim first, begin/end pairs).
+ * Growing uses ONNX Pad (or Slice+Concat for circular, valid before opset
+ * 19); shrinking (negative pads) is a Slice. */
+static int
+pad_common(Lower *L, PadMode mode, int value_arg)
+{
+	ValId x = lw_in(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
+	if (!x || r < 0)
+		return -1;
+	int64_t p[2 * LW_MAXRANK];
+	int np = lw_ints(L, 1, NULL, p, 2 * LW_MAXRANK);
+	if (np < 0)
+		return -1;
+	if (np % 2 || np / 2 > r)
+		return lw_fail(L, "pad list of length %d for a rank-%d tensor",
+		    np, r);
+	int64_t beg[LW_MAXRANK] = {0}, end[LW_MAXRANK] = {0};
+	for (int j = 0; j < np / 2; j++) {
+		beg[r - 1 - j] = p[2 * j];
+		end[r - 1 - j] = p[2 * j + 1];
+	}
+	DType dt = lw_dtype(L, x);
+	bool grow = false, crop = false;
+	int64_t pads[2 * LW_MAXRANK];
+	for (int d = 0; d < r; d++) {
+		pads[d] = beg[d] > 0 ? beg[d] : 0;
+		pads[r + d] = end[d] > 0 ? end[d] : 0;
+		grow |= beg[d] > 0 || end[d] > 0;
+		crop |= beg[d] < 0 || end[d] < 0;
+	}
+	if (grow && mode == PAD_CIRCULAR) {
+		for (int d = 0; d < r; d++) {
+			if (!pads[d] && !pads[r + d])
+				continue;
+			ValId parts[3];
+			int n = 0;
+			if (pads[d])
+				parts[n++] = lw_slice_const(L, x, d, -pads[d],
+				    INT64_MAX, 1);
+			parts[n++] = x;
+			if (pads[r + d])
+				parts[n++] = lw_slice_const(L, x, d, 0, pads[r + d],
+				    1);
+			x = lw_concat(L, parts, n, d, dt);
+		}
+	} else if (grow) {
+		ValId pv = lw_const_i64s(L, pads, 2 * r), cv = 0;
+		if (mode == PAD_CONSTANT) {
+			cv = lw_has(L, value_arg, "value")
+			    ? lw_operand(L, value_arg, "value", dt)
+			    : lw_scalar_int(L, 0, dt);
+			if (!cv)
+				return -1;
+		}
+		NodeId n = lw_emit(L, "Pad", cv ? 3 : 2, (ValId[]){x, pv, cv},
+		    1);
+		lw_attr_str(L, n, "mode", mode == PAD_CONSTANT ? "constant"
+		    : mode == PAD_REFLECT ? "reflect" : "edge");
+		x = lw_typed(L, n, dt);
+	}
+	if (crop) {
+		int64_t st[LW_MAXRANK], en[LW_MAXRANK], ax[LW_MAXRANK];
+		int n = 0;
+		for (int d = 0; d < r; d++) {
+			if (beg[d] >= 0 && end[d] >= 0)
+				continue;
+			ax[n] = d;
+			st[n] = 0;
+			if (beg[d] < 0 && !ck_neg(beg[d], &st[n]))
+				return lw_fail(L, "pad %lld cannot be negated",
+				    (long long)beg[d]);
+			en[n] = end[d] < 0 ? end[d] : INT64_MAX;
+			n++;
+		}
+		x = lw_slice(L, x, lw_const_i64s(L, st, n),
+		    lw_const_i64s(L, en, n), ax, n, 0);
+	}
+	lw_bind(L, 0, x);
+	return 0;
+}
+
+static int
+constant_pad_nd(Lower *L)
+{
+	return pad_common(L, PAD_CONSTANT, 2);
+}
+
+static int
+reflection_pad(Lower *L)
+{
+	return pad_common(L, PAD_REFLECT, -1);
+}
+
+static int
+replication_pad(Lower *L)
+{
+	return pad_common(L, PAD_EDGE, -1);
+}
+
+/* pad(x, pad, mode="constant", value=None) */
+static int
+pad_rule(Lower *L)
+{
+	const Arg *a = lw_arg(L, 2, "mode");
+	const char *m = a && a->kind == A_STR ? ir_str(L->m, a->u.s)
+	    : "constant";
+	if (!strcmp(m, "constant"))
+		return pad_common(L, PAD_CONSTANT, 3);
+	if (!strcmp(m, "reflect"))
+		return pad_common(L, PAD_REFLECT, -1);
+	if (!strcmp(m, "replicate"))
+		return pad_common(L, PAD_EDGE, -1);
+	if (!strcmp(m, "circular"))
+		return pad_common(L, PAD_CIRCULAR, -1);
+	return lw_fail(L, "pad mode '%s' is not supported", m);
+}
+
+/* ------------------------------------------------------------ tril, triu */
+
+static int
+trilu(Lower *L, bool upper)
+{
+	ValId x = lw_in(L, 0, "self");
+	if (!x)
+		return -1;
+	ValId k = lw_has(L, 1, "diagonal") ? lw_operand(L, 1, "diagonal",
+	    DT_I64) : lw_scalar_i64(L, 0);
+	if (!k)
+		return -1;
+	NodeId n = lw_emit(L, "Trilu", 2, (ValId[]){x, k}, 1);
+	lw_attr_int(L, n, "upper", upper);
+	lw_bind(L, 0, lw_typed(L, n, lw_dtype(L, x)));
+	return 0;
+}
+
+static int
+tril(Lower *L)
+{
+	return trilu(L, false);
+}
+
+static int
+triu(Lower *L)
+{
+	return trilu(L, true);
+}
+
+/* diagonal(x, offset, dim1, dim2): dim1/dim2 moved last, rows picked by
+ * Gather, then the column of each row by GatherElements.  Needs the two
+ * dims static. */
+static int
+diagonal(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
+	if (!x || r < 0)
+		return -1;
+	if (r < 2)
+		return lw_fail(L, "diagonal needs at least 2 dims");
+	int64_t off = lw_int(L, 1, "offset", 0), d1 = lw_int(L, 2, "dim1", 0),
+		d2 = lw_int(L, 3, "dim2", 1);
+	if (lw_normdim(L, &d1, r) < 0 || lw_normdim(L, &d2, r) < 0)
+		return -1;
+	if (d1 == d2)
+		return lw_fail(L, "dim1 and dim2 are the same");
+	const Value *sv = lw_srcval(L, 0, "self");
+	int64_t n, m;
+	if (!lw_sdim(L, sv, (int)d1, &n) || !lw_sdim(L, sv, (int)d2, &m))
+		return lw_fail(L, "diagonal needs static sizes on its dims");
+	int64_t r0 = off < 0 ? -off : 0, c0 = off > 0 ? off : 0;
+	int64_t len = n - r0 < m - c0 ? n - r0 : m - c0;
+	if (len < 0)
+		len = 0;
+	if (len > MAXCONST)
+		return lw_fail(L, "diagonal too long");
+	int64_t fperm[LW_MAXRANK];
+	int q = 0;
+	for (int d = 0; d < r; d++)
+		if (d != d1 && d != d2)
+			fperm[q++] = d;
+	fperm[q++] = d1;
+	fperm[q++] = d2;
+	ValId t = lw_is_identity_perm(fperm, r) ? x : lw_transpose(L, x, fperm, r);
+	int64_t *rows = calloc((size_t)len + 1, sizeof *rows);
+	int64_t *cols = calloc((size_t)len + 1, sizeof *cols);
+	if (!rows || !cols)
+		BUG("out of memory");
+	for (int64_t k = 0; k < len; k++)
+		rows[k] = r0 + k, cols[k] = c0 + k;
+	ValId rv = lw_const_i64s(L, rows, (int)len);
+	int64_t cd[2] = {len, 1};
+	ValId cv = lw_const(L, DT_I64, 2, cd, cols);
+	free(rows);
+	free(cols);
+	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){t, rv}, 1);
+	lw_attr_int(L, g, "axis", r - 2);
+	ValId gr = lw_typed(L, g, lw_dtype(L, x)); /* [..., len, m] */
+	ValId bparts[2] = {r > 2 ? lw_shape_range(L, gr, 0, r - 2) : 0,
+	    lw_const_i64s(L, cd, 2)};
+	ValId bshape = lw_concat_shape(L, bparts, 2);
+	ValId ci = lw_op2(L, "Expand", cv, bshape);
+	NodeId ge = lw_emit(L, "GatherElements", 2, (ValId[]){gr, ci}, 1);
+	lw_attr_int(L, ge, "axis", r - 1);
+	ValId e = lw_typed(L, ge, lw_dtype(L, x));
+	lw_bind(L, 0, lw_axes_op(L, "Squeeze", e, (int64_t[]){-1}, 1));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ table */
+
+const LowerRule lw_rules_index_pad[] = {
+	/* triangles and diagonals */
+	{"aten::diagonal.default", diagonal},
+	{"aten::diagonal_copy.default", diagonal},
+	{"aten::tril.default", tril},
+	{"aten::triu.default", triu},
+	{"aten::flip.default", flip},
+	{"aten::roll.default", roll},
+	/* padding */
+	{"aten::constant_pad_nd.default", constant_pad_nd},
+	{"aten::pad.default", pad_rule},
+	{"aten::reflection_pad1d.default", reflection_pad},
+	{"aten::reflection_pad2d.default", reflection_pad},
+	{"aten::reflection_pad3d.default", reflection_pad},
+	{"aten::replication_pad1d.default", replication_pad},
+	{"aten::replication_pad2d.default", replication_pad},
+	{"aten::replication_pad3d.default", replication_pad},
+	{NULL, NULL},
+};

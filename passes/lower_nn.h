@@ -1,0 +1,62 @@
+/* lower_nn.h - what the lower_nn*.c rule files share; private to
+ * them. */
+#ifndef ONNXC_LOWER_NN_H
+#define ONNXC_LOWER_NN_H
+
+#include "lower.h"
+
+#define MAXSP 3 /* spatial dimensions: 1d, 2d, 3d */
+
+/* Matrix products keep f64 and integers (ORT's MatMul has them). */
+ValId lwn_mm_work(Lower *L, ValId v);
+
+/* Conv, pooling, normalization and Resize: ORT's CPU kernels are float
+ * only, so every floating type is computed as f32. */
+ValId lwn_f32(Lower *L, ValId v);
+
+bool lwn_used(Lower *L, int k);
+
+/* Bind FX output k to v cast to its annotated dtype. */
+void lwn_bind_out(Lower *L, int k, ValId v);
+
+/* An optional tensor argument: 0 when absent or None; *err set when it is
+ * present but cannot be used. */
+ValId lwn_opt_in(Lower *L, int i, const char *kw, bool *err);
+
+ValId lwn_settyped(Lower *L, NodeId n, int k, DType dt);
+
+/* Shape(x)[start:end]; end == INT64_MAX for "to the end". */
+ValId lwn_shape_of(Lower *L, ValId x, int64_t start, int64_t end);
+
+/* Reductions take axes as an attribute before opset 18, as an input from
+ * 18 on (ReduceSum from 13). */
+ValId lwn_reduce(Lower *L, const char *op, ValId x, const int64_t *axes, int n,
+    bool keep);
+
+ValId lwn_reshape(Lower *L, ValId x, const int64_t *dims, int n);
+
+ValId lwn_unsqueeze(Lower *L, ValId x, int64_t axis);
+
+ValId lwn_squeeze(Lower *L, ValId x, int64_t axis);
+
+ValId lwn_transpose(Lower *L, ValId x, const int64_t *perm, int n);
+
+/* A tensor of the given runtime shape filled with v. */
+ValId lwn_fill(Lower *L, ValId shape, double v, DType dt);
+
+/* A per-channel vector [C] as [C, 1, ..., 1] for a rank-r NC... tensor. */
+ValId lwn_per_channel(Lower *L, ValId v, int rank);
+
+/* Spatial parameter list i: one element stands for every dimension
+ * (int[2] accepts an int).  Returns 1 when set, 0 when absent or empty
+ * (out untouched: the caller fills defaults first), -1 on error. */
+int lwn_spatial(Lower *L, int i, const char *kw, int nd, int64_t *out);
+
+/* A list of Python floats (scale factors): its length, or -1 when absent;
+ * -2 after an error. */
+int lwn_floats(Lower *L, int i, const char *kw, double *out, int cap);
+
+/* linear(input, weight, bias=None) = input @ weight.T + bias */
+int lwn_linear(Lower *L);
+
+#endif

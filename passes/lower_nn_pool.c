@@ -1,0 +1,540 @@
+/* lower_nn_pool.c - lowering rules for pooling (max, average, adaptive,
+ * with indices) and resampling (upsample, interpolate, grid sampling). */
+#include <math.h>
+#include <string.h>
+
+#include "lower_nn.h"
+
+/* ---------------------------------------------------------------- pooling */
+
+typedef struct Pool {
+	int nd;
+	int64_t k[MAXSP], s[MAXSP], p[MAXSP], d[MAXSP];
+	bool ceil;
+	int64_t pads[2 * MAXSP]; /* ONNX pads, begins then ends */
+	bool extended;           /* some end pad grown for ceil mode */
+	bool ceil_attr;          /* fall back to ONNX's own ceil_mode */
+} Pool;
+
+/* Read kernel_size (1), stride (2, default kernel), padding (3) and, for
+ * max pooling, dilation (4). */
+static int
+pool_read(Lower *L, Pool *P, int nd, bool has_dil, int iceil)
+{
+	P->nd = nd;
+	for (int k = 0; k < nd; k++) {
+		P->k[k] = 0;
+		P->p[k] = 0;
+		P->d[k] = 1;
+	}
+	int r = lwn_spatial(L, 1, "kernel_size", nd, P->k);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		return lw_fail(L, "kernel_size is missing");
+	for (int k = 0; k < nd; k++)
+		P->s[k] = P->k[k];
+	if (lwn_spatial(L, 2, "stride", nd, P->s) < 0 ||
+	    lwn_spatial(L, 3, "padding", nd, P->p) < 0 ||
+	    (has_dil && lwn_spatial(L, 4, "dilation", nd, P->d) < 0))
+		return -1;
+	P->ceil = lw_bool(L, iceil, "ceil_mode", false);
+	return 0;
+}
+
+/* PyTorch's ceil mode drops a last window that would start in the right
+ * padding; ONNX's ceil_mode did not until late opsets.  So with static
+ * sizes the end padding is grown until floor mode yields PyTorch's output
+ * size, which means the same as the runtimes agree on. */
+static void
+pool_pads(Lower *L, const Value *xv, Pool *P)
+{
+	int nd = P->nd;
+	P->extended = P->ceil_attr = false;
+	for (int k = 0; k < nd; k++)
+		P->pads[k] = P->pads[k + nd] = P->p[k];
+	if (!P->ceil)
+		return;
+	int64_t end[MAXSP];
+	for (int k = 0; k < nd; k++) {
+		int64_t in;
+		if (!lw_dim_static(xv, L->src, xv->rank - nd + k, &in)) {
+			P->ceil_attr = true;
+			return;
+		}
+		int64_t ek = P->d[k] * (P->k[k] - 1) + 1;
+		int64_t num = in + 2 * P->p[k] - ek;
+		if (num < 0) { /* PyTorch rejects it; leave it to the runtime */
+			P->ceil_attr = true;
+			return;
+		}
+		int64_t out = (num + P->s[k] - 1) / P->s[k] + 1;
+		if ((out - 1) * P->s[k] >= in + P->p[k])
+			out--;
+		end[k] = (out - 1) * P->s[k] + ek - in - P->p[k];
+		if (end[k] < P->p[k])
+			end[k] = P->p[k];
+		/* ORT refuses pads that are not smaller than the kernel */
+		if (end[k] >= P->k[k]) {
+			P->ceil_attr = true;
+			return;
+		}
+	}
+	for (int k = 0; k < nd; k++) {
+		if (end[k] != P->p[k])
+			P->extended = true;
+		P->pads[k + nd] = end[k];
+	}
+}
+
+static void
+pool_attrs(Lower *L, NodeId n, const Pool *P)
+{
+	lw_attr_ints(L, n, "kernel_shape", P->k, P->nd);
+	lw_attr_ints(L, n, "strides", P->s, P->nd);
+	lw_attr_ints(L, n, "pads", P->pads, 2 * P->nd);
+	if (P->ceil_attr)
+		lw_attr_int(L, n, "ceil_mode", 1);
+}
+
+/* Pooling input of rank nd+1 (unbatched) or nd+2; *x gets a batch dim. */
+static int
+pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched)
+{
+	*xv = lw_srcval(L, 0, "self");
+	if (!*xv)
+		return lw_fail(L, "input must be a tensor");
+	*unbatched = (*xv)->rank == nd + 1;
+	if (!*unbatched && (*xv)->rank != nd + 2)
+		return lw_fail(L, "input of rank %d for %dd pooling",
+		    (*xv)->rank, nd);
+	*x = lwn_f32(L, lw_in(L, 0, "self"));
+	if (!*x)
+		return -1;
+	if (*unbatched)
+		*x = lwn_unsqueeze(L, *x, 0);
+	return 0;
+}
+
+/* max_pool{1,2,3}d[_with_indices](self, kernel_size, stride=[],
+ * padding=0, dilation=1, ceil_mode=False) */
+static int
+max_pool(Lower *L, int nd)
+{
+	Pool P;
+	const Value *xv;
+	ValId x;
+	bool unb;
+	if (pool_read(L, &P, nd, true, 5) < 0 ||
+	    pool_input(L, nd, &xv, &x, &unb) < 0)
+		return -1;
+	pool_pads(L, xv, &P);
+	bool idx = lwn_used(L, 1);
+	NodeId n = lw_emit(L, "MaxPool", 1, &x, idx ? 2 : 1);
+	pool_attrs(L, n, &P);
+	lw_attr_ints(L, n, "dilations", P.d, nd);
+	ValId y = lwn_settyped(L, n, 0, DT_F32);
+	if (unb)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
+	if (!idx)
+		return 0;
+	/* ONNX flattens indices over the whole tensor, PyTorch over each
+	 * (n, c) plane: the remainder by the plane size converts */
+	ValId i = lwn_settyped(L, n, 1, DT_I64);
+	ValId plane = lwn_reduce(L, "ReduceProd",
+	    lwn_shape_of(L, x, 2, INT64_MAX),
+	    NULL, 0, false);
+	i = lw_op2(L, "Mod", i, plane);
+	if (unb)
+		i = lwn_squeeze(L, i, 0);
+	lwn_bind_out(L, 1, i);
+	return 0;
+}
+
+static int max_pool1d(Lower *L) { return max_pool(L, 1); }
+static int max_pool2d(Lower *L) { return max_pool(L, 2); }
+static int max_pool3d(Lower *L) { return max_pool(L, 3); }
+
+/* avg_pool{1,2,3}d(self, kernel_size, stride=[], padding=0,
+ * ceil_mode=False, count_include_pad=True, divisor_override=None) */
+static int
+avg_pool(Lower *L, int nd)
+{
+	Pool P;
+	const Value *xv;
+	ValId x;
+	bool unb;
+	if (lw_has(L, 6, "divisor_override"))
+		return lw_fail(L, "divisor_override is not supported");
+	if (pool_read(L, &P, nd, false, 4) < 0)
+		return -1;
+	bool cip = lw_bool(L, 5, "count_include_pad", true);
+	if (pool_input(L, nd, &xv, &x, &unb) < 0)
+		return -1;
+	pool_pads(L, xv, &P);
+	bool anypad = false;
+	for (int k = 0; k < nd; k++)
+		anypad |= P.p[k] != 0;
+	if (P.extended && cip && anypad) {
+		/* PyTorch counts the padding but not the ceil-mode overhang:
+		 * pad with zeros explicitly, then count real elements only */
+		int64_t pads[2 * (MAXSP + 2)] = {0};
+		int r = nd + 2;
+		for (int k = 0; k < nd; k++) {
+			pads[2 + k] = pads[r + 2 + k] = P.p[k];
+			P.pads[nd + k] -= P.p[k];
+			P.pads[k] = 0;
+		}
+		x = lw_op2(L, "Pad", x, lw_const_i64s(L, pads, 2 * r));
+		cip = false;
+	} else if (P.extended) {
+		cip = false;
+	}
+	NodeId n = lw_emit(L, "AveragePool", 1, &x, 1);
+	pool_attrs(L, n, &P);
+	lw_attr_int(L, n, "count_include_pad", cip);
+	ValId y = lwn_settyped(L, n, 0, DT_F32);
+	if (unb)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
+	return 0;
+}
+
+static int avg_pool1d(Lower *L) { return avg_pool(L, 1); }
+static int avg_pool2d(Lower *L) { return avg_pool(L, 2); }
+static int avg_pool3d(Lower *L) { return avg_pool(L, 3); }
+
+/* adaptive_{avg,max}_pool{1,2,3}d(self, output_size).  Output 1 everywhere
+ * is a global pool; sizes that divide evenly are a plain pool; any other
+ * split is PyTorch's windows [floor(i*in/out), ceil((i+1)*in/out)) taken
+ * one axis at a time (means and maxima of such boxes are separable). */
+static int
+adaptive_pool(Lower *L, int nd, bool max)
+{
+	int64_t out[MAXSP], in[MAXSP];
+	const Value *xv;
+	ValId x;
+	bool unb;
+	int n = lw_ints(L, 1, "output_size", out, MAXSP);
+	if (n < 0)
+		return -1;
+	if (n == 1)
+		for (int k = 1; k < nd; k++)
+			out[k] = out[0];
+	else if (n != nd)
+		return lw_fail(L, "output_size has %d elements for %dd "
+		    "pooling", n, nd);
+	if (max && lwn_used(L, 1))
+		return lw_fail(L, "the indices of adaptive max pooling are "
+		    "not supported");
+	if (pool_input(L, nd, &xv, &x, &unb) < 0)
+		return -1;
+	bool global = true, even = true, stat = true;
+	for (int k = 0; k < nd; k++) {
+		global &= out[k] == 1;
+		if (!lw_dim_static(xv, L->src, xv->rank - nd + k, &in[k])) {
+			stat = false;
+			continue;
+		}
+		even &= out[k] > 0 && in[k] % out[k] == 0;
+	}
+	ValId y;
+	if (global) {
+		y = lw_op1(L, max ? "GlobalMaxPool" : "GlobalAveragePool", x);
+	} else if (!stat) {
+		return lw_fail(L, "adaptive pooling to %s needs static input "
+		    "sizes", "a size other than 1");
+	} else if (even) {
+		Pool P = {.nd = nd};
+		for (int k = 0; k < nd; k++) {
+			P.k[k] = P.s[k] = in[k] / out[k];
+			P.pads[k] = P.pads[k + nd] = 0;
+		}
+		NodeId nn = lw_emit(L, max ? "MaxPool" : "AveragePool", 1, &x,
+		    1);
+		pool_attrs(L, nn, &P);
+		y = lwn_settyped(L, nn, 0, DT_F32);
+	} else {
+		y = x;
+		for (int k = 0; k < nd; k++) {
+			int64_t axis = 2 + k, o = out[k], i = in[k];
+			if (o == i)
+				continue;
+			if (o < 1 || o > 1024)
+				return lw_fail(L, "adaptive pooling to %lld "
+				    "along one axis is not supported",
+				    (long long)o);
+			ValId parts[1024];
+			for (int64_t j = 0; j < o; j++) {
+				int64_t s = j * i / o,
+					e = ((j + 1) * i + o - 1) / o;
+				ValId in4[4] = {y, lw_const_i64s(L, &s, 1),
+				    lw_const_i64s(L, &e, 1),
+				    lw_const_i64s(L, &axis, 1)};
+				NodeId sn = lw_emit(L, "Slice", 4, in4, 1);
+				ValId v = lwn_settyped(L, sn, 0, DT_F32);
+				parts[j] = lwn_reduce(L, max ? "ReduceMax"
+				    : "ReduceMean", v, &axis, 1, true);
+			}
+			NodeId c = lw_emit(L, "Concat", (int)o, parts, 1);
+			lw_attr_int(L, c, "axis", axis);
+			y = lwn_settyped(L, c, 0, DT_F32);
+		}
+	}
+	if (unb)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
+	return 0;
+}
+
+static int adaptive_avg1d(Lower *L) { return adaptive_pool(L, 1, false); }
+static int adaptive_avg2d(Lower *L) { return adaptive_pool(L, 2, false); }
+static int adaptive_avg3d(Lower *L) { return adaptive_pool(L, 3, false); }
+static int adaptive_max1d(Lower *L) { return adaptive_pool(L, 1, true); }
+static int adaptive_max2d(Lower *L) { return adaptive_pool(L, 2, true); }
+
+/* ------------------------------------------------------------- resampling */
+
+/* Where an upsample overload keeps its arguments. */
+typedef struct Up {
+	const char *mode; /* ONNX Resize mode: nearest, linear, cubic */
+	int nd;
+	int align;        /* align_corners, -1: none */
+	int scale;        /* .vec: the scale_factors list; .default: the first
+	                   * of nd optional per-dimension scales */
+	bool vec;
+	bool exact;       /* nearest-exact */
+} Up;
+
+static const char *scale_names[MAXSP][MAXSP] = {
+	{"scales"},
+	{"scales_h", "scales_w"},
+	{"scales_d", "scales_h", "scales_w"},
+};
+
+/* PyTorch maps output coordinates with 1/scale when scales are given, else
+ * with in/out; ONNX Resize does the same with its scales or sizes input,
+ * so scales are passed when known and sizes otherwise. */
+static int
+upsample(Lower *L, const Up *u)
+{
+	int nd = u->nd;
+	const Value *xv = lw_srcval(L, 0, "input");
+	if (!xv || xv->rank < nd + 1)
+		return lw_fail(L, "input must be a tensor of rank >= %d",
+		    nd + 1);
+	int lead = xv->rank - nd;
+	double sc[MAXSP];
+	bool have_sc = false;
+	if (u->vec) {
+		int n = lwn_floats(L, u->scale, "scale_factors", sc, MAXSP);
+		if (n == -2)
+			return -1;
+		if (n == 1)
+			for (int k = 1; k < nd; k++)
+				sc[k] = sc[0];
+		else if (n >= 0 && n != nd)
+			return lw_fail(L, "scale_factors has %d elements for "
+			    "%d dimensions", n, nd);
+		have_sc = n >= 0;
+	} else {
+		int cnt = 0;
+		for (int k = 0; k < nd; k++) {
+			const char *kw = scale_names[nd - 1][k];
+			if (lw_has(L, u->scale + k, kw)) {
+				sc[k] = lw_float(L, u->scale + k, kw, 1);
+				cnt++;
+			}
+		}
+		have_sc = cnt == nd;
+	}
+	int64_t out[MAXSP];
+	const Arg *os = lw_arg(L, 1, "output_size");
+	if (!have_sc && (!os || os->kind == A_NONE))
+		return lw_fail(L, "needs output_size or scale_factors");
+	if (!have_sc && (os->kind != A_LIST || os->u.list.n != (uint32_t)nd))
+		return lw_fail(L, "output_size must list %d sizes", nd);
+	if (!have_sc) {
+		/* whole-number ratios as scales keep the coordinate
+		 * arithmetic exact */
+		const Arg *it = ir_items(L->src, os);
+		bool ok = true;
+		for (int k = 0; k < nd; k++) {
+			ok &= it[k].kind == A_INT;
+			out[k] = it[k].u.i;
+		}
+		for (int k = 0; k < nd && ok; k++) {
+			int64_t i;
+			ok = lw_dim_static(xv, L->src, lead + k, &i) && i > 0 &&
+			    out[k] % i == 0;
+			if (ok)
+				sc[k] = (double)(out[k] / i);
+		}
+		have_sc = ok;
+	}
+	bool align = u->align >= 0 && lw_bool(L, u->align, "align_corners",
+	    false);
+	ValId x = lwn_f32(L, lw_in(L, 0, "input"));
+	if (!x)
+		return -1;
+	ValId scales = 0, sizes = 0;
+	if (have_sc) {
+		float v[MAXSP + 8];
+		int64_t len = lead + nd;
+		if (len > MAXSP + 8)
+			return lw_fail(L, "input of rank %d", xv->rank);
+		for (int k = 0; k < lead; k++)
+			v[k] = 1;
+		for (int k = 0; k < nd; k++)
+			v[lead + k] = (float)sc[k];
+		scales = lw_const(L, DT_F32, 1, &len, v);
+	} else {
+		ValId parts[2] = {lwn_shape_of(L, x, 0, lead),
+		    lw_shape_list(L, 1, "output_size")};
+		if (!parts[1])
+			return -1;
+		NodeId c = lw_emit(L, "Concat", 2, parts, 1);
+		lw_attr_int(L, c, "axis", 0);
+		sizes = lwn_settyped(L, c, 0, DT_I64);
+	}
+	ValId in[4] = {x, 0, scales, sizes};
+	NodeId n = lw_emit(L, "Resize", sizes ? 4 : 3, in, 1);
+	lw_attr_str(L, n, "mode", u->mode);
+	if (strcmp(u->mode, "nearest") == 0) {
+		/* nearest: floor(dst / scale); nearest-exact:
+		 * floor((dst + 0.5) / scale) */
+		lw_attr_str(L, n, "coordinate_transformation_mode",
+		    u->exact ? "half_pixel" : "asymmetric");
+		lw_attr_str(L, n, "nearest_mode",
+		    u->exact ? "round_prefer_ceil" : "floor");
+	} else {
+		lw_attr_str(L, n, "coordinate_transformation_mode",
+		    align ? "align_corners" : "half_pixel");
+		if (strcmp(u->mode, "cubic") == 0)
+			lw_attr_float(L, n, "cubic_coeff_a", -0.75);
+	}
+	lwn_bind_out(L, 0, lwn_settyped(L, n, 0, lw_dtype(L, x)));
+	return 0;
+}
+
+/* The upsample overloads differ only in what their names say:
+ * upsample_<mode><n>d or _upsample_nearest_exact<n>d, .vec (output_size?,
+ * [align_corners,] scale_factors?) or .default (output_size,
+ * [align_corners,] one optional scale per dimension). */
+static int
+upsample_rule(Lower *L)
+{
+	const char *op = ir_str(L->m, lw_node(L)->op), *d = strchr(op, '.');
+	Up u = {.mode = "nearest", .align = -1, .scale = 2};
+	if (!d || d - op < 2 || d[-1] != 'd' || d[-2] < '1' || d[-2] > '3')
+		return lw_fail(L, "not an upsample overload");
+	u.nd = d[-2] - '0';
+	u.vec = strcmp(d, ".vec") == 0;
+	u.exact = strstr(op, "exact") != NULL;
+	if (strstr(op, "linear") || strstr(op, "cubic")) {
+		u.mode = strstr(op, "cubic") ? "cubic" : "linear";
+		u.align = 2;
+		u.scale = 3;
+	}
+	return upsample(L, &u);
+}
+
+/* pixel_shuffle(self, upscale_factor): [*, C*r*r, H, W] -> [*, C, H*r,
+ * W*r] with channel c*r*r + i*r + j going to (c, h*r+i, w*r+j), which is
+ * DepthToSpace in CRD mode. */
+static int
+pixel_shuffle(Lower *L)
+{
+	const Value *xv = lw_srcval(L, 0, "self");
+	int64_t r = lw_int(L, 1, "upscale_factor", 1);
+	if (!xv || (xv->rank != 3 && xv->rank != 4))
+		return lw_fail(L, "only inputs of rank 3 and 4 are supported");
+	ValId x = lwn_f32(L, lw_in(L, 0, "self"));
+	if (!x)
+		return -1;
+	if (xv->rank == 3)
+		x = lwn_unsqueeze(L, x, 0);
+	NodeId n = lw_emit(L, "DepthToSpace", 1, &x, 1);
+	lw_attr_int(L, n, "blocksize", r);
+	lw_attr_str(L, n, "mode", "CRD");
+	ValId y = lwn_settyped(L, n, 0, lw_dtype(L, x));
+	if (xv->rank == 3)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
+	return 0;
+}
+
+/* pixel_unshuffle(self, downscale_factor): the inverse, [*, C, H*r, W*r]
+ * -> [*, C*r*r, H, W].  SpaceToDepth orders channels the other way round
+ * (DCR), so this is spelled as reshape, transpose, reshape. */
+static int
+pixel_unshuffle(Lower *L)
+{
+	const Value *xv = lw_srcval(L, 0, "self");
+	int64_t r = lw_int(L, 1, "downscale_factor", 1), c, h, w;
+	if (!xv || (xv->rank != 3 && xv->rank != 4))
+		return lw_fail(L, "only inputs of rank 3 and 4 are supported");
+	if (r < 1 || !lw_dim_static(xv, L->src, -3, &c) ||
+	    !lw_dim_static(xv, L->src, -2, &h) ||
+	    !lw_dim_static(xv, L->src, -1, &w))
+		return lw_fail(L, "needs static channel and spatial sizes");
+	ValId x = lw_in(L, 0, "self");
+	if (!x)
+		return -1;
+	if (xv->rank == 3)
+		x = lwn_unsqueeze(L, x, 0);
+	x = lwn_reshape(L, x, (int64_t[]){0, c, h / r, r, w / r, r}, 6);
+	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
+	x = lwn_reshape(L, x, (int64_t[]){0, c * r * r, h / r, w / r}, 4);
+	if (xv->rank == 3)
+		x = lwn_squeeze(L, x, 0);
+	lwn_bind_out(L, 0, x);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ table */
+
+const LowerRule lw_rules_nn_pool[] = {
+
+	{"aten::max_pool1d.default", max_pool1d},
+	{"aten::max_pool2d.default", max_pool2d},
+	{"aten::max_pool3d.default", max_pool3d},
+	{"aten::max_pool1d_with_indices.default", max_pool1d},
+	{"aten::max_pool2d_with_indices.default", max_pool2d},
+	{"aten::max_pool3d_with_indices.default", max_pool3d},
+	{"aten::avg_pool1d.default", avg_pool1d},
+	{"aten::avg_pool2d.default", avg_pool2d},
+	{"aten::avg_pool3d.default", avg_pool3d},
+	{"aten::adaptive_avg_pool1d.default", adaptive_avg1d},
+	{"aten::adaptive_avg_pool2d.default", adaptive_avg2d},
+	{"aten::_adaptive_avg_pool2d.default", adaptive_avg2d},
+	{"aten::adaptive_avg_pool3d.default", adaptive_avg3d},
+	{"aten::_adaptive_avg_pool3d.default", adaptive_avg3d},
+	{"aten::adaptive_max_pool1d.default", adaptive_max1d},
+	{"aten::adaptive_max_pool2d.default", adaptive_max2d},
+
+	{"aten::upsample_nearest1d.vec", upsample_rule},
+	{"aten::upsample_nearest2d.vec", upsample_rule},
+	{"aten::upsample_nearest3d.vec", upsample_rule},
+	{"aten::upsample_nearest1d.default", upsample_rule},
+	{"aten::upsample_nearest2d.default", upsample_rule},
+	{"aten::upsample_nearest3d.default", upsample_rule},
+	{"aten::_upsample_nearest_exact1d.vec", upsample_rule},
+	{"aten::_upsample_nearest_exact2d.vec", upsample_rule},
+	{"aten::_upsample_nearest_exact3d.vec", upsample_rule},
+	{"aten::_upsample_nearest_exact1d.default", upsample_rule},
+	{"aten::_upsample_nearest_exact2d.default", upsample_rule},
+	{"aten::_upsample_nearest_exact3d.default", upsample_rule},
+	{"aten::upsample_linear1d.vec", upsample_rule},
+	{"aten::upsample_bilinear2d.vec", upsample_rule},
+	{"aten::upsample_trilinear3d.vec", upsample_rule},
+	{"aten::upsample_bicubic2d.vec", upsample_rule},
+	{"aten::upsample_linear1d.default", upsample_rule},
+	{"aten::upsample_bilinear2d.default", upsample_rule},
+	{"aten::upsample_trilinear3d.default", upsample_rule},
+	{"aten::upsample_bicubic2d.default", upsample_rule},
+	{"aten::pixel_shuffle.default", pixel_shuffle},
+	{"aten::pixel_unshuffle.default", pixel_unshuffle},
+	{NULL, NULL},
+};
