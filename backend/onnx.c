@@ -659,13 +659,17 @@ emit_graph(Enc *e, Pb *w, GraphId gid)
 	for (NodeId n = 1; n < g->nnodes; n++)
 		emit_node(e, w, gid, g, n, &gp->nodes[n]);
 	pb_str(w, GRAPH_NAME, g->name ? ir_str(m, g->name) : "main_graph");
-	const Init *in = e->inits + gp->init0;
+	/* an index, not a pointer: e->inits is NULL in a model without
+	 * initializers, and NULL + 0 is undefined */
+	uint32_t k = gp->init0;
 	for (uint32_t i = 0; i < g->ninputs; i++) {
 		const Value *val = ir_val(g, g->inputs[i]);
-		if (val->init && weights)
-			emit_tensor(e, w, GRAPH_INITIALIZER, in->t,
-			    vname(e, gid, g, g->inputs[i]), in, top && e->meta
-			    ? val : NULL), in++;
+		if (!val->init || !weights)
+			continue;
+		const Init *in = &e->inits[k++];
+		emit_tensor(e, w, GRAPH_INITIALIZER, in->t,
+		    vname(e, gid, g, g->inputs[i]), in, top && e->meta ? val :
+		    NULL);
 	}
 	for (uint32_t i = 0; i < g->ninputs; i++) {
 		const Value *val = ir_val(g, g->inputs[i]);
