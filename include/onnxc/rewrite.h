@@ -231,6 +231,15 @@ onnxc_rw_numel(const onnxc_tensor_info *t)
 	return n;
 }
 
+/* The elements of v when it is an f32 constant (t filled in), or NULL. */
+static inline const float *
+onnxc_rw_f32(onnxc_rw *r, onnxc_value v, onnxc_tensor_info *t)
+{
+	if (!onnxc_rw_const(r, v, t) || t->dtype != ONNXC_DT_F32)
+		return NULL;
+	return (const float *)t->data;
+}
+
 /* Element i of a numeric constant as a double (f32, f64, i32, i64). */
 static inline int
 onnxc_rw_elem(const onnxc_tensor_info *t, uint64_t i, double *out)

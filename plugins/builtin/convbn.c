@@ -25,10 +25,8 @@
 static const float *
 f32s(onnxc_rw *r, onnxc_value v, uint64_t n, onnxc_tensor_info *t)
 {
-	if (!onnxc_rw_const(r, v, t) || t->dtype != ONNXC_DT_F32 ||
-	    onnxc_rw_numel(t) != n)
-		return NULL;
-	return (const float *)t->data;
+	const float *d = onnxc_rw_f32(r, v, t);
+	return d && onnxc_rw_numel(t) == n ? d : NULL;
 }
 
 /* An inference batch norm's statistics, c channels of f32 constants. */

@@ -29,15 +29,6 @@
 
 enum { R = ONNXC_RW_MAXRANK };
 
-/* The f32 constant behind v, or NULL. */
-static const float *
-f32s(onnxc_rw *r, onnxc_value v, onnxc_tensor_info *t)
-{
-	if (!onnxc_rw_const(r, v, t) || t->dtype != ONNXC_DT_F32)
-		return NULL;
-	return (const float *)t->data;
-}
-
 /* A copy of constant w (f32) with element i times s[(i / inner) % m]
  * (m == 1: every element times s[0]), as a new initializer. */
 static onnxc_value
@@ -46,7 +37,7 @@ scaled(onnxc_rw *r, onnxc_value w, const float *s, uint64_t m,
 {
 	onnxc_tensor_info t;
 	onnxc_value_info vi;
-	const float *d = f32s(r, w, &t);
+	const float *d = onnxc_rw_f32(r, w, &t);
 	uint64_t n = d ? onnxc_rw_numel(&t) : 0;
 	float *o = d ? malloc((n ? n : 1) * sizeof *o) : NULL;
 	char name[300];
@@ -103,7 +94,7 @@ scale_axis(onnxc_rw *r, onnxc_value s, int32_t rank, const onnxc_dim *dy,
     onnxc_tensor_info *t)
 {
 	int axis = -1;
-	if (!f32s(r, s, t) || t->rank > rank)
+	if (!onnxc_rw_f32(r, s, t) || t->rank > rank)
 		return -2;
 	for (int32_t i = 0; i < t->rank; i++) {
 		int32_t j = rank - t->rank + i;
@@ -127,7 +118,7 @@ scale_linear(onnxc_rw *r, onnxc_value z, const float *s, uint64_t m)
 	onnxc_node add = onnxc_rw_def(r, z, "Add", &ai);
 	if (add) {
 		for (uint32_t k = 0; k < 2 && !b; k++)
-			if (f32s(r, onnxc_rw_in(r, add, k), &tb)) {
+			if (onnxc_rw_f32(r, onnxc_rw_in(r, add, k), &tb)) {
 				b = onnxc_rw_in(r, add, k);
 				mm = onnxc_rw_in(r, add, 1 - k);
 			}
@@ -137,7 +128,7 @@ scale_linear(onnxc_rw *r, onnxc_value z, const float *s, uint64_t m)
 	}
 	onnxc_node mat = onnxc_rw_def(r, mm, "MatMul", &mi);
 	onnxc_value w = mat ? onnxc_rw_in(r, mat, 1) : 0;
-	if (!mat || !f32s(r, w, &tw) || tw.rank != 2 ||
+	if (!mat || !onnxc_rw_f32(r, w, &tw) || tw.rank != 2 ||
 	    (m > 1 && (uint64_t)tw.dims[1] != m) || (b && tb.dims[0] !=
 	    tw.dims[1]))
 		return 0;
@@ -159,8 +150,8 @@ scale_conv(onnxc_rw *r, onnxc_value z, const float *s, uint64_t m)
 	onnxc_node c = onnxc_rw_def(r, z, "Conv", &ci);
 	onnxc_value w = c ? onnxc_rw_in(r, c, 1) : 0;
 	onnxc_value b = c ? onnxc_rw_in(r, c, 2) : 0;
-	if (!c || !f32s(r, w, &tw) || tw.rank < 3 || tw.dims[0] <= 0 ||
-	    (m > 1 && (uint64_t)tw.dims[0] != m) || (b && (!f32s(r, b, &tb) ||
+	if (!c || !onnxc_rw_f32(r, w, &tw) || tw.rank < 3 || tw.dims[0] <= 0 ||
+	    (m > 1 && (uint64_t)tw.dims[0] != m) || (b && (!onnxc_rw_f32(r, b, &tb) ||
 	    tb.rank != 1 || tb.dims[0] != tw.dims[0])))
 		return 0;
 	uint64_t per = onnxc_rw_numel(&tw) / (uint64_t)tw.dims[0];
@@ -321,7 +312,7 @@ times_number(onnxc_rw *r, onnxc_value v, float *c)
 	if (!m || !onnxc_rw_single(r, v))
 		return 0;
 	for (uint32_t k = 0; k < 2; k++) {
-		const float *d = f32s(r, onnxc_rw_in(r, m, 1 - k), &t);
+		const float *d = onnxc_rw_f32(r, onnxc_rw_in(r, m, 1 - k), &t);
 		onnxc_value x = onnxc_rw_in(r, m, k);
 		uint32_t dt;
 		int32_t rank;
@@ -343,7 +334,7 @@ before(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 	onnxc_tensor_info tw;
 	float c;
 	onnxc_value g = onnxc_rw_in(r, n, 0), w = onnxc_rw_in(r, n, 1);
-	if (!f32s(r, w, &tw))
+	if (!onnxc_rw_f32(r, w, &tw))
 		return 0;
 	onnxc_value x = times_number(r, g, &c);
 	if (!x) {   /* Mul(Mul(x, c), y) */
