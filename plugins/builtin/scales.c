@@ -151,8 +151,9 @@ scale_conv(onnxc_rw *r, onnxc_value z, const float *s, uint64_t m)
 	onnxc_value w = c ? onnxc_rw_in(r, c, 1) : 0;
 	onnxc_value b = c ? onnxc_rw_in(r, c, 2) : 0;
 	if (!c || !onnxc_rw_f32(r, w, &tw) || tw.rank < 3 || tw.dims[0] <= 0 ||
-	    (m > 1 && (uint64_t)tw.dims[0] != m) || (b && (!onnxc_rw_f32(r, b, &tb) ||
-	    tb.rank != 1 || tb.dims[0] != tw.dims[0])))
+	    (m > 1 && (uint64_t)tw.dims[0] != m) ||
+	    (b && (!onnxc_rw_f32(r, b, &tb) || tb.rank != 1 ||
+	    tb.dims[0] != tw.dims[0])))
 		return 0;
 	uint64_t per = onnxc_rw_numel(&tw) / (uint64_t)tw.dims[0];
 	onnxc_value in[3] = {onnxc_rw_in(r, c, 0), scaled(r, w, s, m, per),
