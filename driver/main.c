@@ -440,23 +440,10 @@ list_passes(const PlRegistry *r)
 	}
 }
 
-static void
-list_rules(Module *m, const LowerRule *t, uint8_t **seen, uint32_t *cap)
-{
-	for (; t->op; t++) {
-		StrId s = ir_intern(m, t->op);
-		vgrow((void **)seen, cap, s + 1, 1);
-		if ((*seen)[s]++)
-			continue; /* the first table's rule is the one used */
-		printf("%-40s %-10s %-9s %s\n", t->op, "ai.onnx", "",
-		    "built-in");
-	}
-}
-
 /* Plugin lowerings first, in the order they are tried, then the rules
- * onnxc has itself. */
+ * onnxc has itself: the rows of the op table (ir/ops.def) with one. */
 static void
-list_lowerings(Module *m, const PlRegistry *r)
+list_lowerings(const PlRegistry *r)
 {
 	for (uint32_t i = 0; i < r->nlowerings; i++) {
 		const onnxc_lowering_info *l = &r->lowerings[i].info;
@@ -474,11 +461,10 @@ list_lowerings(Module *m, const PlRegistry *r)
 		    *l->domain ? l->domain : "ai.onnx", range,
 		    pl_where(r, r->lowerings[i].plugin));
 	}
-	uint8_t *seen = NULL;
-	uint32_t cap = 0;
-	for (size_t i = 0; lw_rule_tables[i]; i++)
-		list_rules(m, lw_rule_tables[i], &seen, &cap);
-	free(seen);
+	for (uint32_t k = 0; k < ir_nops; k++)
+		if (strcmp(ir_ops[k].family, "none"))
+			printf("%-40s %-10s %-9s %s\n", ir_ops[k].op, "ai.onnx",
+			    "", "built-in");
 }
 
 /* The pipeline: --passes, else the -O preset (1 by default); a preset
@@ -707,7 +693,7 @@ main(int argc, char **argv)
 		if (o.list_passes)
 			list_passes(reg);
 		if (o.list_lowerings)
-			list_lowerings(m, reg);
+			list_lowerings(reg);
 		goto done;
 	}
 	if (rc == 0)

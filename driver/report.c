@@ -263,6 +263,9 @@ find_unsupported(DrReport *r, Module *m, const PlRegistry *reg)
 static const char *
 hint(const char *op)
 {
+	if (ir_op_of_inplace(op))
+		return "an in-place op: the functionalize pass (in every -O "
+		    "preset) rewrites it; add it to --passes before lower";
 	if (strstr(op, "dropout") || strstr(op, "batch_norm") ||
 	    strstr(op, "_backward"))
 		return "a training-mode op: export the model in eval mode "

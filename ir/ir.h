@@ -464,4 +464,22 @@ const char *sym_check_ranges(const Module *m, ExprId *bad);
 const char *sym_ranges_text(Module *m);
 void sym_eq_add(Module *m, SymEq eq);
 
+/* ops.c: the op table (ops.def), one row per known overload */
+typedef struct IrOp {
+	const char *op;       /* "aten::add.Tensor" */
+	const char *family;   /* its lowering family, "none" without one */
+	const char *rule;     /* the rule's name in lower_<family>.c */
+	const char *schema;   /* parameters (ops.def), NULL: not checked */
+	const char *inplace;  /* "aten::add_.Tensor", NULL: none */
+	const char *out;      /* "aten::add.out", NULL: none */
+} IrOp;
+extern const IrOp ir_ops[];
+extern const uint32_t ir_nops;
+/* the row of op, NULL if none; linear: for diagnostics and tables, not
+ * per node */
+const IrOp *ir_op_find(const char *op);
+/* the row whose in-place variant op is ("aten::add_.Tensor" gives
+ * aten::add.Tensor's), NULL if none */
+const IrOp *ir_op_of_inplace(const char *op);
+
 #endif

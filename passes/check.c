@@ -308,20 +308,20 @@ parse_params(const char *s, Param *p, int cap)
 }
 
 static const char *
-decl(const LwcSchema *sc, char *buf, size_t n)
+decl(const IrOp *sc, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s(%s)", sc->op, sc->params);
+	snprintf(buf, n, "%s(%s)", sc->op, sc->schema);
 	return buf;
 }
 
 /* Extra positional arguments, unknown or repeated keywords, missing
  * required ones: torch's schema matching. */
 static int
-check_schema(Lower *L, const LwcSchema *sc)
+check_schema(Lower *L, const IrOp *sc)
 {
 	enum { MAXP = 32 };
 	Param p[MAXP];
-	int np = parse_params(sc->params, p, MAXP), npos = 0;
+	int np = parse_params(sc->schema, p, MAXP), npos = 0;
 	bool given[MAXP] = {false};
 	char d[512];
 	while (npos < np && !p[npos].kwonly)
@@ -366,7 +366,7 @@ check_schema(Lower *L, const LwcSchema *sc)
 
 /* Op name -> schema and rule, indexed by StrId for O(1) lookups. */
 typedef struct Table {
-	const LwcSchema **schema;
+	const IrOp **schema;
 	LwcFn *fn;
 	uint32_t n;
 } Table;
@@ -374,8 +374,9 @@ typedef struct Table {
 static void
 table_build(Module *m, Table *t)
 {
-	for (const LwcSchema *s = lwc_schemas; s->op; s++)
-		ir_intern(m, s->op);
+	for (uint32_t k = 0; k < ir_nops; k++)
+		if (ir_ops[k].schema)
+			ir_intern(m, ir_ops[k].op);
 	const LwcRule *const tables[] = {lwc_rules_shape, lwc_rules_nn};
 	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
 		for (const LwcRule *r = tables[k]; r->op; r++)
@@ -385,8 +386,9 @@ table_build(Module *m, Table *t)
 	t->fn = calloc(t->n + 1, sizeof *t->fn);
 	if (!t->schema || !t->fn)
 		BUG("out of memory");
-	for (const LwcSchema *s = lwc_schemas; s->op; s++)
-		t->schema[ir_intern(m, s->op)] = s;
+	for (uint32_t k = 0; k < ir_nops; k++)
+		if (ir_ops[k].schema)
+			t->schema[ir_intern(m, ir_ops[k].op)] = &ir_ops[k];
 	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
 		for (const LwcRule *r = tables[k]; r->op; r++)
 			t->fn[ir_intern(m, r->op)] = r->fn;

@@ -1,6 +1,6 @@
 /* check.h - the argument and shape checker of the lowering: before any
  * rule runs, every FX node's arguments are checked against the op's
- * schema (check_schema.c, generated from PyTorch's) and, for ops with a
+ * schema (the schema column of ir/ops.def, PyTorch's) and, for ops with a
  * rule in check_shape.c or check_nn.c, against torch's own rules for sizes, dims,
  * indices, strides, kernels, paddings and scales, computed in checked
  * int64 arithmetic (ir/ckint.h).  A static result shape must agree with
@@ -10,14 +10,6 @@
 #define ONNXC_CHECK_H
 
 #include "lower.h"
-
-/* One aten overload: its parameters in order, space-separated; a name
- * ending in '=' has a default and '*' starts the keyword-only ones. */
-typedef struct LwcSchema {
-	const char *op;
-	const char *params;
-} LwcSchema;
-extern const LwcSchema lwc_schemas[]; /* ends with {NULL, NULL} */
 
 /* A shape rule: 0, or -1 after reporting. */
 typedef int (*LwcFn)(Lower *L);

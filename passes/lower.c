@@ -16,6 +16,7 @@
 #include "check.h"
 #include "lower.h"
 
+/* The rows of ir/ops.def with a rule, by family (lower_rows.h). */
 const LowerRule *const lw_rule_tables[] = {
 	lw_rules_elementwise, lw_rules_elementwise_act,
 	lw_rules_elementwise_cmp, lw_rules_reduce, lw_rules_reduce_norm,
@@ -55,25 +56,15 @@ registry_find(Module *m, const Registry *r, StrId op)
 	return op < r->n ? r->fn[op] : NULL;
 }
 
-/* Does op name an in-place overload (aten::add_.Tensor)? */
-static bool
-inplace_op(const char *s)
-{
-	const char *b = strstr(s, "::"), *dot;
-	b = b ? b + 2 : s;
-	dot = strchr(b, '.');
-	size_t n = dot ? (size_t)(dot - b) : strlen(b);
-	return n >= 2 && b[n - 1] == '_' && b[n - 2] != '_' && b[0] != '_';
-}
-
 LowerFn
 lw_find(Module *m, StrId op)
 {
-	Registry r;
-	registry_build(m, &r);
-	LowerFn f = registry_find(m, &r, op);
-	free(r.fn);
-	return f;
+	const char *s = ir_str(m, op);
+	for (size_t t = 0; lw_rule_tables[t]; t++)
+		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++)
+			if (!strcmp(x->op, s))
+				return x->fn;
+	return NULL;
 }
 
 /* -------------------------------------------------------------- the pass */
@@ -141,7 +132,7 @@ check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
 			seen[p->op] = 1;
 		ir_error(L->m, p->loc, "unsupported operator '%s'",
 		    ir_str(L->m, p->op));
-		if (inplace_op(ir_str(L->m, p->op)))
+		if (ir_op_of_inplace(ir_str(L->m, p->op)))
 			ir_note(L->m, p->loc, "in-place ops are rewritten by the "
 			    "functionalize pass (in every -O preset); add it to "
 			    "--passes before lower");

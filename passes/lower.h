@@ -4,8 +4,9 @@
  * nodes.  Each FX op is handled by a rule: a function that reads the node
  * being lowered through lw_arg/lw_in/..., emits ONNX nodes with lw_emit
  * and friends, and binds each FX output to the ONNX value that computes it
- * with lw_bind.  Rules live in lower_<family>.c files, each exporting one
- * table that ends with a {NULL, NULL} row.
+ * with lw_bind.  Rules live in lower_<family>.c files, static; the op
+ * table (ir/ops.def) names each op's family and rule, and each family file
+ * exports its rows as one table ending with a {NULL, NULL} row.
  *
  * Conventions:
  * - A rule returns 0, or -1 after reporting with lw_fail.
@@ -44,7 +45,7 @@ struct Lower {
 	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
 };
 
-/* Rule tables, one per lower_<family>.c. */
+/* Rule tables, one per lower_<family>.c, made from ir/ops.def. */
 extern const LowerRule lw_rules_elementwise[];
 extern const LowerRule lw_rules_elementwise_act[];
 extern const LowerRule lw_rules_elementwise_cmp[];

@@ -403,10 +403,9 @@ lower_map(Lower *L)
 	return rc;
 }
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_cf(op, rule) {op, rule},
 const LowerRule lw_rules_cf[] = {
-	{"higher_order::cond", lower_cond},
-	{"higher_order::while_loop", lower_while},
-	{"higher_order::scan", lower_scan},
-	{"higher_order::map_impl", lower_map},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

@@ -465,31 +465,9 @@ pow_(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_elementwise(op, rule) {op, rule},
 const LowerRule lw_rules_elementwise[] = {
-	/* arithmetic */
-	{"aten::add.Tensor", arith},
-	{"aten::add.Scalar", arith},
-	{"aten::sub.Tensor", arith},
-	{"aten::sub.Scalar", arith},
-	{"aten::rsub.Tensor", rsub},
-	{"aten::rsub.Scalar", rsub},
-	{"aten::mul.Tensor", arith},
-	{"aten::mul.Scalar", arith},
-	{"aten::div.Tensor", div_true},
-	{"aten::div.Scalar", div_true},
-	{"aten::div.Tensor_mode", div_mode},
-	{"aten::div.Scalar_mode", div_mode},
-	{"aten::true_divide.Tensor", div_true},
-	{"aten::true_divide.Scalar", div_true},
-	{"aten::floor_divide.default", floor_divide},
-	{"aten::floor_divide.Scalar", floor_divide},
-	{"aten::remainder.Tensor", remainder_},
-	{"aten::remainder.Scalar", remainder_},
-	{"aten::remainder.Scalar_Tensor", remainder_},
-	{"aten::fmod.Tensor", fmod_},
-	{"aten::fmod.Scalar", fmod_},
-	{"aten::pow.Tensor_Scalar", pow_},
-	{"aten::pow.Tensor_Tensor", pow_},
-	{"aten::pow.Scalar", pow_},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

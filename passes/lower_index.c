@@ -545,23 +545,9 @@ repeat_interleave_tensor(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_index(op, rule) {op, rule},
 const LowerRule lw_rules_index[] = {
-	/* indexing, gathers, scatters */
-	{"aten::index.Tensor", index_rule},
-	{"aten::_unsafe_index.Tensor", index_rule},
-	{"aten::index_select.default", index_select},
-	{"aten::gather.default", gather},
-	{"aten::scatter.src", scatter},
-	{"aten::scatter.value", scatter},
-	{"aten::scatter.reduce", scatter},
-	{"aten::scatter.value_reduce", scatter},
-	{"aten::scatter_add.default", scatter},
-	{"aten::scatter_reduce.two", scatter},
-	{"aten::slice_scatter.default", slice_scatter},
-	{"aten::select_scatter.default", select_scatter},
-	{"aten::index_put.default", index_put},
-	{"aten::_unsafe_index_put.default", index_put},
-	/* reordering */
-	{"aten::repeat_interleave.Tensor", repeat_interleave_tensor},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

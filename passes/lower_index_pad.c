@@ -324,22 +324,9 @@ diagonal(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_index_pad(op, rule) {op, rule},
 const LowerRule lw_rules_index_pad[] = {
-	/* triangles and diagonals */
-	{"aten::diagonal.default", diagonal},
-	{"aten::diagonal_copy.default", diagonal},
-	{"aten::tril.default", tril},
-	{"aten::triu.default", triu},
-	{"aten::flip.default", flip},
-	{"aten::roll.default", roll},
-	/* padding */
-	{"aten::constant_pad_nd.default", constant_pad_nd},
-	{"aten::pad.default", pad_rule},
-	{"aten::reflection_pad1d.default", reflection_pad},
-	{"aten::reflection_pad2d.default", reflection_pad},
-	{"aten::reflection_pad3d.default", reflection_pad},
-	{"aten::replication_pad1d.default", replication_pad},
-	{"aten::replication_pad2d.default", replication_pad},
-	{"aten::replication_pad3d.default", replication_pad},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

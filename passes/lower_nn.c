@@ -523,32 +523,9 @@ einsum(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_nn(op, rule) {op, rule},
 const LowerRule lw_rules_nn[] = {
-	{"aten::convolution.default", convolution},
-	{"aten::_convolution.default", convolution},
-	{"aten::_convolution.deprecated", convolution},
-	{"aten::conv1d.default", conv_nd},
-	{"aten::conv2d.default", conv_nd},
-	{"aten::conv3d.default", conv_nd},
-	{"aten::conv1d.padding", conv_nd},
-	{"aten::conv2d.padding", conv_nd},
-	{"aten::conv3d.padding", conv_nd},
-	{"aten::conv_transpose1d.default", conv_transpose_nd},
-	{"aten::conv_transpose2d.input", conv_transpose_nd},
-	{"aten::conv_transpose3d.input", conv_transpose_nd},
-
-	{"aten::linear.default", lwn_linear},
-	{"aten::addmm.default", addmm},
-	{"aten::addmv.default", addmm},
-	{"aten::baddbmm.default", addmm},
-	{"aten::addbmm.default", addbmm},
-	{"aten::mm.default", mm},
-	{"aten::bmm.default", mm},
-	{"aten::mv.default", mm},
-	{"aten::dot.default", mm},
-	{"aten::matmul.default", mm},
-	{"aten::t.default", t},
-	{"aten::numpy_T.default", numpy_t},
-	{"aten::einsum.default", einsum},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

@@ -306,18 +306,9 @@ one_hot(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_nn_attn(op, rule) {op, rule},
 const LowerRule lw_rules_nn_attn[] = {
-
-	{"aten::scaled_dot_product_attention.default", sdpa},
-	{"aten::_scaled_dot_product_flash_attention_for_cpu.default",
-	    sdpa_flash_cpu},
-
-	{"aten::embedding.default", embedding},
-	{"aten::dropout.default", dropout},
-	{"aten::feature_dropout.default", feature_dropout},
-	{"aten::alpha_dropout.default", alpha_dropout},
-	{"aten::feature_alpha_dropout.default", feature_alpha_dropout},
-	{"aten::native_dropout.default", native_dropout},
-	{"aten::one_hot.default", one_hot},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

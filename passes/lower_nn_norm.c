@@ -310,18 +310,9 @@ group_norm_rule(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_nn_norm(op, rule) {op, rule},
 const LowerRule lw_rules_nn_norm[] = {
-
-	{"aten::_native_batch_norm_legit_no_training.default", bn_no_training},
-	{"aten::_native_batch_norm_legit_functional.default", bn_functional},
-	{"aten::_native_batch_norm_legit.default", bn_native},
-	{"aten::_native_batch_norm_legit.no_stats", bn_no_stats},
-	{"aten::native_batch_norm.default", bn_native},
-	{"aten::batch_norm.default", bn_native},
-	{"aten::instance_norm.default", instance_norm},
-	{"aten::native_layer_norm.default", layer_norm},
-	{"aten::layer_norm.default", layer_norm},
-	{"aten::native_group_norm.default", native_group_norm},
-	{"aten::group_norm.default", group_norm_rule},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

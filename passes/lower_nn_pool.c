@@ -495,46 +495,9 @@ pixel_unshuffle(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_nn_pool(op, rule) {op, rule},
 const LowerRule lw_rules_nn_pool[] = {
-
-	{"aten::max_pool1d.default", max_pool1d},
-	{"aten::max_pool2d.default", max_pool2d},
-	{"aten::max_pool3d.default", max_pool3d},
-	{"aten::max_pool1d_with_indices.default", max_pool1d},
-	{"aten::max_pool2d_with_indices.default", max_pool2d},
-	{"aten::max_pool3d_with_indices.default", max_pool3d},
-	{"aten::avg_pool1d.default", avg_pool1d},
-	{"aten::avg_pool2d.default", avg_pool2d},
-	{"aten::avg_pool3d.default", avg_pool3d},
-	{"aten::adaptive_avg_pool1d.default", adaptive_avg1d},
-	{"aten::adaptive_avg_pool2d.default", adaptive_avg2d},
-	{"aten::_adaptive_avg_pool2d.default", adaptive_avg2d},
-	{"aten::adaptive_avg_pool3d.default", adaptive_avg3d},
-	{"aten::_adaptive_avg_pool3d.default", adaptive_avg3d},
-	{"aten::adaptive_max_pool1d.default", adaptive_max1d},
-	{"aten::adaptive_max_pool2d.default", adaptive_max2d},
-
-	{"aten::upsample_nearest1d.vec", upsample_rule},
-	{"aten::upsample_nearest2d.vec", upsample_rule},
-	{"aten::upsample_nearest3d.vec", upsample_rule},
-	{"aten::upsample_nearest1d.default", upsample_rule},
-	{"aten::upsample_nearest2d.default", upsample_rule},
-	{"aten::upsample_nearest3d.default", upsample_rule},
-	{"aten::_upsample_nearest_exact1d.vec", upsample_rule},
-	{"aten::_upsample_nearest_exact2d.vec", upsample_rule},
-	{"aten::_upsample_nearest_exact3d.vec", upsample_rule},
-	{"aten::_upsample_nearest_exact1d.default", upsample_rule},
-	{"aten::_upsample_nearest_exact2d.default", upsample_rule},
-	{"aten::_upsample_nearest_exact3d.default", upsample_rule},
-	{"aten::upsample_linear1d.vec", upsample_rule},
-	{"aten::upsample_bilinear2d.vec", upsample_rule},
-	{"aten::upsample_trilinear3d.vec", upsample_rule},
-	{"aten::upsample_bicubic2d.vec", upsample_rule},
-	{"aten::upsample_linear1d.default", upsample_rule},
-	{"aten::upsample_bilinear2d.default", upsample_rule},
-	{"aten::upsample_trilinear3d.default", upsample_rule},
-	{"aten::upsample_bicubic2d.default", upsample_rule},
-	{"aten::pixel_shuffle.default", pixel_shuffle},
-	{"aten::pixel_unshuffle.default", pixel_unshuffle},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

@@ -622,29 +622,9 @@ sort_stable(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_reduce(op, rule) {op, rule},
 const LowerRule lw_rules_reduce[] = {
-	{"aten::sum.default", sum_all},
-	{"aten::sum.dim_IntList", sum_dim},
-	{"aten::mean.default", mean_all},
-	{"aten::mean.dim", mean_dim},
-	{"aten::prod.default", prod_all},
-	{"aten::prod.dim_int", prod_dim},
-	{"aten::amax.default", amax},
-	{"aten::amin.default", amin},
-	{"aten::max.default", max_all},
-	{"aten::min.default", min_all},
-	{"aten::max.dim", max_dim},
-	{"aten::min.dim", min_dim},
-	{"aten::argmax.default", argmax},
-	{"aten::argmin.default", argmin},
-	{"aten::logsumexp.default", logsumexp},
-	{"aten::_softmax.default", softmax_},
-	{"aten::softmax.int", softmax_int},
-	{"aten::_log_softmax.default", log_softmax_},
-	{"aten::log_softmax.int", log_softmax_int},
-	{"aten::_safe_softmax.default", safe_softmax},
-	{"aten::topk.default", topk},
-	{"aten::sort.default", sort},
-	{"aten::sort.stable", sort_stable},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

@@ -357,33 +357,9 @@ cumprod(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_reduce_norm(op, rule) {op, rule},
 const LowerRule lw_rules_reduce_norm[] = {
-	{"aten::var.correction", var_correction},
-	{"aten::var.dim", var_dim},
-	{"aten::var.default", var_all},
-	{"aten::std.correction", std_correction},
-	{"aten::std.dim", std_dim},
-	{"aten::std.default", std_all},
-	{"aten::var_mean.correction", var_correction},
-	{"aten::var_mean.dim", var_dim},
-	{"aten::var_mean.default", var_all},
-	{"aten::std_mean.correction", std_correction},
-	{"aten::std_mean.dim", std_dim},
-	{"aten::std_mean.default", std_all},
-	{"aten::norm.ScalarOpt_dim", norm_dim},
-	{"aten::norm.ScalarOpt_dim_dtype", norm_dim},
-	{"aten::norm.Scalar", norm_all},
-	{"aten::norm.ScalarOpt_dtype", norm_all},
-	{"aten::linalg_vector_norm.default", vector_norm},
-	{"aten::any.default", any_all},
-	{"aten::any.dim", any_dim},
-	{"aten::any.dims", any_dim},
-	{"aten::all.default", all_all},
-	{"aten::all.dim", all_dim},
-	{"aten::all.dims", all_dim},
-	{"aten::count_nonzero.default", count_nonzero},
-	{"aten::count_nonzero.dim_IntList", count_nonzero},
-	{"aten::cumsum.default", cumsum},
-	{"aten::cumprod.default", cumprod},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

@@ -574,49 +574,9 @@ scalar_tensor(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_shape_join(op, rule) {op, rule},
 const LowerRule lw_rules_shape_join[] = {
-	/* joining and splitting */
-	{"aten::cat.default", cat},
-	{"aten::concat.default", cat},
-	{"aten::concatenate.default", cat},
-	{"aten::stack.default", stack},
-	{"aten::hstack.default", hstack},
-	{"aten::vstack.default", vstack},
-	{"aten::split.Tensor", split},
-	{"aten::split.sizes", split},
-	{"aten::split_copy.Tensor", split},
-	{"aten::unsafe_split.Tensor", split},
-	{"aten::split_with_sizes.default", split_with_sizes},
-	{"aten::split_with_sizes_copy.default", split_with_sizes},
-	{"aten::unsafe_split_with_sizes.default", split_with_sizes},
-	{"aten::chunk.default", chunk},
-	{"aten::unsafe_chunk.default", chunk},
-	{"aten::unbind.int", unbind},
-	{"aten::unbind_copy.int", unbind},
-	{"aten::tensor_split.sections", tensor_split},
-	{"aten::tensor_split.indices", tensor_split},
-	/* slicing and indexing */
-	{"aten::slice.Tensor", slice_rule},
-	{"aten::slice_copy.Tensor", slice_rule},
-	{"aten::select.int", select_rule},
-	{"aten::select_copy.int", select_rule},
-	{"aten::narrow.default", narrow},
-	{"aten::narrow.Tensor", narrow},
-	{"aten::narrow_copy.default", narrow},
-	/* creation */
-	{"aten::arange.default", arange},
-	{"aten::arange.start", arange},
-	{"aten::arange.start_step", arange},
-	{"aten::full.default", full},
-	{"aten::zeros.default", zeros},
-	{"aten::ones.default", lws_ones},
-	{"aten::empty.memory_format", zeros},
-	{"aten::empty_strided.default", zeros},
-	{"aten::new_zeros.default", new_zeros},
-	{"aten::new_ones.default", new_ones},
-	{"aten::new_full.default", new_full},
-	{"aten::new_empty.default", new_zeros},
-	{"aten::new_empty_strided.default", new_zeros},
-	{"aten::scalar_tensor.default", scalar_tensor},
+#include "lower_rows.h"
 	{NULL, NULL},
 };

@@ -261,32 +261,9 @@ op_and(Lower *L) { return binary(L, "And", DT_BOOL); }
 static int
 op_or(Lower *L) { return binary(L, "Or", DT_BOOL); }
 
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_sym(op, rule) {op, rule},
 const LowerRule lw_rules_sym[] = {
-	{"aten::sym_size.int", sym_size},
-	{"aten::sym_numel.default", sym_numel},
-	{"_operator::add", op_add},
-	{"_operator::sub", op_sub},
-	{"_operator::mul", op_mul},
-	{"_operator::truediv", op_truediv},
-	{"_operator::floordiv", op_floordiv},
-	{"_operator::mod", op_mod},
-	{"_operator::pow", op_pow},
-	{"_operator::neg", op_neg},
-	{"_operator::eq", op_eq},
-	{"_operator::ne", op_ne},
-	{"_operator::lt", op_lt},
-	{"_operator::le", op_le},
-	{"_operator::gt", op_gt},
-	{"_operator::ge", op_ge},
-	{"_operator::and_", op_and},
-	{"_operator::or_", op_or},
-	{"torch::sym_float", sym_float},
-	{"torch::sym_int", sym_int},
-	{"torch::sym_not", sym_not},
-	{"torch::sym_max", op_max},
-	{"torch::sym_min", op_min},
-	{"math::ceil", math_ceil},
-	{"math::floor", math_floor},
-	{"math::trunc", sym_int},
+#include "lower_rows.h"
 	{NULL, NULL},
 };
