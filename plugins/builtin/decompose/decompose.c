@@ -12,9 +12,10 @@
  * mode dropout, einsum beyond two-operand products) leaves the node alone
  * for the lowering to handle or report.
  *
- * The files: decompose.c (this one) holds the table of decompositions,
- * the keep list and the sweep; nn.c and math.c the decompositions;
- * rewrite.c what they share (types, arguments, emitting nodes).
+ * The files: decompose.c (this one) holds the table of decompositions
+ * (the decompose column of ir/ops.def), the keep list and the sweep;
+ * nn.c and math.c the decompositions; rewrite.c what they share (types,
+ * arguments, emitting nodes).  It includes ir/ops.def, data only.
  *
  * A plugin module: it reaches the host only through onnxc/plugin.h.
  */
@@ -25,59 +26,22 @@
 
 /* ------------------------------------------------------------ the pass */
 
+/* Every row of the op table with its decompose column: NULL for most. */
 static const struct Dec {
 	const char *op;
 	DecFn fn;
 } decs[] = {
-	{"aten::linear.default", dec_linear},
-	{"aten::conv1d.default", dec_conv1d},
-	{"aten::conv2d.default", dec_conv2d},
-	{"aten::conv3d.default", dec_conv3d},
-	{"aten::conv1d.padding", dec_conv1d},
-	{"aten::conv2d.padding", dec_conv2d},
-	{"aten::conv3d.padding", dec_conv3d},
-	{"aten::conv_transpose1d.default", dec_conv_transpose1d},
-	{"aten::conv_transpose2d.input", dec_conv_transpose2d},
-	{"aten::conv_transpose3d.input", dec_conv_transpose3d},
-	{"aten::einsum.default", dec_einsum},
-	{"aten::outer.default", dec_outer},
-	{"aten::ger.default", dec_outer},
-	{"aten::batch_norm.default", dec_batch_norm},
-	{"aten::layer_norm.default", dec_layer_norm},
-	{"aten::group_norm.default", dec_group_norm},
-	{"aten::rms_norm.default", dec_rms_norm},
-	{"aten::dropout.default", dec_dropout},
-	{"aten::feature_dropout.default", dec_dropout},
-	{"aten::alpha_dropout.default", dec_dropout},
-	{"aten::feature_alpha_dropout.default", dec_dropout},
-	{"aten::native_dropout.default", dec_native_dropout},
-	{"aten::scaled_dot_product_attention.default", dec_sdpa},
-	{"aten::hardshrink.default", dec_hardshrink},
-	{"aten::softshrink.default", dec_softshrink},
-	{"aten::logaddexp.default", dec_logaddexp},
-	{"aten::logaddexp2.default", dec_logaddexp2},
-	{"aten::xlogy.Tensor", dec_xlogy},
-	{"aten::glu.default", dec_glu},
-	{"aten::hypot.default", dec_hypot},
-	{"aten::logit.default", dec_logit},
-	{"aten::_prelu_kernel.default", dec_prelu_kernel},
-	{"aten::prelu.default", dec_prelu},
-	{"aten::square.default", dec_square},
-	{"aten::deg2rad.default", dec_deg2rad},
-	{"aten::rad2deg.default", dec_rad2deg},
-	{"aten::diff.default", dec_diff},
-	{"aten::broadcast_to.default", dec_broadcast_to},
-	{"aten::empty_permuted.default", dec_empty_permuted},
-	{"aten::_weight_norm.default", dec_weight_norm},
-	{"aten::_weight_norm_interface.default", dec_weight_norm_interface},
-	{"aten::histc.default", dec_histc},
+#define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
+	{op, decompose},
+#include "../../../ir/ops.def"
+#undef OP
 };
 
 static const struct Dec *
 find_dec(const char *op)
 {
 	for (size_t i = 0; i < sizeof decs / sizeof *decs; i++)
-		if (!strcmp(decs[i].op, op))
+		if (decs[i].fn && !strcmp(decs[i].op, op))
 			return &decs[i];
 	return NULL;
 }
@@ -128,7 +92,7 @@ check_keep(onnxc_ctx *ctx, const onnxc_host_api *h, const char *keep)
 	while ((n = next_entry(&keep, &e))) {
 		int any = 0;
 		for (size_t i = 0; i < sizeof decs / sizeof *decs; i++)
-			any |= entry_names(e, n, decs[i].op);
+			any |= decs[i].fn && entry_names(e, n, decs[i].op);
 		if (!any)
 			h->report(ctx, ONNXC_SEV_WARNING, 0, 0, "keep names "
 			    "'%.*s', which is not an op this pass decomposes",

@@ -356,7 +356,7 @@ static onnxc_status
 sweep(Fold *f)
 {
 	const onnxc_host_api *h = f->h;
-	onnxc_str fxop[FOLD_NFXOPS];
+	FoldFxOp fxop[FOLD_NFXOPS];
 	onnxc_node_info ni;
 	fold_fx_intern(f, fxop);
 	for (onnxc_node n = 1; n < f->end; n++)

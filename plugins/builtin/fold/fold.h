@@ -92,10 +92,14 @@ onnxc_status fold_count_node(Fold *f, uint32_t *uses, onnxc_node n,
 void fold_replace(Fold *f, onnxc_value from, onnxc_value to);
 
 /* --- fx.c --- */
-enum { FOLD_NFXOPS = 42 }; /* the FX op names fx.c folds */
-void fold_fx_intern(Fold *f, onnxc_str *fxop);
+enum { FOLD_NFXOPS = 42 }; /* the FX ops fx.c folds (ir/ops.def) */
+typedef struct FoldFxOp {
+	onnxc_str name;
+	int op;           /* its FX_* kind (fx.c) */
+} FoldFxOp;
+void fold_fx_intern(Fold *f, FoldFxOp *fxop);
 onnxc_status fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
-    const onnxc_str *fxop);
+    const FoldFxOp *fxop);
 
 /* --- onnx.c --- */
 onnxc_status fold_onnx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni);

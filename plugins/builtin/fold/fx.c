@@ -9,8 +9,9 @@
 
 /* ------------------------------------------------------------ FX ops */
 
+/* 0 is no kind: the fold column of ir/ops.def */
 enum {
-	FX_PERMUTE, FX_TRANSPOSE, FX_T, FX_VIEW, FX_UNSQUEEZE, FX_SQUEEZE,
+	FX_PERMUTE = 1, FX_TRANSPOSE, FX_T, FX_VIEW, FX_UNSQUEEZE, FX_SQUEEZE,
 	FX_SQUEEZE_DIM, FX_SQUEEZE_DIMS, FX_FLATTEN, FX_COPY, FX_TO_COPY,
 	FX_TO_DTYPE, FX_EXPAND, FX_CAT, FX_SLICE, FX_SELECT, FX_NEG, FX_ADD,
 	FX_SUB, FX_MUL, FX_DIV,
@@ -19,55 +20,25 @@ enum {
 	FX_SYM_NEG, FX_SYM_MAX, FX_SYM_MIN, FX_SYM_SIZE, FX_SYM_NUMEL
 };
 
+/* Every row of the op table with its fold column: 0 for most. */
 static const struct {
 	const char *name;
 	int op;
 } fxops[] = {
-	{"aten::permute.default", FX_PERMUTE},
-	{"aten::transpose.int", FX_TRANSPOSE},
-	{"aten::t.default", FX_T},
-	{"aten::view.default", FX_VIEW},
-	{"aten::_unsafe_view.default", FX_VIEW},
-	{"aten::reshape.default", FX_VIEW},
-	{"aten::unsqueeze.default", FX_UNSQUEEZE},
-	{"aten::squeeze.default", FX_SQUEEZE},
-	{"aten::squeeze.dim", FX_SQUEEZE_DIM},
-	{"aten::squeeze.dims", FX_SQUEEZE_DIMS},
-	{"aten::flatten.using_ints", FX_FLATTEN},
-	{"aten::clone.default", FX_COPY},
-	{"aten::contiguous.default", FX_COPY},
-	{"aten::detach.default", FX_COPY},
-	{"aten::alias.default", FX_COPY},
-	{"aten::lift_fresh_copy.default", FX_COPY},
-	{"aten::_to_copy.default", FX_TO_COPY},
-	{"aten::to.dtype", FX_TO_DTYPE},
-	{"aten::to.dtype_layout", FX_TO_COPY},
-	{"aten::expand.default", FX_EXPAND},
-	{"aten::cat.default", FX_CAT},
-	{"aten::slice.Tensor", FX_SLICE},
-	{"aten::select.int", FX_SELECT},
-	{"aten::neg.default", FX_NEG},
-	{"aten::add.Tensor", FX_ADD},
-	{"aten::add.Scalar", FX_ADD},
-	{"aten::sub.Tensor", FX_SUB},
-	{"aten::sub.Scalar", FX_SUB},
-	{"aten::mul.Tensor", FX_MUL},
-	{"aten::mul.Scalar", FX_MUL},
-	{"aten::div.Tensor", FX_DIV},
-	{"aten::div.Scalar", FX_DIV},
-	{"_operator::add", FX_SYM_ADD},
-	{"_operator::sub", FX_SYM_SUB},
-	{"_operator::mul", FX_SYM_MUL},
-	{"_operator::floordiv", FX_SYM_FLOORDIV},
-	{"_operator::mod", FX_SYM_MOD},
-	{"_operator::neg", FX_SYM_NEG},
-	{"torch::sym_max", FX_SYM_MAX},
-	{"torch::sym_min", FX_SYM_MIN},
-	{"aten::sym_size.int", FX_SYM_SIZE},
-	{"aten::sym_numel.default", FX_SYM_NUMEL},
+#define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
+	{op, fold},
+#include "../../../ir/ops.def"
+#undef OP
 };
-_Static_assert(sizeof fxops / sizeof *fxops == FOLD_NFXOPS,
-    "FOLD_NFXOPS (fold.h) counts the rows of fxops");
+enum {
+	NFOLDED = 0
+#define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
+	+ ((fold) != 0)
+#include "../../../ir/ops.def"
+#undef OP
+};
+_Static_assert((int)NFOLDED == (int)FOLD_NFXOPS,
+    "FOLD_NFXOPS (fold.h) counts the rows of ir/ops.def with a fold kind");
 
 /* ------------------------------------------------------- arguments */
 
@@ -471,25 +442,28 @@ fx_symint(Fold *f, int op, onnxc_node n, const onnxc_node_info *ni,
 
 /* ------------------------------------------------------------ FX nodes */
 
-/* The names of the FX ops folded here, interned into
+/* The FX ops folded here, their names interned, into
  * fxop[0..FOLD_NFXOPS) for fold_fx_node. */
 void
-fold_fx_intern(Fold *f, onnxc_str *fxop)
+fold_fx_intern(Fold *f, FoldFxOp *fxop)
 {
+	int k = 0;
 	for (size_t i = 0; i < sizeof fxops / sizeof *fxops; i++)
-		fxop[i] = f->h->intern(f->ctx, fxops[i].name);
+		if (fxops[i].op)
+			fxop[k++] = (FoldFxOp){f->h->intern(f->ctx,
+			    fxops[i].name), fxops[i].op};
 }
 
 onnxc_status
 fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
-    const onnxc_str *fxop)
+    const FoldFxOp *fxop)
 {
-	int op = -1;
-	for (size_t i = 0; i < sizeof fxops / sizeof *fxops && op < 0; i++)
-		if (ni->op == fxop[i])
-			op = fxops[i].op;
+	int op = 0;
+	for (size_t i = 0; i < FOLD_NFXOPS && !op; i++)
+		if (ni->op == fxop[i].name)
+			op = fxop[i].op;
 	onnxc_value v = ni->out;
-	if (op < 0 || ni->nout != 1 || v >= f->nvals)
+	if (!op || ni->nout != 1 || v >= f->nvals)
 		return ONNXC_OK;
 	if (op >= FX_SYM_ADD) {
 		onnxc_value_info vi;

@@ -275,83 +275,28 @@ shp_broadcast(SymCtx *c, onnxc_node n, Out *out)
 
 /* -------------------------------------------------------------- table */
 
-/* Rules by op name without namespace and overload ("view" for
- * aten::view.default), except Python operators, matched whole. */
+/* Every row of the op table with its shape column (NULL for most).  A
+ * rule is found by the name without namespace and overload ("view" for
+ * aten::view.default and any other overload of view); ops.def gives
+ * every overload of one name the same rule. */
 static const struct {
-	const char *name;
+	const char *op;
 	Rule fn;
 } rules[] = {
-	{"view", shp_view}, {"view_copy", shp_view}, {"_unsafe_view", shp_view},
-	{"_reshape_alias", shp_view}, {"_reshape_alias_copy", shp_view},
-	{"reshape", shp_reshape}, {"unflatten", shp_unflatten},
-	{"flatten", shp_regroup}, {"squeeze", shp_regroup},
-	{"squeeze_copy", shp_regroup}, {"unsqueeze", shp_regroup},
-	{"unsqueeze_copy", shp_regroup},
-	{"permute", shp_permute}, {"permute_copy", shp_permute},
-	{"transpose", shp_transpose}, {"transpose_copy", shp_transpose},
-	{"t", shp_transpose}, {"t_copy", shp_transpose}, {"numpy_T",
-	    shp_transpose},
-	{"swapaxes", shp_transpose},
-	{"expand", shp_expand}, {"expand_copy", shp_expand},
-	{"cat", shp_cat}, {"concat", shp_cat}, {"concatenate", shp_cat},
-	{"stack", shp_stack},
-	{"split", shp_split}, {"split_with_sizes", shp_split},
-	{"split_copy", shp_split}, {"split_with_sizes_copy", shp_split},
-	{"chunk", shp_split}, {"unbind", shp_split}, {"unbind_copy", shp_split},
-	{"tensor_split", shp_split},
-	{"slice", shp_slice}, {"slice_copy", shp_slice},
-	{"select", shp_select}, {"select_copy", shp_select},
-	{"narrow", shp_narrow}, {"narrow_copy", shp_narrow},
-	{"index_select", shp_index_select}, {"gather", shp_gather},
-	{"index", shp_index}, {"_unsafe_index", shp_index},
-	{"embedding", shp_embedding},
-	{"mm", shp_mm}, {"bmm", shp_mm}, {"matmul", shp_mm}, {"mv", shp_mm},
-	{"addmm", shp_addmm}, {"baddbmm", shp_addmm}, {"addmv", shp_addmm},
-	{"linear", shp_linear},
-	{"scaled_dot_product_attention", shp_sdpa},
-	{"_scaled_dot_product_flash_attention_for_cpu", shp_sdpa},
-	{"convolution", shp_conv}, {"_convolution", shp_conv},
-	{"conv1d", shp_conv}, {"conv2d", shp_conv}, {"conv3d", shp_conv},
-	{"conv_transpose1d", shp_conv}, {"conv_transpose2d", shp_conv},
-	{"conv_transpose3d", shp_conv},
-	{"max_pool1d", shp_pool}, {"max_pool2d", shp_pool}, {"max_pool3d",
-	    shp_pool},
-	{"max_pool1d_with_indices", shp_pool},
-	{"max_pool2d_with_indices", shp_pool},
-	{"max_pool3d_with_indices", shp_pool},
-	{"avg_pool1d", shp_pool}, {"avg_pool2d", shp_pool}, {"avg_pool3d",
-	    shp_pool},
-	{"adaptive_avg_pool1d", shp_pool}, {"adaptive_avg_pool2d", shp_pool},
-	{"_adaptive_avg_pool2d", shp_pool}, {"adaptive_avg_pool3d", shp_pool},
-	{"_adaptive_avg_pool3d", shp_pool}, {"adaptive_max_pool1d", shp_pool},
-	{"adaptive_max_pool2d", shp_pool},
-	{"upsample_nearest1d", shp_pool}, {"upsample_nearest2d", shp_pool},
-	{"upsample_nearest3d", shp_pool}, {"upsample_linear1d", shp_pool},
-	{"upsample_bilinear2d", shp_pool}, {"upsample_trilinear3d", shp_pool},
-	{"upsample_bicubic2d", shp_pool},
-	{"_upsample_nearest_exact1d", shp_pool},
-	{"_upsample_nearest_exact2d", shp_pool},
-	{"_upsample_nearest_exact3d", shp_pool},
-	{"pixel_shuffle", shp_pool}, {"pixel_unshuffle", shp_pool},
-	{"native_layer_norm", shp_layer_norm},
-	{"native_group_norm", shp_layer_norm},
-	{"sum", shp_reduce}, {"mean", shp_reduce}, {"prod", shp_reduce},
-	{"amax", shp_reduce}, {"amin", shp_reduce}, {"max", shp_reduce},
-	{"min", shp_reduce}, {"argmax", shp_reduce}, {"argmin", shp_reduce},
-	{"logsumexp", shp_reduce}, {"var", shp_reduce}, {"std", shp_reduce},
-	{"var_mean", shp_reduce}, {"std_mean", shp_reduce}, {"norm",
-	    shp_reduce},
-	{"linalg_vector_norm", shp_reduce}, {"any", shp_reduce},
-	{"all", shp_reduce}, {"count_nonzero", shp_reduce},
-	{"repeat", shp_repeat}, {"constant_pad_nd", shp_pad}, {"pad", shp_pad},
-	{"zeros", shp_factory}, {"ones", shp_factory}, {"empty", shp_factory},
-	{"full", shp_factory}, {"rand", shp_factory}, {"randn", shp_factory},
-	{"randint", shp_factory}, {"arange", shp_factory},
-	{"empty_strided", shp_factory}, {"new_zeros", shp_factory},
-	{"new_ones", shp_factory}, {"new_empty", shp_factory},
-	{"new_full", shp_factory}, {"new_empty_strided", shp_factory},
-	{"sym_size", shp_sym_size},
+#define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
+	{op, shape},
+#include "../../../ir/ops.def"
+#undef OP
 };
+
+/* Does op's name, without namespace and overload, equal s[0..len)? */
+static bool
+same_name(const char *op, const char *s, size_t len)
+{
+	const char *b = strstr(op, "::");
+	b = b ? b + 2 : op;
+	return strcspn(b, ".") == len && !memcmp(b, s, len);
+}
 
 /* Factories and slices are looked at even when nothing symbolic reaches
  * them: their literals may stand for a traced size. */
@@ -371,8 +316,7 @@ find(SymCtx *c, onnxc_node n)
 	s = s ? s + 2 : op;
 	size_t len = strcspn(s, ".");
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-		if (strlen(rules[i].name) == len &&
-		    !memcmp(rules[i].name, s, len))
+		if (rules[i].fn && same_name(rules[i].op, s, len))
 			return rules[i].fn;
 	/* in-place forms (add_) follow their functional form */
 	if (len > 1 && s[len - 1] == '_')
