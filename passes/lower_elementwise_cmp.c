@@ -117,6 +117,20 @@ masked_fill(Lower *L)
 	return lwe_done(L, lwe_where(L, c, v, lw_cast(L, x, ct)));
 }
 
+/* heaviside(self, values): values where self is 0, else 1 where self > 0
+ * and 0 below, and 0 for a nan (torch's kernel: self == 0 ? values :
+ * self > 0) */
+static int
+heaviside(Lower *L)
+{
+	ValId x, v;
+	if (!lwe_binary(L, "values", &x, &v))
+		return -1;
+	ValId zero = lwe_num(L, 0, x);
+	ValId step = lw_cast(L, lwe_cmp(L, "Greater", x, zero), lw_dtype(L, x));
+	return lwe_done(L, lwe_where(L, lwe_cmp(L, "Equal", x, zero), v, step));
+}
+
 /* ------------------------------------------------ comparisons and logic */
 
 /* comparisons compute in the promoted dtype */
