@@ -281,6 +281,7 @@ struct Graph {
 /* One compilation. */
 struct Module {
 	Arena *arena;
+	Arena *scratch;  /* per-call temporaries: arena_mark/arena_release */
 	/* interned strings */
 	char **strs;
 	uint32_t nstrs, cstrs;
@@ -320,6 +321,17 @@ Arena *arena_new(void);
 void *arena_alloc(Arena *a, size_t n);  /* zeroed, 16-byte aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
+/* n elements of size bytes, zeroed (a BUG when n * size overflows) */
+void *arena_array(Arena *a, size_t n, size_t size);
+/* Scratch memory: arena_release gives back everything allocated since
+ * the mark (marks nest; release the newest first). */
+typedef struct ArenaMark {
+	void *block;
+	size_t used;
+	uint64_t seq;
+} ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_release(Arena *a, ArenaMark mk);
 void *xrealloc(void *p, size_t n); /* aborts on out-of-memory (a BUG) */
 _Noreturn void ir_bug(const char *file, int line, const char *fmt, ...);
 /* grow *arr (element size sz) to hold at least need elements */

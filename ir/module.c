@@ -27,6 +27,7 @@ ir_module_new(void)
 	Module *m = xrealloc(NULL, sizeof *m);
 	memset(m, 0, sizeof *m);
 	m->arena = arena_new();
+	m->scratch = arena_new();
 	m->diagout = stderr;
 	m->file = "<input>";
 	ir_intern(m, "");           /* StrId 0 */
@@ -72,6 +73,7 @@ ir_free(Module *m)
 	free(m->exprhash);
 	free(m->tensors);
 	arena_free(m->arena);
+	arena_free(m->scratch);
 	free(m);
 }
 

@@ -45,6 +45,48 @@ test_arena(void **state)
 	arena_free(a);
 }
 
+/* arena_release gives back what came after its mark, and only that:
+ * normal blocks made after it, big blocks slotted behind the head, and
+ * the head's used space; what came before keeps its contents. */
+static void
+test_arena_mark_release(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	ArenaMark m0 = arena_mark(a); /* on an empty arena */
+	(void)arena_alloc(a, 100);
+	(void)arena_alloc(a, 1 << 20);
+	arena_release(a, m0);
+	char *keep = arena_strndup(a, "kept", 4);
+	ArenaMark m1 = arena_mark(a);
+	unsigned char *p1 = arena_alloc(a, 64);
+	memset(p1, 0xcd, 64);
+	ArenaMark m2 = arena_mark(a);
+	for (int i = 0; i < 100; i++) /* several new blocks */
+		memset(arena_alloc(a, 4000), 0xee, 4000);
+	unsigned char *big = arena_alloc(a, 1 << 20);
+	big[0] = 1;
+	arena_release(a, m2);
+	/* the next allocation starts where the mark was, zeroed */
+	unsigned char *p2 = arena_alloc(a, 64);
+	assert_ptr_equal(p2, p1 + 64);
+	for (int k = 0; k < 64; k++) {
+		assert_int_equal(p1[k], 0xcd);
+		assert_int_equal(p2[k], 0);
+	}
+	arena_release(a, m1);
+	assert_ptr_equal(arena_alloc(a, 64), p1);
+	assert_string_equal(keep, "kept");
+	/* a big block behind the marked head goes, the head stays */
+	ArenaMark m3 = arena_mark(a);
+	(void)arena_array(a, 1 << 17, sizeof(int64_t));
+	unsigned char *p3 = arena_alloc(a, 16);
+	arena_release(a, m3);
+	assert_ptr_equal(arena_alloc(a, 16), p3);
+	assert_string_equal(keep, "kept");
+	arena_free(a);
+}
+
 static void
 test_strings(void **state)
 {
@@ -406,6 +448,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_arena_mark_release),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
