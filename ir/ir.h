@@ -358,6 +358,17 @@ void ir_warning(Module *m, Loc loc, const char *fmt, ...);
 void ir_note(Module *m, Loc loc, const char *fmt, ...);
 void ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt,
     va_list ap);
+/* A source other than the module's: a diagnostic about a pass list, a
+ * plugin, a weights file shows its name, and its text when there is one
+ * (NULL: no source lines under messages). */
+typedef struct DiagSrc {
+	const char *file;
+	const char *text;
+	size_t len;
+} DiagSrc;
+/* the same, about src: loc is a place in src->text */
+void ir_vdiag_in(Module *m, const DiagSrc *src, const char *kind, Loc loc,
+    const char *fmt, va_list ap);
 /* line `line` (1-based) of the source text and its length without the
  * newline; NULL when there is no such line */
 const char *ir_srcline(const Module *m, uint32_t line, size_t *len);

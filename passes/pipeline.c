@@ -63,26 +63,19 @@ static void
 vreport(Module *m, const char *kind, const char *file, const char *text,
     size_t off, const char *fmt, va_list ap)
 {
-	const char *f0 = m->file, *s0 = m->src;
-	size_t n0 = m->srclen;
+	DiagSrc src = {file, text, text ? strlen(text) : 0};
 	Loc loc = {0};
-	m->file = file;
 	if (text) {
-		m->src = text;
-		m->srclen = strlen(text);
 		size_t bol = 0;
 		loc.line = 1;
-		for (size_t i = 0; i < off && i < m->srclen; i++)
+		for (size_t i = 0; i < off && i < src.len; i++)
 			if (text[i] == '\n') {
 				loc.line++;
 				bol = i + 1;
 			}
 		loc.col = (uint32_t)(off - bol + 1);
 	}
-	ir_vdiag(m, kind, loc, fmt, ap);
-	m->file = f0;
-	m->src = s0;
-	m->srclen = n0;
+	ir_vdiag_in(m, &src, kind, loc, fmt, ap);
 }
 
 static void

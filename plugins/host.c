@@ -299,11 +299,15 @@ pl_append_arg(Graph *g, NodeId n, Arg a)
 /* --------------------------------------------------------- diagnostics */
 
 void
-pl_diag(Module *m, const char *kind, Loc loc, const char *fmt, ...)
+pl_diag(Module *m, const char *file, const char *kind, Loc loc,
+    const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	ir_vdiag(m, kind, loc, fmt, ap);
+	if (file)
+		ir_vdiag_in(m, &(DiagSrc){file, NULL, 0}, kind, loc, fmt, ap);
+	else
+		ir_vdiag(m, kind, loc, fmt, ap);
 	va_end(ap);
 }
 
@@ -324,10 +328,11 @@ h_report(onnxc_ctx *c, int severity, onnxc_graph g, onnxc_node n,
 		loc = G->nodes[n].loc;
 	const char *kind = severity == ONNXC_SEV_WARNING ? "warning"
 	    : severity == ONNXC_SEV_NOTE ? "note" : "error";
+	const char *file = c->reg ? c->reg->initfile : NULL;
 	if (c->who)
-		pl_diag(c->m, kind, loc, "[%.64s] %s", c->who, msg);
+		pl_diag(c->m, file, kind, loc, "[%.64s] %s", c->who, msg);
 	else
-		pl_diag(c->m, kind, loc, "%s", msg);
+		pl_diag(c->m, file, kind, loc, "%s", msg);
 }
 
 /* ----------------------------------------------------- memory, strings */

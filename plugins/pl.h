@@ -51,6 +51,7 @@ struct onnxc_registry {
 	PlLowering *lowerings;
 	uint32_t nlowerings, clowerings;
 	uint32_t current;   /* plugin running init, + 1; 0 outside init */
+	const char *initfile; /* its path as shown in reports during init */
 	int bad;            /* a registration was refused during init */
 	bool searching;     /* loading from the search path: a plugin whose
 	                     * name is loaded already is skipped */

@@ -394,6 +394,47 @@ test_diagnostic_has_caret(void **state)
 }
 
 static void
+diag_in(Module *m, const DiagSrc *src, Loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ir_vdiag_in(m, src, "error", loc, fmt, ap);
+	va_end(ap);
+}
+
+/* A diagnostic about another source shows that source's name and line,
+ * and leaves the module's own source as it was. */
+static void
+test_diagnostic_other_source(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	m->file = "graph.txt";
+	m->src = "graph line\n";
+	m->srclen = strlen(m->src);
+	DiagSrc passes = {"--passes", "lower,flod", 10};
+	diag_in(m, &passes, (Loc){1, 7}, "unknown pass '%s'", "flod");
+	diag_in(m, &(DiagSrc){"p.so", NULL, 0}, (Loc){0, 0}, "bad plugin");
+	ir_error(m, (Loc){1, 1}, "own");
+	fflush(m->diagout);
+	assert_string_equal(c.buf,
+	    "--passes:1:7: error: unknown pass 'flod'\n"
+	    "  lower,flod\n"
+	    "        ^\n"
+	    "p.so: error: bad plugin\n"
+	    "graph.txt:1:1: error: own\n"
+	    "  graph line\n"
+	    "  ^\n");
+	assert_int_equal(m->nerrors, 3);
+	assert_string_equal(m->file, "graph.txt");
+	fclose(m->diagout);
+	free(c.buf);
+	ir_free(m);
+}
+
+static void
 test_diagnostic_long_line_window(void **state)
 {
 	(void)state;
@@ -458,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_verify_subgraphs),
 		cmocka_unit_test(test_diagnostic_has_caret),
 		cmocka_unit_test(test_diagnostic_long_line_window),
+		cmocka_unit_test(test_diagnostic_other_source),
 		cmocka_unit_test(test_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
