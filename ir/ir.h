@@ -323,6 +323,10 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
 /* n elements of size bytes, zeroed (a BUG when n * size overflows) */
 void *arena_array(Arena *a, size_t n, size_t size);
+/* the same two, NULL when memory runs out (for errors as values: the
+ * plugin ABI's ONNXC_NOMEM) */
+void *arena_try_alloc(Arena *a, size_t n);
+void *arena_try_array(Arena *a, size_t n, size_t size);
 /* Scratch memory: arena_release gives back everything allocated since
  * the mark (marks nest; release the newest first). */
 typedef struct ArenaMark {

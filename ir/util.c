@@ -70,13 +70,17 @@ arena_new(void)
 }
 
 void *
-arena_alloc(Arena *a, size_t n)
+arena_try_alloc(Arena *a, size_t n)
 {
 	Block *b = a->head;
+	if (n > SIZE_MAX / 2)
+		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	if (!b || b->cap - b->used < n) {
 		size_t cap = n > BLOCK / 4 ? n : BLOCK;
-		b = xrealloc(NULL, sizeof *b + cap);
+		b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
 		b->cap = cap;
 		b->used = 0;
 		b->seq = a->nblocks++;
@@ -97,11 +101,29 @@ arena_alloc(Arena *a, size_t n)
 }
 
 void *
-arena_array(Arena *a, size_t n, size_t size)
+arena_alloc(Arena *a, size_t n)
+{
+	void *p = arena_try_alloc(a, n);
+	if (!p)
+		BUG("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+arena_try_array(Arena *a, size_t n, size_t size)
 {
 	if (size && n > (SIZE_MAX - 16) / size)
+		return NULL;
+	return arena_try_alloc(a, n * size);
+}
+
+void *
+arena_array(Arena *a, size_t n, size_t size)
+{
+	void *p = arena_try_array(a, n, size);
+	if (!p)
 		BUG("out of memory (%zu x %zu bytes)", n, size);
-	return arena_alloc(a, n * size);
+	return p;
 }
 
 ArenaMark

@@ -533,9 +533,9 @@ h_value_uses(onnxc_ctx *c, onnxc_graph g, onnxc_value v)
 		return 0;
 	if (c->site) {
 		/* the ONNX graph grows under a lowering: count afresh */
-		uint32_t *u = calloc(G->nvals + 1, sizeof *u), r;
-		if (!u)
-			BUG("out of memory");
+		ArenaMark mk = arena_mark(c->m->scratch);
+		uint32_t *u = arena_array(c->m->scratch, G->nvals + 1,
+		    sizeof *u), r;
 		for (NodeId n = 1; n < G->nnodes; n++)
 			for (uint32_t k = 0; G->nodes[n].op &&
 			    k < G->nodes[n].nargs; k++)
@@ -545,7 +545,7 @@ h_value_uses(onnxc_ctx *c, onnxc_graph g, onnxc_value v)
 			if (G->outputs[i] < G->nvals)
 				u[G->outputs[i]]++;
 		r = u[v];
-		free(u);
+		arena_release(c->m->scratch, mk);
 		return r;
 	}
 	return pl_uses(c, g, true)[v];

@@ -31,7 +31,9 @@ void pl_append_arg(Graph *g, NodeId n, Arg a);
 void pl_diag(Module *m, const char *file, const char *kind, Loc loc,
     const char *fmt, ...);
 /* host_edit.c */
-bool pl_list_items(onnxc_ctx *c, Graph *G, uint32_t kind,
+/* the items as Args in *out, scratch memory (m->scratch: the caller
+ * marks and releases); ONNXC_INVALID or ONNXC_NOMEM */
+onnxc_status pl_list_items(onnxc_ctx *c, Graph *G, uint32_t kind,
     const onnxc_arg *items, uint32_t n, Arg **out);
 bool pl_tensor_size(uint32_t dtype, int32_t rank, const int64_t *dims,
     uint64_t *nb);

@@ -122,17 +122,17 @@ h_lower_list(onnxc_ctx *c, uint32_t kind, const onnxc_arg *items, uint32_t n,
 		return ONNXC_INVALID;
 	Graph *G = c->site->dst;
 	Arg *it;
-	if (!pl_list_items(c, G, kind, items, n, &it))
-		return ONNXC_INVALID;
-	for (uint32_t i = 0; i < n; i++)
-		if (it[i].kind != A_INT && it[i].kind != A_FLOAT) {
-			free(it);
-			return ONNXC_INVALID;
-		}
-	Arg a = ir_list(G, A_LIST, it, n);
-	free(it);
-	pl_to_plugin(&a, out);
-	return ONNXC_OK;
+	ArenaMark mk = arena_mark(c->m->scratch);
+	onnxc_status st = pl_list_items(c, G, kind, items, n, &it);
+	for (uint32_t i = 0; st == ONNXC_OK && i < n; i++)
+		if (it[i].kind != A_INT && it[i].kind != A_FLOAT)
+			st = ONNXC_INVALID;
+	if (st == ONNXC_OK) {
+		Arg a = ir_list(G, A_LIST, it, n);
+		pl_to_plugin(&a, out);
+	}
+	arena_release(c->m->scratch, mk);
+	return st;
 }
 
 /* ------------------------------------------------ offering a node */

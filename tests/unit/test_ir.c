@@ -84,6 +84,10 @@ test_arena_mark_release(void **state)
 	arena_release(a, m3);
 	assert_ptr_equal(arena_alloc(a, 16), p3);
 	assert_string_equal(keep, "kept");
+	/* sizes that cannot be had are NULL, for errors as values */
+	assert_null(arena_try_array(a, SIZE_MAX / 8, 16));
+	assert_null(arena_try_alloc(a, SIZE_MAX - 8));
+	assert_non_null(arena_try_array(a, 4, 16));
 	arena_free(a);
 }
 
