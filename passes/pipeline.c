@@ -605,7 +605,6 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 		pl_ctx_reset(&c);
 		c.pass = pass;
 		c.opts = p->steps[i].opts;
-		int errs = m->nerrors;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		onnxc_status st = pl_invoke(&c, pass->plugin, (PlEntry){
@@ -621,12 +620,12 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 			*s = (PmStat){name, pl_plugin_name(r, pass->plugin),
 			    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, live,
-			    st != ONNXC_OK || m->nerrors != errs};
+			    st != ONNXC_OK || c.reported};
 		}
 		c.pass = NULL;
 		c.opts = NULL;
-		if (st != ONNXC_OK || m->nerrors != errs) {
-			if (m->nerrors == errs)
+		if (st != ONNXC_OK || c.reported) {
+			if (!c.reported)
 				ir_error(m, (Loc){0}, "%s failed (status %d)",
 				    who, (int)st);
 			rc = -1;

@@ -630,6 +630,7 @@ onnxc_status
 pl_invoke(onnxc_ctx *c, uint32_t plugin, PlEntry e)
 {
 	const char *who = c->who;
+	int errs = c->m->nerrors;
 	c->who = pl_plugin_name(c->reg, plugin);
 	onnxc_status st = ONNXC_OK;
 	if (e.run)
@@ -639,5 +640,6 @@ pl_invoke(onnxc_ctx *c, uint32_t plugin, PlEntry e)
 	else if (e.fini)
 		e.fini();
 	c->who = who;
+	c->reported = c->m->nerrors != errs;
 	return st;
 }

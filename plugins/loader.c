@@ -156,7 +156,6 @@ add(PlRegistry *r, const onnxc_plugin_info *info, char *path, void *handle)
 		.handle = handle};
 
 	Module *m = r->m;
-	int errs = m->nerrors;
 	onnxc_ctx c;
 	pl_ctx_init(&c, m, r);
 	r->initfile = shown;
@@ -166,7 +165,7 @@ add(PlRegistry *r, const onnxc_plugin_info *info, char *path, void *handle)
 	r->current = 0;
 	r->initfile = NULL;
 	pl_ctx_fini(&c);
-	if (st == ONNXC_OK && !r->bad && m->nerrors == errs)
+	if (st == ONNXC_OK && !r->bad && !c.reported)
 		return 0;
 	fail(r, shown, "plugin '%.64s' failed to initialise (status %d)",
 	    info->name, (int)st);

@@ -128,6 +128,9 @@ struct onnxc_ctx {
 	PlLowerSite *site;
 	NodeId lower_base;
 	uint32_t nbound;
+	/* the plugin code pl_invoke ran last reported an error (through the
+	 * host, or a built-in module through ir_error) */
+	bool reported;
 };
 
 /* host.c: the host table and contexts.  Code outside plugins/ never
