@@ -281,6 +281,7 @@ struct Graph {
 /* One compilation. */
 struct Module {
 	Arena *arena;
+	Arena *scratch;  /* per-call temporaries: arena_mark/arena_release */
 	/* interned strings */
 	char **strs;
 	uint32_t nstrs, cstrs;
@@ -320,6 +321,21 @@ Arena *arena_new(void);
 void *arena_alloc(Arena *a, size_t n);  /* zeroed, 16-byte aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
+/* n elements of size bytes, zeroed (a BUG when n * size overflows) */
+void *arena_array(Arena *a, size_t n, size_t size);
+/* the same two, NULL when memory runs out (for errors as values: the
+ * plugin ABI's ONNXC_NOMEM) */
+void *arena_try_alloc(Arena *a, size_t n);
+void *arena_try_array(Arena *a, size_t n, size_t size);
+/* Scratch memory: arena_release gives back everything allocated since
+ * the mark (marks nest; release the newest first). */
+typedef struct ArenaMark {
+	void *block;
+	size_t used;
+	uint64_t seq;
+} ArenaMark;
+ArenaMark arena_mark(Arena *a);
+void arena_release(Arena *a, ArenaMark mk);
 void *xrealloc(void *p, size_t n); /* aborts on out-of-memory (a BUG) */
 _Noreturn void ir_bug(const char *file, int line, const char *fmt, ...);
 /* grow *arr (element size sz) to hold at least need elements */
@@ -346,6 +362,17 @@ void ir_warning(Module *m, Loc loc, const char *fmt, ...);
 void ir_note(Module *m, Loc loc, const char *fmt, ...);
 void ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt,
     va_list ap);
+/* A source other than the module's: a diagnostic about a pass list, a
+ * plugin, a weights file shows its name, and its text when there is one
+ * (NULL: no source lines under messages). */
+typedef struct DiagSrc {
+	const char *file;
+	const char *text;
+	size_t len;
+} DiagSrc;
+/* the same, about src: loc is a place in src->text */
+void ir_vdiag_in(Module *m, const DiagSrc *src, const char *kind, Loc loc,
+    const char *fmt, va_list ap);
 /* line `line` (1-based) of the source text and its length without the
  * newline; NULL when there is no such line */
 const char *ir_srcline(const Module *m, uint32_t line, size_t *len);

@@ -27,6 +27,7 @@ ir_module_new(void)
 	Module *m = xrealloc(NULL, sizeof *m);
 	memset(m, 0, sizeof *m);
 	m->arena = arena_new();
+	m->scratch = arena_new();
 	m->diagout = stderr;
 	m->file = "<input>";
 	ir_intern(m, "");           /* StrId 0 */
@@ -72,6 +73,7 @@ ir_free(Module *m)
 	free(m->exprhash);
 	free(m->tensors);
 	arena_free(m->arena);
+	arena_free(m->scratch);
 	free(m);
 }
 
@@ -249,13 +251,12 @@ ir_numel(const Tensor *t)
 	return n;
 }
 
-const char *
-ir_srcline(const Module *m, uint32_t line, size_t *len)
+static const char *
+srcline(const char *p, size_t n, uint32_t line, size_t *len)
 {
-	const char *p = m->src;
 	if (!p || line == 0)
 		return NULL;
-	const char *end = p + m->srclen;
+	const char *end = p + n;
 	for (uint32_t l = 1; l < line; l++) {
 		p = memchr(p, '\n', (size_t)(end - p));
 		if (!p)
@@ -267,8 +268,22 @@ ir_srcline(const Module *m, uint32_t line, size_t *len)
 	return p;
 }
 
+const char *
+ir_srcline(const Module *m, uint32_t line, size_t *len)
+{
+	return srcline(m->src, m->srclen, line, len);
+}
+
 void
 ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt, va_list ap)
+{
+	DiagSrc src = {m->file, m->src, m->srclen};
+	ir_vdiag_in(m, &src, kind, loc, fmt, ap);
+}
+
+void
+ir_vdiag_in(Module *m, const DiagSrc *src, const char *kind, Loc loc,
+    const char *fmt, va_list ap)
 {
 	if (kind[0] == 'e')
 		m->nerrors++;
@@ -280,13 +295,14 @@ ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt, va_list ap)
 	if (!f)
 		return;
 	if (loc.line)
-		fprintf(f, "%s:%u:%u: %s: ", m->file, loc.line, loc.col, kind);
+		fprintf(f, "%s:%u:%u: %s: ", src->file, loc.line, loc.col,
+		    kind);
 	else
-		fprintf(f, "%s: %s: ", m->file, kind);
+		fprintf(f, "%s: %s: ", src->file, kind);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	size_t len = 0;
-	const char *line = ir_srcline(m, loc.line, &len);
+	const char *line = srcline(src->text, src->len, loc.line, &len);
 	if (!line)
 		return;
 	/* long lines (50 KB def lines) are shown as a window around the col */

@@ -4,16 +4,22 @@
 
 #include "ir.h"
 
-/* An arena is a chain of blocks; everything goes at once in arena_free. */
+/* An arena is a chain of blocks; everything goes at once in arena_free,
+ * or back to a mark in arena_release.  Blocks are numbered in the order
+ * they are made, so a release frees exactly the blocks newer than its
+ * mark: they sit at the head of the chain, or (big ones) right behind
+ * the block that was the head then. */
 typedef struct Block Block;
 struct Block {
 	Block *next;
 	size_t used, cap;
+	uint64_t seq;
 	_Alignas(16) unsigned char data[];
 };
 
 struct Arena {
 	Block *head;
+	uint64_t nblocks;
 };
 
 enum { BLOCK = 64 * 1024 };
@@ -59,19 +65,25 @@ arena_new(void)
 {
 	Arena *a = xrealloc(NULL, sizeof *a);
 	a->head = NULL;
+	a->nblocks = 0;
 	return a;
 }
 
 void *
-arena_alloc(Arena *a, size_t n)
+arena_try_alloc(Arena *a, size_t n)
 {
 	Block *b = a->head;
+	if (n > SIZE_MAX / 2)
+		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	if (!b || b->cap - b->used < n) {
 		size_t cap = n > BLOCK / 4 ? n : BLOCK;
-		b = xrealloc(NULL, sizeof *b + cap);
+		b = malloc(sizeof *b + cap);
+		if (!b)
+			return NULL;
 		b->cap = cap;
 		b->used = 0;
+		b->seq = a->nblocks++;
 		if (n > BLOCK / 4 && a->head) {
 			/* a big request gets its own block behind the head,
 			 * so the head keeps its free space */
@@ -86,6 +98,57 @@ arena_alloc(Arena *a, size_t n)
 	b->used += n;
 	memset(p, 0, n);
 	return p;
+}
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	void *p = arena_try_alloc(a, n);
+	if (!p)
+		BUG("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+arena_try_array(Arena *a, size_t n, size_t size)
+{
+	if (size && n > (SIZE_MAX - 16) / size)
+		return NULL;
+	return arena_try_alloc(a, n * size);
+}
+
+void *
+arena_array(Arena *a, size_t n, size_t size)
+{
+	void *p = arena_try_array(a, n, size);
+	if (!p)
+		BUG("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+ArenaMark
+arena_mark(Arena *a)
+{
+	return (ArenaMark){.block = a->head, .used = a->head ? a->head->used
+	    : 0, .seq = a->nblocks};
+}
+
+void
+arena_release(Arena *a, ArenaMark mk)
+{
+	Block **link = &a->head;
+	while (*link && ((*link)->seq >= mk.seq || *link == mk.block)) {
+		Block *b = *link;
+		if (b == mk.block) {
+			link = &b->next;
+			continue;
+		}
+		*link = b->next;
+		free(b);
+	}
+	if (mk.block)
+		((Block *)mk.block)->used = mk.used;
+	a->nblocks = mk.seq;
 }
 
 char *

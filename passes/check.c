@@ -119,6 +119,7 @@ lwc_fail(Lower *L, int i, const char *kw, int elem, const char *fmt, ...)
 	va_end(ap);
 	ir_error(L->m, lwc_argloc(L, i, kw, elem), "%s: %s",
 	    ir_str(L->m, lw_node(L)->op), msg);
+	L->failed = true;
 	return -1;
 }
 
@@ -272,6 +273,7 @@ lwc_result(Lower *L, int k, const int64_t *dims, const bool *known, int rank)
 	ir_error(L->m, n->loc, "%s: the annotation of '%s' says %s, but the "
 	    "op computes %s", ir_str(L->m, n->op), ir_str(L->m, v->name), got,
 	    want);
+	L->failed = true;
 	return -1;
 }
 
@@ -399,19 +401,24 @@ lwc_check_graph(Lower *L)
 {
 	Table t;
 	table_build(L->m, &t);
-	int errs = L->m->nerrors;
+	bool bad = false;
+	ArenaMark mk = arena_mark(L->m->scratch);
 	for (NodeId n = 1; n < L->src->nnodes; n++) {
 		StrId op = ir_nodep(L->src, n)->op;
 		if (op >= t.n || (!t.schema[op] && !t.fn[op]))
 			continue;
 		L->node = n;
+		L->failed = false;
 		/* the shape rule reads arguments the schema vouched for */
 		if ((!t.schema[op] || check_schema(L, t.schema[op]) == 0) &&
 		    t.fn[op])
 			t.fn[op](L);
+		bad |= lw_failed(L);
+		arena_release(L->m->scratch, mk); /* the rules' lw_scratch */
 	}
 	L->node = 0;
+	L->failed = false;
 	free(t.schema);
 	free(t.fn);
-	return L->m->nerrors == errs ? 0 : -1;
+	return bad ? -1 : 0;
 }

@@ -143,11 +143,10 @@ check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
 static int
 check_rules(Lower *L)
 {
-	uint8_t *seen = calloc(L->m->nstrs + 1, 1);
-	if (!seen)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(L->m->scratch);
+	uint8_t *seen = arena_alloc(L->m->scratch, L->m->nstrs + 1);
 	int bad = check_graph(L, L->src, seen, L->m->nstrs, 0);
-	free(seen);
+	arena_release(L->m->scratch, mk);
 	return bad ? -1 : 0;
 }
 
@@ -237,15 +236,17 @@ same_type(const Graph *a, ValId x, const Graph *b, ValId y)
 }
 
 /* Graph inputs.  Placeholders naming the same target (tied weights) are
- * one ONNX input: its name is the target, which must stay unique. */
-static void
+ * one ONNX input: its name is the target, which must stay unique.
+ * Returns 0, or -1 after reporting. */
+static int
 lower_inputs(Lower *L)
 {
 	Module *m = L->m;
 	uint32_t nstrs = m->nstrs;
-	ValId *first = calloc(nstrs + 1, sizeof *first); /* target -> FX input */
-	if (!first)
-		BUG("out of memory");
+	int rc = 0;
+	ArenaMark mk = arena_mark(m->scratch);
+	/* target -> FX input */
+	ValId *first = arena_array(m->scratch, nstrs + 1, sizeof *first);
 	for (uint32_t i = 0; i < L->src->ninputs; i++) {
 		ValId sv = L->src->inputs[i];
 		const Value *s = ir_val(L->src, sv);
@@ -254,11 +255,13 @@ lower_inputs(Lower *L)
 		StrId t = weight && s->target < nstrs ? s->target : 0;
 		if (t && first[t]) {
 			ValId f = first[t];
-			if (!same_type(L->src, sv, L->src, f))
+			if (!same_type(L->src, sv, L->src, f)) {
 				ir_error(m, (Loc){0}, "placeholders '%s' and "
 				    "'%s' both stand for '%s' but their types "
 				    "differ", ir_str(m, ir_val(L->src, f)->name),
 				    ir_str(m, s->name), ir_str(m, t));
+				rc = -1;
+			}
 			L->map[sv] = L->map[f];
 			continue;
 		}
@@ -270,18 +273,18 @@ lower_inputs(Lower *L)
 		if (t)
 			first[t] = sv;
 	}
-	free(first);
+	arena_release(m->scratch, mk);
+	return rc;
 }
 
 /* Weights nothing reads (a parameter fold replaced by its folded copy, a
  * buffer the model never uses) stay out of the model, except for training,
  * where every parameter and buffer is state the trainer owns. */
 static void
-drop_unused_initializers(Graph *g)
+drop_unused_initializers(Module *m, Graph *g)
 {
-	uint8_t *used = calloc(g->nvals + 1, 1);
-	if (!used)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(m->scratch);
+	uint8_t *used = arena_alloc(m->scratch, g->nvals + 1);
 	for (uint32_t k = 0; k < g->nargs; k++)
 		if (g->args[k].kind == A_VAL)
 			used[g->args[k].u.v] = 1;
@@ -298,25 +301,32 @@ drop_unused_initializers(Graph *g)
 		g->inputs[n++] = v;
 	}
 	g->ninputs = n;
-	free(used);
+	arena_release(m->scratch, mk);
 }
 
 int
 lw_lower_nodes(Lower *L)
 {
 	Module *m = L->m;
-	int errs = m->nerrors;
 	for (NodeId n = 1; n < L->src->nnodes; n++) {
 		L->node = n;
+		L->failed = false;
+		/* a plugin lowering that fails has reported why */
 		int rc = L->ctx ? try_plugins(L, L->ctx) : 1;
+		if (rc < 0)
+			return -1;
 		LowerFn fn = rc == 1 ? registry_find(m, L->reg,
 		    ir_nodep(L->src, n)->op) : NULL;
 		if (rc == 1 && !fn)
 			lw_fail(L, "every plugin lowering declined the node, "
 			    "and onnxc has no rule of its own for it");
-		else if (fn && fn(L) < 0 && m->nerrors == errs)
-			lw_fail(L, "could not be lowered");
-		if (m->nerrors != errs)
+		else if (fn) {
+			ArenaMark mk = arena_mark(m->scratch);
+			if (fn(L) < 0 && !lw_failed(L))
+				lw_fail(L, "could not be lowered");
+			arena_release(m->scratch, mk); /* the rule's lw_scratch */
+		}
+		if (lw_failed(L))
 			return -1;
 	}
 	return 0;
@@ -339,17 +349,15 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 	L.dstid = ir_graph_new(m, "main_graph", 0);
 	L.src = ir_graph(m, srcid);
 	L.dst = ir_graph(m, L.dstid);
-	L.map = calloc(L.src->nvals + 1, sizeof *L.map);
-	if (!L.map)
-		BUG("out of memory");
-	int errs = m->nerrors;
-	lower_inputs(&L);
-	lw_lower_nodes(&L);
-	if (m->nerrors == errs) {
+	ArenaMark mk = arena_mark(m->scratch);
+	L.map = arena_array(m->scratch, L.src->nvals + 1, sizeof *L.map);
+	int rc = lower_inputs(&L);
+	if (lw_lower_nodes(&L) < 0)
+		rc = -1;
+	if (rc == 0) {
 		/* every output may add an Identity: room for those too */
-		uint8_t *isout = calloc(L.dst->nvals + L.src->noutputs + 1, 1);
-		if (!isout)
-			BUG("out of memory");
+		uint8_t *isout = arena_alloc(m->scratch, L.dst->nvals +
+		    L.src->noutputs + 1);
 		for (uint32_t i = 0; i < L.src->noutputs; i++) {
 			ValId sv = L.src->outputs[i];
 			ValId d = L.map[sv];
@@ -358,22 +366,22 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 				ir_error(m, (Loc){0}, "output '%s' has no ONNX "
 				    "value (it is not a tensor or SymInt)",
 				    ir_str(m, s->name));
+				rc = -1;
 				continue;
 			}
 			ir_add_output(L.dst, output_value(&L, d, isout),
 			    (OutKind)L.src->outkind[i], L.src->outtarget[i]);
 		}
-		free(isout);
 	}
-	if (m->nerrors == errs) {
+	if (rc == 0) {
 		if (!L.training)
-			drop_unused_initializers(L.dst);
+			drop_unused_initializers(m, L.dst);
 		lw_name_values(m, L.dst);
 	}
-	free(L.map);
+	arena_release(m->scratch, mk);
 	free(r.fn);
 	*out = L.dstid;
-	return m->nerrors == errs ? 0 : -1;
+	return rc;
 }
 
 int

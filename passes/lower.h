@@ -10,6 +10,11 @@
  *
  * Conventions:
  * - A rule returns 0, or -1 after reporting with lw_fail.
+ * - Errors are sticky: a reader or emitter that fails reports (lw_fail),
+ *   marks the Lower failed and returns a harmless default (0, -1, the
+ *   default given), so a rule may read all its arguments and test
+ *   lw_failed once before it emits.  The pass stops after a node that
+ *   failed, adding "could not be lowered" only when nothing said why.
  * - SymInt/SymFloat/SymBool values lower to 0-d INT64/DOUBLE/BOOL tensors.
  * - Types of emitted values: every emitted value carries a dtype (the
  *   helpers set it); shapes are left unknown except on bound values, which
@@ -41,6 +46,7 @@ struct Lower {
 	bool training;  /* --training: dropout and batch norm keep training form */
 	bool bn_onnx;   /* ...batch norm as ONNX BatchNormalization(training) */
 	Lower *up;      /* lowering a subgraph body: the scope around it */
+	bool failed;    /* the node being lowered failed (lw_failed) */
 	const struct LwRegistry *reg;  /* onnxc's rules */
 	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
 };
@@ -150,8 +156,10 @@ ValId lw_scalar_int(Lower *L, int64_t v, DType dt);
  * already stands for another value (an input, an earlier output), an
  * Identity keeps names unique. */
 void lw_bind(Lower *L, int k, ValId v);
-/* report an error at the node and return -1 */
+/* report an error at the node, mark it failed and return -1 */
 int lw_fail(Lower *L, const char *fmt, ...);
+/* has the node being lowered failed? (sticky until the next node) */
+bool lw_failed(const Lower *L);
 
 /* --- type promotion, torch semantics (lower_args.c) --- */
 /* result dtype of a binary op on two args, following torch: tensors of
@@ -230,7 +238,11 @@ ValId lw_shape_range(Lower *L, ValId x, int d0, int d1);
  * 0 when the range is empty. */
 ValId lw_dims_of(Lower *L, const Value *sv, ValId x, int d0, int d1);
 ValId lw_reshape(Lower *L, ValId x, ValId shape);
-void lw_tensor_list_free(LwTensorList *tl);
+/* the list in scratch memory (lw_scratch); its length, or -1 after
+ * reporting */
 int lw_tensor_list(Lower *L, int i, const char *kw, LwTensorList *tl);
+/* n zeroed elements of size bytes of scratch memory, given back when the
+ * node has been lowered (lw_lower_nodes releases it) */
+void *lw_scratch(Lower *L, size_t n, size_t size);
 
 #endif

@@ -254,10 +254,9 @@ lw_shape_list(Lower *L, int i, const char *kw)
 	}
 	uint32_t cnt = a->u.list.n;
 	const Arg *it = ir_items(L->src, a);
-	int64_t *nums = calloc(cnt + 1, sizeof *nums);
-	ValId *parts = calloc(cnt + 1, sizeof *parts);
-	if (!nums || !parts)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(L->m->scratch);
+	int64_t *nums = arena_array(L->m->scratch, cnt + 1, sizeof *nums);
+	ValId *parts = arena_array(L->m->scratch, cnt + 1, sizeof *parts);
 	bool all = true;
 	for (uint32_t k = 0; k < cnt; k++)
 		if (!static_int(L, &it[k], &nums[k]))
@@ -297,8 +296,7 @@ lw_shape_list(Lower *L, int i, const char *kw)
 		lw_settype(L, res, DT_I64);
 	}
 out:
-	free(nums);
-	free(parts);
+	arena_release(L->m->scratch, mk);
 	return res;
 }
 

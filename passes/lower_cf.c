@@ -8,8 +8,6 @@
  * before) it reads as outer-scope values, which the node lists as its
  * captures (ir.h); only Loop's carried values and Scan's states and
  * slices are subgraph inputs, as ONNX wants. */
-#include <stdlib.h>
-
 #include "lower.h"
 
 /* A Lower that emits into graph g (a subgraph being built), with no FX
@@ -35,20 +33,17 @@ body_arg(Lower *L, int i)
 
 /* The ONNX values of list argument i (tensors, SymInts, numbers), its
  * length in *n; an absent argument is an empty list.  NULL after
- * reporting; else free() the result. */
+ * reporting; else scratch memory (lw_scratch). */
 static ValId *
 operands(Lower *L, int i, uint32_t *n)
 {
 	const Arg *a = lw_arg(L, i, NULL);
 	uint32_t cnt = a && (a->kind == A_LIST || a->kind == A_TUPLE)
 	    ? a->u.list.n : 0;
-	ValId *v = calloc(cnt + 1, sizeof *v);
-	if (!v)
-		BUG("out of memory");
+	ValId *v = lw_scratch(L, cnt + 1, sizeof *v);
 	*n = cnt;
 	if (a && a->kind != A_LIST && a->kind != A_TUPLE) {
 		lw_fail(L, "argument %d must be a list of operands", i + 1);
-		free(v);
 		return NULL;
 	}
 	const Arg *it = cnt ? ir_items(L->src, a) : NULL;
@@ -72,7 +67,6 @@ operands(Lower *L, int i, uint32_t *n)
 		if (!v[k]) {
 			lw_fail(L, "element %u of argument %d is not a tensor, "
 			    "SymInt or number", k + 1, i + 1);
-			free(v);
 			return NULL;
 		}
 	}
@@ -93,7 +87,8 @@ check_body(Lower *L, GraphId g, uint32_t nin, uint32_t nout)
 	return 0;
 }
 
-/* A new input of subgraph sub typed as input k of FX body fx. */
+/* A new input of subgraph sub typed as input k of FX body fx; 0 after
+ * reporting (the input is made all the same). */
 static ValId
 sub_input(Lower *L, GraphId sub, GraphId fx, uint32_t k)
 {
@@ -108,10 +103,13 @@ sub_input(Lower *L, GraphId sub, GraphId fx, uint32_t k)
 	    s->kind == VK_SYMBOOL)
 		ir_set_tensor(g, v, s->kind == VK_SYMINT ? DT_I64
 		    : s->kind == VK_SYMFLOAT ? DT_F64 : DT_BOOL, 0, NULL);
-	else
+	ir_add_input(g, v);
+	if (s->kind != VK_TENSOR && s->kind != VK_SYMINT &&
+	    s->kind != VK_SYMFLOAT && s->kind != VK_SYMBOOL) {
 		lw_fail(L, "input '%s' of subgraph '%s' is not a tensor or "
 		    "SymInt", ir_str(L->m, s->name), ir_str(L->m, f->name));
-	ir_add_input(g, v);
+		return 0;
+	}
 	return v;
 }
 
@@ -134,22 +132,20 @@ static GraphId
 subgraph(Lower *L, GraphId fx, uint32_t nin, const ValId *caps,
     uint32_t ncap)
 {
-	int errs = L->m->nerrors;
 	const Graph *f = ir_graph(L->m, fx);
 	GraphId sub = lw_subgraph(L, ir_str(L->m, f->name));
-	ValId *ins = calloc(nin + ncap + 1, sizeof *ins);
-	ValId *res = calloc(f->noutputs + 1, sizeof *res);
-	if (!ins || !res)
-		BUG("out of memory");
+	ValId *ins = lw_scratch(L, nin + ncap + 1, sizeof *ins);
+	ValId *res = lw_scratch(L, f->noutputs + 1, sizeof *res);
+	int rc = 0;
 	for (uint32_t k = 0; k < nin; k++)
-		ins[k] = sub_input(L, sub, fx, k);
+		if (!(ins[k] = sub_input(L, sub, fx, k)))
+			rc = -1;
 	for (uint32_t k = 0; k < ncap; k++)
 		ins[nin + k] = lw_outer(L, sub, caps[k], k);
-	int rc = L->m->nerrors != errs ? -1 : lw_body(L, fx, sub, ins, res);
+	if (rc == 0)
+		rc = lw_body(L, fx, sub, ins, res);
 	for (uint32_t k = 0; rc == 0 && k < f->noutputs; k++)
 		lw_sub_output(L, sub, res[k]);
-	free(ins);
-	free(res);
 	return rc == 0 ? sub : 0;
 }
 
@@ -191,16 +187,13 @@ lower_cond(Lower *L)
 	for (int b = 0; b < 2 && pred; b++)
 		if (check_body(L, br[b], nops, nres) == 0)
 			sub[b] = subgraph(L, br[b], 0, ops, nops);
-	if (!sub[0] || !sub[1]) {
-		free(ops);
+	if (!sub[0] || !sub[1])
 		return -1;
-	}
 	NodeId n = lw_emit(L, "If", 1, &pred, (int)nres);
 	lw_attr_graph(L, n, "then_branch", sub[0]);
 	lw_attr_graph(L, n, "else_branch", sub[1]);
 	for (uint32_t k = 0; k < nops; k++)
 		lw_attr_capture(L, n, ops[k]);
-	free(ops);
 	bind_results(L, n, sub[0], 0);
 	return 0;
 }
@@ -217,21 +210,15 @@ lower_while(Lower *L)
 	ValId *car = cg && bg ? operands(L, 2, &nc) : NULL;
 	ValId *add = car ? operands(L, 3, &na) : NULL;
 	if (!add || check_body(L, cg, nc + na, 1) < 0 ||
-	    check_body(L, bg, nc + na, nc) < 0) {
-		free(car);
-		free(add);
+	    check_body(L, bg, nc + na, nc) < 0)
 		return -1;
-	}
-	ValId *ins = calloc(nc + na + 2, sizeof *ins);
-	ValId *outs = calloc(nc + 1, sizeof *outs);
-	if (!ins || !outs)
-		BUG("out of memory");
+	ValId *ins = lw_scratch(L, nc + na + 2, sizeof *ins);
+	ValId *outs = lw_scratch(L, nc + 1, sizeof *outs);
 	for (uint32_t k = 0; k < nc; k++)
 		ins[2 + k] = car[k];
 	for (uint32_t k = 0; k < na; k++)
 		ins[2 + nc + k] = add[k];
 	ValId c0 = 0;
-	int errs = L->m->nerrors;
 	int rc = lw_body(L, cg, L->dstid, ins + 2, &c0);
 	GraphId sub = 0;
 	if (rc == 0) {
@@ -239,15 +226,14 @@ lower_while(Lower *L)
 		sub = lw_subgraph(L, ir_str(L->m, ir_graph(L->m, bg)->name));
 		sub_scalar_input(L, sub, DT_I64, "iteration_num");
 		sub_scalar_input(L, sub, DT_BOOL, "condition_in");
-		ValId *bin = calloc(nc + na + 1, sizeof *bin);
-		if (!bin)
-			BUG("out of memory");
+		ValId *bin = lw_scratch(L, nc + na + 1, sizeof *bin);
 		for (uint32_t k = 0; k < nc; k++)
-			bin[k] = sub_input(L, sub, bg, k);
+			if (!(bin[k] = sub_input(L, sub, bg, k)))
+				rc = -1;
 		for (uint32_t k = 0; k < na; k++)
 			bin[nc + k] = lw_outer(L, sub, add[k], k);
-		rc = L->m->nerrors != errs ? -1
-		    : lw_body(L, bg, sub, bin, outs);
+		if (rc == 0)
+			rc = lw_body(L, bg, sub, bin, outs);
 		/* the condition on what the next iteration gets */
 		for (uint32_t k = 0; k < nc; k++)
 			bin[k] = outs[k];
@@ -260,7 +246,6 @@ lower_while(Lower *L)
 			for (uint32_t k = 0; k < nc; k++)
 				lw_sub_output(L, sub, outs[k]);
 		}
-		free(bin);
 	}
 	if (rc == 0) {
 		NodeId n = lw_emit(L, "Loop", (int)(nc + 2), ins, (int)nc);
@@ -269,10 +254,6 @@ lower_while(Lower *L)
 			lw_attr_capture(L, n, add[k]);
 		bind_results(L, n, sub, 1);
 	}
-	free(ins);
-	free(outs);
-	free(car);
-	free(add);
 	return rc;
 }
 
@@ -297,11 +278,9 @@ emit_scan(Lower *L, GraphId fx, const ValId *st, uint32_t ns,
 	if (!sub)
 		return -1;
 	uint32_t ny = f->noutputs - ns;
-	ValId *in = calloc(ns + nx + 1, sizeof *in);
-	int64_t *ax = calloc(nx + ny + 1, sizeof *ax);
-	int64_t *dir = calloc(nx + ny + 1, sizeof *dir);
-	if (!in || !ax || !dir)
-		BUG("out of memory");
+	ValId *in = lw_scratch(L, ns + nx + 1, sizeof *in);
+	int64_t *ax = lw_scratch(L, nx + ny + 1, sizeof *ax);
+	int64_t *dir = lw_scratch(L, nx + ny + 1, sizeof *dir);
 	for (uint32_t k = 0; k < ns; k++)
 		in[k] = st[k];
 	for (uint32_t k = 0; k < nx; k++)
@@ -323,9 +302,6 @@ emit_scan(Lower *L, GraphId fx, const ValId *st, uint32_t ns,
 	}
 	for (uint32_t k = 0; k < ne; k++)
 		lw_attr_capture(L, n, ex[k]);
-	free(in);
-	free(ax);
-	free(dir);
 	bind_results(L, n, sub, 0);
 	return 0;
 }
@@ -356,9 +332,6 @@ lower_scan(Lower *L)
 	}
 	if (ex && dim >= 0)
 		rc = emit_scan(L, fx, init, ni, xs, nx, ex, ne, dim, rev);
-	free(init);
-	free(xs);
-	free(ex);
 	return rc;
 }
 
@@ -381,26 +354,16 @@ lower_map(Lower *L)
 			    (long long)nm, np > 2 ? np - 2 : 0);
 		nx = (uint32_t)nm;
 		ne = np - 2 - nx;
-		xs = calloc(np + 1, sizeof *xs);
-		if (!xs)
-			BUG("out of memory");
+		xs = lw_scratch(L, np + 1, sizeof *xs);
 		for (uint32_t k = 0; k < nx + ne; k++)
-			if (!(xs[k] = lw_in(L, (int)(2 + k), NULL))) {
-				free(xs);
+			if (!(xs[k] = lw_in(L, (int)(2 + k), NULL)))
 				return -1;
-			}
-		int rc = emit_scan(L, fx, NULL, 0, xs, nx, xs + nx, ne, 0,
+		return emit_scan(L, fx, NULL, 0, xs, nx, xs + nx, ne, 0,
 		    false);
-		free(xs);
-		return rc;
 	}
 	xs = operands(L, 1, &nx);
 	ex = xs ? operands(L, 2, &ne) : NULL;
-	int rc = ex ? emit_scan(L, fx, NULL, 0, xs, nx, ex, ne, 0, false)
-	    : -1;
-	free(xs);
-	free(ex);
-	return rc;
+	return ex ? emit_scan(L, fx, NULL, 0, xs, nx, ex, ne, 0, false) : -1;
 }
 
 /* The rows of ir/ops.def this file lowers. */

@@ -77,25 +77,23 @@ lw_attr_str(Lower *L, NodeId n, const char *name, const char *v)
 void
 lw_attr_ints(Lower *L, NodeId n, const char *name, const int64_t *v, int cnt)
 {
-	Arg *it = calloc((size_t)cnt + 1, sizeof *it);
-	if (!it)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(L->m->scratch);
+	Arg *it = arena_array(L->m->scratch, (size_t)cnt + 1, sizeof *it);
 	for (int k = 0; k < cnt; k++)
 		it[k] = arg_int(v[k]);
 	attr(L, n, name, ir_list(L->dst, A_LIST, it, (uint32_t)cnt));
-	free(it);
+	arena_release(L->m->scratch, mk);
 }
 
 void
 lw_attr_floats(Lower *L, NodeId n, const char *name, const double *v, int cnt)
 {
-	Arg *it = calloc((size_t)cnt + 1, sizeof *it);
-	if (!it)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(L->m->scratch);
+	Arg *it = arena_array(L->m->scratch, (size_t)cnt + 1, sizeof *it);
 	for (int k = 0; k < cnt; k++)
 		it[k] = arg_float(v[k]);
 	attr(L, n, name, ir_list(L->dst, A_LIST, it, (uint32_t)cnt));
-	free(it);
+	arena_release(L->m->scratch, mk);
 }
 
 void
@@ -324,5 +322,12 @@ lw_fail(Lower *L, const char *fmt, ...)
 	va_end(ap);
 	const Node *n = lw_node(L);
 	ir_error(L->m, n->loc, "%s: %s", ir_str(L->m, n->op), msg);
+	L->failed = true;
 	return -1;
+}
+
+bool
+lw_failed(const Lower *L)
+{
+	return L->failed;
 }

@@ -30,7 +30,6 @@ index_list(Lower *L, int r, ValId *idx, const Value **isv)
 	}
 	for (int k = 0; k < n; k++)
 		idx[k] = tl.v[k], isv[k] = tl.s[k];
-	lw_tensor_list_free(&tl);
 	return n;
 }
 
@@ -382,13 +381,10 @@ slice_scatter(Lower *L)
 		int64_t cnt = e > s ? (e - s + step - 1) / step : 0;
 		if (cnt > MAXCONST)
 			return lw_fail(L, "slice too long");
-		int64_t *v = calloc((size_t)cnt + 1, sizeof *v);
-		if (!v)
-			BUG("out of memory");
+		int64_t *v = lw_scratch(L, (size_t)cnt + 1, sizeof *v);
 		for (int64_t k = 0; k < cnt; k++)
 			v[k] = s + k * step;
 		rng = lw_const_i64s(L, v, (int)cnt);
-		free(v);
 	} else if (s >= 0 && e == INT64_MAX) {
 		ValId n = lw_reshape(L, lw_shape_range(L, x, (int)d, (int)d + 1),
 		    lw_const_i64s(L, NULL, 0));

@@ -297,17 +297,13 @@ diagonal(Lower *L)
 	fperm[q++] = d1;
 	fperm[q++] = d2;
 	ValId t = lw_is_identity_perm(fperm, r) ? x : lw_transpose(L, x, fperm, r);
-	int64_t *rows = calloc((size_t)len + 1, sizeof *rows);
-	int64_t *cols = calloc((size_t)len + 1, sizeof *cols);
-	if (!rows || !cols)
-		BUG("out of memory");
+	int64_t *rows = lw_scratch(L, (size_t)len + 1, sizeof *rows);
+	int64_t *cols = lw_scratch(L, (size_t)len + 1, sizeof *cols);
 	for (int64_t k = 0; k < len; k++)
 		rows[k] = r0 + k, cols[k] = c0 + k;
 	ValId rv = lw_const_i64s(L, rows, (int)len);
 	int64_t cd[2] = {len, 1};
 	ValId cv = lw_const(L, DT_I64, 2, cd, cols);
-	free(rows);
-	free(cols);
 	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){t, rv}, 1);
 	lw_attr_int(L, g, "axis", r - 2);
 	ValId gr = lw_typed(L, g, lw_dtype(L, x)); /* [..., len, m] */

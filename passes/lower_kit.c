@@ -1,6 +1,5 @@
 /* lower_kit.c - helpers that several rule files share: dims, slices,
  * transposes, concats and shapes read at run time. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
@@ -161,11 +160,10 @@ lw_reshape(Lower *L, ValId x, ValId shape)
 	return lw_op2(L, "Reshape", x, shape);
 }
 
-void
-lw_tensor_list_free(LwTensorList *tl)
+void *
+lw_scratch(Lower *L, size_t n, size_t size)
 {
-	free(tl->v);
-	free(tl->s);
+	return arena_array(L->m->scratch, n, size);
 }
 
 int
@@ -178,10 +176,8 @@ lw_tensor_list(Lower *L, int i, const char *kw, LwTensorList *tl)
 		lw_fail(L, "argument '%s' must be a list of tensors", kw);
 		return -1;
 	}
-	tl->v = calloc(a->u.list.n + 1, sizeof *tl->v);
-	tl->s = calloc(a->u.list.n + 1, sizeof *tl->s);
-	if (!tl->v || !tl->s)
-		BUG("out of memory");
+	tl->v = lw_scratch(L, a->u.list.n + 1, sizeof *tl->v);
+	tl->s = lw_scratch(L, a->u.list.n + 1, sizeof *tl->s);
 	ValId *vals = tl->v;
 	const Value **srcs = tl->s;
 	const Arg *it = ir_items(L->src, a);

@@ -100,9 +100,8 @@ cmp_type(DType dt)
 int
 lwr_read_axes(Lower *L, int i, const char *kw, const Value *sv, Axes *ax)
 {
-	int errs = L->m->nerrors;
 	int n = lw_ints(L, i, kw, ax->v, MAXAXES);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	ax->rank = sv->rank;
 	ax->cst = 0;
@@ -133,9 +132,8 @@ int
 lwr_read_dim(Lower *L, int i, const char *kw, const Value *sv, int64_t dflt,
     int64_t *d)
 {
-	int errs = L->m->nerrors;
 	*d = lw_int(L, i, kw, dflt);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	int64_t r = sv->rank, lim = r > 0 ? r : 1;
 	if (r < 0)
@@ -183,9 +181,8 @@ lwr_input_as(Lower *L, int dti, DType ct)
 	ValId x = lw_in(L, 0, "self");
 	if (!x)
 		return 0;
-	int errs = L->m->nerrors;
 	DType dt = lw_dtype_arg(L, dti, "dtype");
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return 0;
 	if (dt)
 		x = lw_cast(L, x, dt);
@@ -206,9 +203,8 @@ simple(Lower *L, const char *op, DType (*ctype)(DType), int dimi,
 	Axes ax = {.n = -1, .rank = sv->rank};
 	if (dimi >= 0 && lwr_read_axes(L, dimi, dimkw, sv, &ax) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	DType od = lwr_outdt(L, 0, (DType)sv->dtype);
 	ValId x = lwr_input_as(L, -1, ctype(od));
@@ -308,9 +304,8 @@ extreme_dim(Lower *L, bool ismax)
 	int64_t d;
 	if (!x || lwr_read_dim(L, 1, "dim", sv, 0, &d) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	bool keep = lw_bool(L, 2, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	DType od = lwr_outdt(L, 0, (DType)sv->dtype);
 	Axes ax = {.n = 1, .rank = sv->rank, .v = {d}};
@@ -349,9 +344,8 @@ arg_extreme(Lower *L, const char *op)
 	ValId x = lw_in(L, 0, "self");
 	if (!x)
 		return -1;
-	int errs = L->m->nerrors;
 	bool keep = lw_bool(L, 2, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	if (sv->rank == 0) {
 		lw_bind(L, 0, lw_scalar_i64(L, 0));
@@ -404,9 +398,8 @@ logsumexp(Lower *L)
 	Axes ax = {0};
 	if (lwr_read_axes(L, 1, "dim", sv, &ax) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	bool keep = lw_bool(L, 2, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	DType od = lwr_outdt(L, 0, DT_F32), ct = lwr_float_type(od);
 	ValId x = lwr_input_as(L, -1, ct);
@@ -570,9 +563,8 @@ topk(Lower *L)
 	int64_t d;
 	if (lwr_read_dim(L, 2, "dim", sv, -1, &d) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	bool largest = lw_bool(L, 3, "largest", true);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	ValId k = lw_shape_list(L, 1, "k");
 	return topk_common(L, sv, k, d, largest);
@@ -589,9 +581,8 @@ sort_common(Lower *L, int dimi, int desci)
 	int64_t d;
 	if (lwr_read_dim(L, dimi, "dim", sv, -1, &d) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	bool desc = lw_bool(L, desci, "descending", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	ValId k = 0;
 	if (sv->rank > 0) {

@@ -78,10 +78,9 @@ variance(Lower *L, bool root, int dimi, double corr, bool keep)
 static int
 var_correction_common(Lower *L, bool root)
 {
-	int errs = L->m->nerrors;
 	double corr = lw_float(L, -1, "correction", 1);
 	bool keep = lw_bool(L, -1, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	return variance(L, root, 1, corr, keep);
 }
@@ -90,10 +89,9 @@ var_correction_common(Lower *L, bool root)
 static int
 var_dim_common(Lower *L, bool root)
 {
-	int errs = L->m->nerrors;
 	bool unbiased = lw_bool(L, 2, "unbiased", true);
 	bool keep = lw_bool(L, 3, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	return variance(L, root, 1, unbiased ? 1 : 0, keep);
 }
@@ -102,9 +100,8 @@ var_dim_common(Lower *L, bool root)
 static int
 var_all_common(Lower *L, bool root)
 {
-	int errs = L->m->nerrors;
 	bool unbiased = lw_bool(L, 1, "unbiased", true);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	return variance(L, root, -1, unbiased ? 1 : 0, false);
 }
@@ -179,10 +176,9 @@ norm_common(Lower *L, int pi, const char *pkw, double pdflt, int dimi,
 	Axes ax = {.n = -1, .rank = sv->rank};
 	if (dimi >= 0 && lwr_read_axes(L, dimi, "dim", sv, &ax) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	double p = lw_float(L, pi, pkw, pdflt);
 	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	DType od = lwr_outdt(L, 0, DT_F32);
 	ValId x = lwr_input_as(L, -1, lwr_float_type(od));
@@ -226,9 +222,8 @@ truth(Lower *L, bool isany, int dimi, int keepi)
 	Axes ax = {.n = -1, .rank = sv->rank};
 	if (dimi >= 0 && lwr_read_axes(L, dimi, "dim", sv, &ax) < 0)
 		return -1;
-	int errs = L->m->nerrors;
 	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
-	if (L->m->nerrors != errs)
+	if (lw_failed(L))
 		return -1;
 	ValId b = lw_cast(L, lw_cast(L, x, DT_BOOL), DT_I32);
 	ValId r = lwr_reduce(L, isany ? "ReduceMax" : "ReduceMin", b, &ax,

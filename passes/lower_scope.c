@@ -39,19 +39,20 @@ lw_body(Lower *L, GraphId body, GraphId dst, const ValId *ins, ValId *outs)
 	if (depth > LW_MAXNEST)
 		return lw_fail(L, "control flow nested more than %d deep",
 		    LW_MAXNEST);
-	S.map = calloc(S.src->nvals + 1, sizeof *S.map);
-	if (!S.map)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(L->m->scratch);
+	S.map = arena_array(L->m->scratch, S.src->nvals + 1, sizeof *S.map);
 	for (uint32_t i = 0; i < S.src->ninputs; i++)
 		S.map[S.src->inputs[i]] = ins[i];
 	int rc = lw_lower_nodes(&S);
+	if (rc < 0)
+		L->failed = true; /* reported at the body's node */
 	for (uint32_t i = 0; rc == 0 && i < S.src->noutputs; i++) {
 		outs[i] = S.map[S.src->outputs[i]];
 		if (!outs[i])
 			rc = lw_fail(L, "output %u of '%s' is not a tensor or "
 			    "SymInt", i + 1, ir_str(L->m, S.src->name));
 	}
-	free(S.map);
+	arena_release(L->m->scratch, mk);
 	return rc;
 }
 
@@ -123,9 +124,8 @@ name_graph(Module *m, Names *nm, Graph *g, const Graph *owner, NodeId on)
 	if (owner) {
 		const Node *o = ir_nodep(owner, on);
 		uint32_t ncap = 0;
-		ValId *cap = calloc(o->nargs + 1, sizeof *cap);
-		if (!cap)
-			BUG("out of memory");
+		ArenaMark mk = arena_mark(m->scratch);
+		ValId *cap = arena_array(m->scratch, o->nargs + 1, sizeof *cap);
 		for (uint32_t i = 0; i < o->nargs; i++)
 			if (ir_is_capture(owner, on, ir_arg(owner, on, i)))
 				cap[ncap++] = ir_arg(owner, on, i)->u.v;
@@ -134,7 +134,7 @@ name_graph(Module *m, Names *nm, Graph *g, const Graph *owner, NodeId on)
 			    g->vals[v].defidx < ncap)
 				g->vals[v].name = ir_val(owner,
 				    cap[g->vals[v].defidx])->name;
-		free(cap);
+		arena_release(m->scratch, mk);
 	}
 	for (ValId v = 1; v < g->nvals; v++) {
 		StrId s = g->vals[v].name;

@@ -44,7 +44,6 @@ cat(Lower *L)
 	lw_bind(L, 0, lw_concat(L, tl.v, nk, d, dt));
 	rc = 0;
 out:
-	lw_tensor_list_free(&tl);
 	return rc;
 }
 
@@ -73,7 +72,6 @@ stack(Lower *L)
 	lw_bind(L, 0, lw_concat(L, tl.v, n, d, dt));
 	rc = 0;
 out:
-	lw_tensor_list_free(&tl);
 	return rc;
 }
 
@@ -84,15 +82,11 @@ xstack(Lower *L, bool vertical)
 	LwTensorList tl;
 	int n = lw_tensor_list(L, 0, "tensors", &tl);
 	ValId *vals = tl.v;
-	if (n <= 0) {
-		lw_tensor_list_free(&tl);
+	if (n <= 0)
 		return n < 0 ? -1 : lw_fail(L, "stack of no tensors");
-	}
 	for (int k = 0; k < n; k++)
-		if (!vals[k]) {
-			lw_tensor_list_free(&tl);
+		if (!vals[k])
 			return lw_fail(L, "None in the tensor list");
-		}
 	DType dt = lw_outdtype(L);
 	int r0 = tl.s[0]->rank;
 	for (int k = 0; k < n; k++) {
@@ -107,7 +101,6 @@ xstack(Lower *L, bool vertical)
 	}
 	int64_t d = vertical || r0 <= 1 ? 0 : 1;
 	lw_bind(L, 0, lw_concat(L, vals, n, d, dt));
-	lw_tensor_list_free(&tl);
 	return 0;
 }
 
@@ -196,13 +189,10 @@ split(Lower *L)
 		if (n > MAXT)
 			return lw_fail(L, "too many pieces (%lld)",
 			    (long long)n);
-		int64_t *sizes = calloc((size_t)n, sizeof *sizes);
-		if (!sizes)
-			BUG("out of memory");
+		int64_t *sizes = lw_scratch(L, (size_t)n, sizeof *sizes);
 		for (int64_t k = 0; k < n; k++)
 			sizes[k] = k < n - 1 ? s : size - s * (n - 1);
 		split_sizes(L, x, d, sizes, (int)n);
-		free(sizes);
 		return 0;
 	}
 	int nout = (int)lw_node(L)->nout;
@@ -234,13 +224,10 @@ chunk(Lower *L)
 	int64_t n = size ? (size + s - 1) / s : 1;
 	if (n > MAXT)
 		return lw_fail(L, "too many chunks (%lld)", (long long)n);
-	int64_t *sizes = calloc((size_t)n, sizeof *sizes);
-	if (!sizes)
-		BUG("out of memory");
+	int64_t *sizes = lw_scratch(L, (size_t)n, sizeof *sizes);
 	for (int64_t k = 0; k < n; k++)
 		sizes[k] = k < n - 1 ? s : size - s * (n - 1);
 	split_sizes(L, x, d, sizes, (int)n);
-	free(sizes);
 	return 0;
 }
 
@@ -480,9 +467,7 @@ arange(Lower *L)
 			cnt = 0;
 		if (cnt <= MAXCONST) {
 			int64_t n = (int64_t)cnt;
-			void *buf = calloc((size_t)n + 1, 8);
-			if (!buf)
-				BUG("out of memory");
+			void *buf = lw_scratch(L, (size_t)n + 1, 8);
 			ValId c;
 			if (ints) {
 				int64_t *v = buf;
@@ -495,7 +480,6 @@ arange(Lower *L)
 					v[k] = fs + (double)k * fp;
 				c = lw_const(L, DT_F64, 1, &n, v);
 			}
-			free(buf);
 			lw_bind(L, 0, lw_cast(L, c, dt));
 			return 0;
 		}

@@ -63,26 +63,19 @@ static void
 vreport(Module *m, const char *kind, const char *file, const char *text,
     size_t off, const char *fmt, va_list ap)
 {
-	const char *f0 = m->file, *s0 = m->src;
-	size_t n0 = m->srclen;
+	DiagSrc src = {file, text, text ? strlen(text) : 0};
 	Loc loc = {0};
-	m->file = file;
 	if (text) {
-		m->src = text;
-		m->srclen = strlen(text);
 		size_t bol = 0;
 		loc.line = 1;
-		for (size_t i = 0; i < off && i < m->srclen; i++)
+		for (size_t i = 0; i < off && i < src.len; i++)
 			if (text[i] == '\n') {
 				loc.line++;
 				bol = i + 1;
 			}
 		loc.col = (uint32_t)(off - bol + 1);
 	}
-	ir_vdiag(m, kind, loc, fmt, ap);
-	m->file = f0;
-	m->src = s0;
-	m->srclen = n0;
+	ir_vdiag_in(m, &src, kind, loc, fmt, ap);
 }
 
 static void
@@ -612,7 +605,6 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 		pl_ctx_reset(&c);
 		c.pass = pass;
 		c.opts = p->steps[i].opts;
-		int errs = m->nerrors;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		onnxc_status st = pl_invoke(&c, pass->plugin, (PlEntry){
@@ -628,12 +620,12 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 			*s = (PmStat){name, pl_plugin_name(r, pass->plugin),
 			    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, live,
-			    st != ONNXC_OK || m->nerrors != errs};
+			    st != ONNXC_OK || c.reported};
 		}
 		c.pass = NULL;
 		c.opts = NULL;
-		if (st != ONNXC_OK || m->nerrors != errs) {
-			if (m->nerrors == errs)
+		if (st != ONNXC_OK || c.reported) {
+			if (!c.reported)
 				ir_error(m, (Loc){0}, "%s failed (status %d)",
 				    who, (int)st);
 			rc = -1;

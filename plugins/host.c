@@ -299,11 +299,15 @@ pl_append_arg(Graph *g, NodeId n, Arg a)
 /* --------------------------------------------------------- diagnostics */
 
 void
-pl_diag(Module *m, const char *kind, Loc loc, const char *fmt, ...)
+pl_diag(Module *m, const char *file, const char *kind, Loc loc,
+    const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	ir_vdiag(m, kind, loc, fmt, ap);
+	if (file)
+		ir_vdiag_in(m, &(DiagSrc){file, NULL, 0}, kind, loc, fmt, ap);
+	else
+		ir_vdiag(m, kind, loc, fmt, ap);
 	va_end(ap);
 }
 
@@ -324,10 +328,11 @@ h_report(onnxc_ctx *c, int severity, onnxc_graph g, onnxc_node n,
 		loc = G->nodes[n].loc;
 	const char *kind = severity == ONNXC_SEV_WARNING ? "warning"
 	    : severity == ONNXC_SEV_NOTE ? "note" : "error";
+	const char *file = c->reg ? c->reg->initfile : NULL;
 	if (c->who)
-		pl_diag(c->m, kind, loc, "[%.64s] %s", c->who, msg);
+		pl_diag(c->m, file, kind, loc, "[%.64s] %s", c->who, msg);
 	else
-		pl_diag(c->m, kind, loc, "%s", msg);
+		pl_diag(c->m, file, kind, loc, "%s", msg);
 }
 
 /* ----------------------------------------------------- memory, strings */
@@ -528,9 +533,9 @@ h_value_uses(onnxc_ctx *c, onnxc_graph g, onnxc_value v)
 		return 0;
 	if (c->site) {
 		/* the ONNX graph grows under a lowering: count afresh */
-		uint32_t *u = calloc(G->nvals + 1, sizeof *u), r;
-		if (!u)
-			BUG("out of memory");
+		ArenaMark mk = arena_mark(c->m->scratch);
+		uint32_t *u = arena_array(c->m->scratch, G->nvals + 1,
+		    sizeof *u), r;
 		for (NodeId n = 1; n < G->nnodes; n++)
 			for (uint32_t k = 0; G->nodes[n].op &&
 			    k < G->nodes[n].nargs; k++)
@@ -540,7 +545,7 @@ h_value_uses(onnxc_ctx *c, onnxc_graph g, onnxc_value v)
 			if (G->outputs[i] < G->nvals)
 				u[G->outputs[i]]++;
 		r = u[v];
-		free(u);
+		arena_release(c->m->scratch, mk);
 		return r;
 	}
 	return pl_uses(c, g, true)[v];
@@ -625,6 +630,7 @@ onnxc_status
 pl_invoke(onnxc_ctx *c, uint32_t plugin, PlEntry e)
 {
 	const char *who = c->who;
+	int errs = c->m->nerrors;
 	c->who = pl_plugin_name(c->reg, plugin);
 	onnxc_status st = ONNXC_OK;
 	if (e.run)
@@ -634,5 +640,6 @@ pl_invoke(onnxc_ctx *c, uint32_t plugin, PlEntry e)
 	else if (e.fini)
 		e.fini();
 	c->who = who;
+	c->reported = c->m->nerrors != errs;
 	return st;
 }

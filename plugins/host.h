@@ -26,9 +26,14 @@ bool pl_from_plugin(const Module *m, const Graph *g, const onnxc_arg *o,
 uint32_t *pl_uses(onnxc_ctx *c, GraphId gid, bool build);
 void pl_bump(onnxc_ctx *c, GraphId gid, const Arg *a, int delta);
 void pl_append_arg(Graph *g, NodeId n, Arg a);
-void pl_diag(Module *m, const char *kind, Loc loc, const char *fmt, ...);
+/* file: shown instead of the module's (a plugin's path while it
+ * initialises), or NULL */
+void pl_diag(Module *m, const char *file, const char *kind, Loc loc,
+    const char *fmt, ...);
 /* host_edit.c */
-bool pl_list_items(onnxc_ctx *c, Graph *G, uint32_t kind,
+/* the items as Args in *out, scratch memory (m->scratch: the caller
+ * marks and releases); ONNXC_INVALID or ONNXC_NOMEM */
+onnxc_status pl_list_items(onnxc_ctx *c, Graph *G, uint32_t kind,
     const onnxc_arg *items, uint32_t n, Arg **out);
 bool pl_tensor_size(uint32_t dtype, int32_t rank, const int64_t *dims,
     uint64_t *nb);

@@ -55,23 +55,21 @@ h_node_set_arg(onnxc_ctx *c, onnxc_graph g, onnxc_node n, uint32_t i,
 	return ONNXC_OK;
 }
 
-bool
+onnxc_status
 pl_list_items(onnxc_ctx *c, Graph *G, uint32_t kind, const onnxc_arg *items,
     uint32_t n, Arg **out)
 {
 	if ((kind != ONNXC_ARG_LIST && kind != ONNXC_ARG_TUPLE) ||
 	    (n && !items) || n > (1u << 24))
-		return false;
-	Arg *it = calloc(n + 1, sizeof *it);
+		return ONNXC_INVALID;
+	Arg *it = arena_try_array(c->m->scratch, n + 1, sizeof *it);
 	if (!it)
-		BUG("out of memory");
+		return ONNXC_NOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		if (!pl_from_plugin(c->m, G, &items[i], &it[i])) {
-			free(it);
-			return false;
-		}
+		if (!pl_from_plugin(c->m, G, &items[i], &it[i]))
+			return ONNXC_INVALID;
 	*out = it;
-	return true;
+	return ONNXC_OK;
 }
 
 onnxc_status
@@ -80,12 +78,16 @@ h_make_list(onnxc_ctx *c, onnxc_graph g, uint32_t kind,
 {
 	Graph *G = pl_mutable(c, g);
 	Arg *it;
-	if (!G || !out || !pl_list_items(c, G, kind, items, n, &it))
+	if (!G || !out)
 		return ONNXC_INVALID;
-	Arg a = ir_list(G, (ArgKind)kind, it, n);
-	free(it);
-	pl_to_plugin(&a, out);
-	return ONNXC_OK;
+	ArenaMark mk = arena_mark(c->m->scratch);
+	onnxc_status st = pl_list_items(c, G, kind, items, n, &it);
+	if (st == ONNXC_OK) {
+		Arg a = ir_list(G, (ArgKind)kind, it, n);
+		pl_to_plugin(&a, out);
+	}
+	arena_release(c->m->scratch, mk);
+	return st;
 }
 
 onnxc_status
@@ -416,18 +418,17 @@ h_expr_eval(onnxc_ctx *c, onnxc_expr e, const onnxc_expr *syms,
 	if (!c || !pl_okexpr(c->m, e) || !out || (n && (!syms || !vals)) ||
 	    n > (1u << 20))
 		return ONNXC_INVALID;
-	SymBind *b = calloc(n + 1, sizeof *b);
-	if (!b)
-		BUG("out of memory");
-	for (uint32_t i = 0; i < n; i++) {
-		if (!pl_okexpr(c->m, syms[i])) {
-			free(b);
+	for (uint32_t i = 0; i < n; i++)
+		if (!pl_okexpr(c->m, syms[i]))
 			return ONNXC_INVALID;
-		}
+	ArenaMark mk = arena_mark(c->m->scratch);
+	SymBind *b = arena_try_array(c->m->scratch, n + 1, sizeof *b);
+	if (!b)
+		return ONNXC_NOMEM;
+	for (uint32_t i = 0; i < n; i++)
 		b[i] = (SymBind){syms[i], vals[i]};
-	}
 	int rc = sym_eval(c->m, e, b, n, out);
-	free(b);
+	arena_release(c->m->scratch, mk);
 	return rc == 0 ? ONNXC_OK : ONNXC_ERROR;
 }
 

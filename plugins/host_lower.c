@@ -122,17 +122,17 @@ h_lower_list(onnxc_ctx *c, uint32_t kind, const onnxc_arg *items, uint32_t n,
 		return ONNXC_INVALID;
 	Graph *G = c->site->dst;
 	Arg *it;
-	if (!pl_list_items(c, G, kind, items, n, &it))
-		return ONNXC_INVALID;
-	for (uint32_t i = 0; i < n; i++)
-		if (it[i].kind != A_INT && it[i].kind != A_FLOAT) {
-			free(it);
-			return ONNXC_INVALID;
-		}
-	Arg a = ir_list(G, A_LIST, it, n);
-	free(it);
-	pl_to_plugin(&a, out);
-	return ONNXC_OK;
+	ArenaMark mk = arena_mark(c->m->scratch);
+	onnxc_status st = pl_list_items(c, G, kind, items, n, &it);
+	for (uint32_t i = 0; st == ONNXC_OK && i < n; i++)
+		if (it[i].kind != A_INT && it[i].kind != A_FLOAT)
+			st = ONNXC_INVALID;
+	if (st == ONNXC_OK) {
+		Arg a = ir_list(G, A_LIST, it, n);
+		pl_to_plugin(&a, out);
+	}
+	arena_release(c->m->scratch, mk);
+	return st;
 }
 
 /* ------------------------------------------------ offering a node */
@@ -152,7 +152,6 @@ pl_lower_node(onnxc_ctx *c, PlLowerSite *s)
 			continue;
 		uint32_t nn = d->nnodes, nv = d->nvals, na = d->nargs,
 			 ni = d->nitems, nd = d->ndims;
-		int errs = m->nerrors;
 		const char *name = pl_plugin_name(reg, lo->plugin);
 		c->site = s;
 		c->lower_base = nn;
@@ -160,7 +159,7 @@ pl_lower_node(onnxc_ctx *c, PlLowerSite *s)
 		onnxc_status st = pl_invoke(c, lo->plugin, (PlEntry){
 		    .run = lo->info.lower, .user = lo->info.user});
 		c->site = NULL;
-		if (st == ONNXC_DECLINE && m->nerrors == errs) {
+		if (st == ONNXC_DECLINE && !c->reported) {
 			/* as if it had not run: the next lowering starts from
 			 * the same ONNX graph */
 			d->nnodes = nn;
@@ -172,18 +171,18 @@ pl_lower_node(onnxc_ctx *c, PlLowerSite *s)
 				s->map[node->out + k] = 0;
 			continue;
 		}
-		if (st == ONNXC_OK && m->nerrors == errs &&
+		if (st == ONNXC_OK && !c->reported &&
 		    (c->nbound || node->nout == 0)) {
 			StrId via = ir_intern(m, name);
 			for (NodeId k = nn; k < d->nnodes; k++)
 				d->nodes[k].via = via;
 			return 0;
 		}
-		if (m->nerrors == errs && st == ONNXC_OK)
+		if (!c->reported && st == ONNXC_OK)
 			ir_error(m, node->loc, "%s: [%.64s] the "
 			    "lowering bound no output (see host->lower_bind)",
 			    op, name);
-		else if (m->nerrors == errs)
+		else if (!c->reported)
 			ir_error(m, node->loc, "%s: [%.64s] the "
 			    "lowering failed (status %d)", op, name, (int)st);
 		else

@@ -81,14 +81,11 @@ pl_find_pass(const PlRegistry *r, const char *name, size_t n)
 static int
 fail(PlRegistry *r, const char *path, const char *fmt, ...)
 {
-	Module *m = r->m;
-	const char *file = m->file;
-	m->file = path;
 	va_list ap;
 	va_start(ap, fmt);
-	ir_vdiag(m, "error", (Loc){0}, fmt, ap);
+	ir_vdiag_in(r->m, &(DiagSrc){path, NULL, 0}, "error", (Loc){0}, fmt,
+	    ap);
 	va_end(ap);
-	m->file = file;
 	return -1;
 }
 
@@ -159,18 +156,16 @@ add(PlRegistry *r, const onnxc_plugin_info *info, char *path, void *handle)
 		.handle = handle};
 
 	Module *m = r->m;
-	const char *file = m->file;
-	int errs = m->nerrors;
 	onnxc_ctx c;
 	pl_ctx_init(&c, m, r);
-	m->file = shown;
+	r->initfile = shown;
 	r->current = k + 1;
 	r->bad = 0;
 	onnxc_status st = pl_invoke(&c, k, (PlEntry){.init = info->init});
 	r->current = 0;
-	m->file = file;
+	r->initfile = NULL;
 	pl_ctx_fini(&c);
-	if (st == ONNXC_OK && !r->bad && m->nerrors == errs)
+	if (st == ONNXC_OK && !r->bad && !c.reported)
 		return 0;
 	fail(r, shown, "plugin '%.64s' failed to initialise (status %d)",
 	    info->name, (int)st);

@@ -51,6 +51,7 @@ struct onnxc_registry {
 	PlLowering *lowerings;
 	uint32_t nlowerings, clowerings;
 	uint32_t current;   /* plugin running init, + 1; 0 outside init */
+	const char *initfile; /* its path as shown in reports during init */
 	int bad;            /* a registration was refused during init */
 	bool searching;     /* loading from the search path: a plugin whose
 	                     * name is loaded already is skipped */
@@ -127,6 +128,9 @@ struct onnxc_ctx {
 	PlLowerSite *site;
 	NodeId lower_base;
 	uint32_t nbound;
+	/* the plugin code pl_invoke ran last reported an error (through the
+	 * host, or a built-in module through ir_error) */
+	bool reported;
 };
 
 /* host.c: the host table and contexts.  Code outside plugins/ never

@@ -133,7 +133,7 @@ refuse(onnxc_registry *r, const char *fmt, const char *what)
 	const char *who = pl_plugin_name(r, r->current - 1);
 	char msg[256];
 	snprintf(msg, sizeof msg, fmt, what);
-	pl_diag(r->m, "error", (Loc){0}, "[%.64s] %s", who, msg);
+	pl_diag(r->m, r->initfile, "error", (Loc){0}, "[%.64s] %s", who, msg);
 	r->bad = 1;
 	return ONNXC_INVALID;
 }

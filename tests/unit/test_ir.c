@@ -45,6 +45,52 @@ test_arena(void **state)
 	arena_free(a);
 }
 
+/* arena_release gives back what came after its mark, and only that:
+ * normal blocks made after it, big blocks slotted behind the head, and
+ * the head's used space; what came before keeps its contents. */
+static void
+test_arena_mark_release(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	ArenaMark m0 = arena_mark(a); /* on an empty arena */
+	(void)arena_alloc(a, 100);
+	(void)arena_alloc(a, 1 << 20);
+	arena_release(a, m0);
+	char *keep = arena_strndup(a, "kept", 4);
+	ArenaMark m1 = arena_mark(a);
+	unsigned char *p1 = arena_alloc(a, 64);
+	memset(p1, 0xcd, 64);
+	ArenaMark m2 = arena_mark(a);
+	for (int i = 0; i < 100; i++) /* several new blocks */
+		memset(arena_alloc(a, 4000), 0xee, 4000);
+	unsigned char *big = arena_alloc(a, 1 << 20);
+	big[0] = 1;
+	arena_release(a, m2);
+	/* the next allocation starts where the mark was, zeroed */
+	unsigned char *p2 = arena_alloc(a, 64);
+	assert_ptr_equal(p2, p1 + 64);
+	for (int k = 0; k < 64; k++) {
+		assert_int_equal(p1[k], 0xcd);
+		assert_int_equal(p2[k], 0);
+	}
+	arena_release(a, m1);
+	assert_ptr_equal(arena_alloc(a, 64), p1);
+	assert_string_equal(keep, "kept");
+	/* a big block behind the marked head goes, the head stays */
+	ArenaMark m3 = arena_mark(a);
+	(void)arena_array(a, 1 << 17, sizeof(int64_t));
+	unsigned char *p3 = arena_alloc(a, 16);
+	arena_release(a, m3);
+	assert_ptr_equal(arena_alloc(a, 16), p3);
+	assert_string_equal(keep, "kept");
+	/* sizes that cannot be had are NULL, for errors as values */
+	assert_null(arena_try_array(a, SIZE_MAX / 8, 16));
+	assert_null(arena_try_alloc(a, SIZE_MAX - 8));
+	assert_non_null(arena_try_array(a, 4, 16));
+	arena_free(a);
+}
+
 static void
 test_strings(void **state)
 {
@@ -352,6 +398,47 @@ test_diagnostic_has_caret(void **state)
 }
 
 static void
+diag_in(Module *m, const DiagSrc *src, Loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ir_vdiag_in(m, src, "error", loc, fmt, ap);
+	va_end(ap);
+}
+
+/* A diagnostic about another source shows that source's name and line,
+ * and leaves the module's own source as it was. */
+static void
+test_diagnostic_other_source(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Capture c;
+	capture(m, &c);
+	m->file = "graph.txt";
+	m->src = "graph line\n";
+	m->srclen = strlen(m->src);
+	DiagSrc passes = {"--passes", "lower,flod", 10};
+	diag_in(m, &passes, (Loc){1, 7}, "unknown pass '%s'", "flod");
+	diag_in(m, &(DiagSrc){"p.so", NULL, 0}, (Loc){0, 0}, "bad plugin");
+	ir_error(m, (Loc){1, 1}, "own");
+	fflush(m->diagout);
+	assert_string_equal(c.buf,
+	    "--passes:1:7: error: unknown pass 'flod'\n"
+	    "  lower,flod\n"
+	    "        ^\n"
+	    "p.so: error: bad plugin\n"
+	    "graph.txt:1:1: error: own\n"
+	    "  graph line\n"
+	    "  ^\n");
+	assert_int_equal(m->nerrors, 3);
+	assert_string_equal(m->file, "graph.txt");
+	fclose(m->diagout);
+	free(c.buf);
+	ir_free(m);
+}
+
+static void
 test_diagnostic_long_line_window(void **state)
 {
 	(void)state;
@@ -406,6 +493,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_arena_mark_release),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
@@ -415,6 +503,7 @@ main(void)
 		cmocka_unit_test(test_verify_subgraphs),
 		cmocka_unit_test(test_diagnostic_has_caret),
 		cmocka_unit_test(test_diagnostic_long_line_window),
+		cmocka_unit_test(test_diagnostic_other_source),
 		cmocka_unit_test(test_print),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

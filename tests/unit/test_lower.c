@@ -400,6 +400,63 @@ test_sym_constant_needs_no_shape(void **state)
 	assert_string_equal(opname(f, onnx_node(f, o, 1)), "Constant");
 }
 
+/* How often needle occurs in hay. */
+static int
+count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* A reader that fails marks the node failed and returns its default; the
+ * rule stops before emitting, and the pass says why exactly once (no
+ * "could not be lowered" after it). */
+static void
+test_sticky_error(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d23[] = {2, 3}, d2[] = {2};
+	ValId x = input(f, "x", DT_F32, 2, d23, ROLE_USER_INPUT, NULL);
+	NodeId n = node(f, "aten::sum.dim_IntList", "sum", DT_F32, 1, d2);
+	arg(f, n, arg_val(x));
+	arg(f, n, ir_list(f->g, A_LIST, (Arg[]){arg_int(1)}, 1));
+	kwarg(f, n, "keepdim", arg_val(x)); /* a tensor, not a bool */
+	output(f, out(f, n));
+
+	/* the rule on its own */
+	GraphId d;
+	Lower L = lower_on(f, n, &d);
+	L.map[x] = ir_value(L.dst, ir_intern(f->m, "x"));
+	ir_set_tensor(L.dst, L.map[x], DT_F32, 0, NULL);
+	assert_false(lw_failed(&L));
+	assert_int_equal(lw_int(&L, 1, NULL, 7), 7); /* a list: default */
+	assert_true(lw_failed(&L));
+	L.failed = false;
+	LowerFn fn = lw_find(f->m, ir_nodep(f->g, n)->op);
+	assert_non_null(fn);
+	uint32_t before = L.dst->nnodes;
+	assert_int_equal(fn(&L), -1);
+	assert_true(lw_failed(&L));
+	assert_int_equal(L.dst->nnodes, before);
+	free(L.map);
+	assert_int_equal(count(diags(f), "error:"), 2);
+
+	/* through the pass: one diagnostic, nothing emitted */
+	f->m->nerrors = 0;
+	size_t at = strlen(diags(f));
+	GraphId o;
+	assert_int_equal(pass_lower(f->m, f->gid, &o, 18), -1);
+	const char *now = diags(f) + at;
+	assert_int_equal(count(now, "error:"), 1);
+	assert_non_null(strstr(now, "aten::sum.dim_IntList: argument "
+	    "'keepdim' must be a constant integer here"));
+	assert_null(strstr(now, "could not be lowered"));
+	assert_int_equal(ir_graph(f->m, o)->nnodes, 1);
+	assert_int_equal(f->m->nerrors, 1);
+}
+
 int
 main(void)
 {
@@ -415,6 +472,7 @@ main(void)
 		T(test_shape_list_with_symint),
 		T(test_sym_size_and_arith),
 		T(test_sym_constant_needs_no_shape),
+		T(test_sticky_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
