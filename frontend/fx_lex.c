@@ -279,25 +279,23 @@ toolong(Token *t, const char *what)
 }
 
 /* The length of the punctuation token at s[0..n), 0 if there is none:
- * the two-character operators, else one of the single characters.  A
- * switch, not a walk over a string table: this runs for every token. */
+ * a switch on the first character, then the second of the two-character
+ * operators (** // == != <= >= ->).  This runs for every token. */
 static size_t
 punct_len(const char *s, size_t n)
 {
-	static const char two[][2] = {
-		{'*', '*'}, {'/', '/'}, {'=', '='}, {'!', '='}, {'<', '='},
-		{'>', '='}, {'-', '>'},
-	};
-	if (n >= 2)
-		for (size_t k = 0; k < sizeof two / sizeof two[0]; k++)
-			if (s[0] == two[k][0] && s[1] == two[k][1])
-				return 2;
+	char c2 = n >= 2 ? s[1] : 0;
 	switch (s[0]) {
 	case '(': case ')': case '[': case ']': case '{': case '}': case ',':
-	case ':': case ';': case '.': case '=': case '+': case '-': case '*':
-	case '/': case '%': case '<': case '>': case '&': case '|': case '~':
-	case '^': case '@': case '!':
+	case ':': case ';': case '.': case '+': case '%': case '&': case '|':
+	case '~': case '^': case '@':
 		return 1;
+	case '*': case '/':
+		return c2 == s[0] ? 2 : 1;
+	case '=': case '!': case '<': case '>':
+		return c2 == '=' ? 2 : 1;
+	case '-':
+		return c2 == '>' ? 2 : 1;
 	default:
 		return 0;
 	}
@@ -417,18 +415,6 @@ fx_lex_next(Lexer *lx, Token *t)
 	skipbytes(lx, len);
 }
 
-bool
-fx_tok_is(const Token *t, TokKind k, const char *text)
-{
-	if (t->kind != k)
-		return false;
-	if (!text)
-		return true;
-	if (t->n == 0 || t->p[0] != text[0])
-		return false;   /* most mismatches, without strlen */
-	size_t n = strlen(text);
-	return t->n == n && memcmp(t->p, text, n) == 0;
-}
 
 static int
 hexval(char c)
@@ -578,53 +564,52 @@ fx_map_free(StrMap *mp)
 }
 
 /* The token stream of the parser: lookahead, and newlines skipped while
- * a bracket of a joined construct is open. */
+ * a bracket of a joined construct is open.  fx_cur/fx_peek (fx_int.h)
+ * return a lookahead token directly; the work is done here only when a
+ * token must be lexed or a newline dropped. */
 
 static bool
 skippable(const Parser *p, const Token *t)
 {
-	return p->join > 0 && (t->kind == T_NL || t->kind == T_COMMENT);
+	return p->join > 0 && fx_tok_soft(t);
 }
 
 Token *
-fx_peek(Parser *p, int k)
+fx_peek_slow(Parser *p, int k)
 {
-	if (p->join > 0) {
+	if (p->join > 0 && p->nsoft > 0) {
 		int j = 0;
 		for (int i = 0; i < p->nla; i++)
 			if (!skippable(p, &p->la[i]) && j++ != i)
 				p->la[j - 1] = p->la[i];
 		p->nla = j;
+		p->nsoft = 0;
 	}
 	while (p->nla <= k) {
 		Token *t = &p->la[p->nla];
 		fx_lex_next(&p->lx, t);
-		if (skippable(p, t))
-			continue;
+		if (fx_tok_soft(t)) {
+			if (p->join > 0)
+				continue;
+			p->nsoft++;
+		}
 		p->nla++;
 	}
 	return &p->la[k];
 }
 
-Token *
-fx_cur(Parser *p)
-{
-	/* the common case, without fx_peek's bookkeeping: a lookahead
-	 * token that joining would not drop is the current one */
-	if (p->nla > 0 && !skippable(p, &p->la[0]))
-		return &p->la[0];
-	return fx_peek(p, 0);
-}
-
 void
 fx_adv(Parser *p)
 {
-	fx_peek(p, 0);
-	if (p->la[0].kind == T_EOF)
+	Token *t = fx_peek(p, 0);
+	if (t->kind == T_EOF)
 		return;
-	if (p->la[0].kind == T_NL)
+	if (t->kind == T_NL)
 		p->badline = false;
-	memmove(p->la, p->la + 1, (size_t)(p->nla - 1) * sizeof *p->la);
+	if (fx_tok_soft(t))
+		p->nsoft--;
+	if (p->nla > 1)
+		memmove(p->la, p->la + 1, (size_t)(p->nla - 1) * sizeof *p->la);
 	p->nla--;
 }
 
@@ -646,6 +631,61 @@ fx_skip_line(Parser *p)
 	}
 	p->badline = false;
 	p->join = join;
+}
+
+static bool
+isblank_(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Could s[0..n) lex to '[' INT ']'?  A colour code between them is
+ * skipped as blank by the lexer, so any ESC answers yes. */
+static bool
+hasindex(const char *s, size_t n)
+{
+	if (memchr(s, 0x1b, n))
+		return true;
+	const char *end = s + n, *q = s;
+	while ((q = memchr(q, '[', (size_t)(end - q))) != NULL) {
+		q++;
+		while (q < end && isblank_(*q))
+			q++;
+		if (q >= end || !isdig(*q))
+			continue;
+		while (q < end && isdig(*q))
+			q++;
+		while (q < end && isblank_(*q))
+			q++;
+		if (q < end && *q == ']')
+			return true;
+	}
+	return false;
+}
+
+bool
+fx_skip_plain_line(Parser *p)
+{
+	for (int i = 0; i < p->nla; i++)
+		if (p->la[i].kind == T_NL || p->la[i].kind == T_EOF)
+			return false;
+	Lexer *lx = &p->lx;
+	const char *from = p->nla ? p->la[0].p : lx->s + lx->pos;
+	size_t rest = (size_t)(lx->s + lx->n - from);
+	const char *nl = memchr(from, '\n', rest);
+	size_t len = nl ? (size_t)(nl - from) : rest;
+	if (hasindex(from, len))
+		return false;
+	/* the next token is the first of the next line */
+	lx->pos = nl ? (size_t)(nl + 1 - lx->s) : lx->n;
+	lx->line++;
+	lx->col = 1;
+	lx->bol = true;
+	lx->sawtok = false;
+	p->nla = 0;
+	p->nsoft = 0;
+	p->badline = false;
+	return true;
 }
 
 void
@@ -673,20 +713,6 @@ fx_expected(Parser *p, const char *what)
 }
 
 
-bool
-fx_atpunct(Parser *p, const char *text)
-{
-	return fx_tok_is(fx_cur(p), T_PUNCT, text);
-}
-
-bool
-fx_accept(Parser *p, const char *punct)
-{
-	if (!fx_atpunct(p, punct))
-		return false;
-	fx_adv(p);
-	return true;
-}
 
 bool
 fx_expect(Parser *p, const char *punct)
@@ -697,11 +723,4 @@ fx_expect(Parser *p, const char *punct)
 	snprintf(what, sizeof what, "'%s'", punct);
 	fx_expected(p, what);
 	return false;
-}
-
-bool
-fx_eol(Parser *p)
-{
-	Token *t = fx_cur(p);
-	return t->kind == T_NL || t->kind == T_EOF;
 }

@@ -631,7 +631,10 @@ prescan(Ctx *c)
 		Token *t = fx_cur(p);
 		if (atbodyend(c) || (t->first && tokeq(t, "return")))
 			break;
-		/* NAME [: ...] = NAME [ INT ] end */
+		/* NAME [: ...] = NAME [ INT ] end; most lines cannot hold
+		 * that, and their tokens after the first are not lexed */
+		if (t->first && fx_skip_plain_line(p))
+			continue;
 		if (t->kind == T_NAME && t->first) {
 			fx_adv(p);
 			int depth = 0;

@@ -1,0 +1,131 @@
+/* test_fx_scan.c - the fast paths of the FX dump parser: the getitem
+ * pre-scan that skips lines without "[ INT ]" unlexed, the punctuation
+ * switch, the lookahead across joined (multi-line) def lines. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "frontend/fx.h"
+#include "ir/ir.h"
+
+/* Parses src; returns the module (errors are in m->nerrors). */
+static Module *
+parse(const char *src, GraphId *g)
+{
+	Module *m = ir_module_new();
+	m->file = "t.txt";
+	m->src = src;
+	m->srclen = strlen(src);
+	m->diagout = fopen("/dev/null", "w");
+	assert_non_null(m->diagout);
+	*g = 0;
+	fx_parse(m, g);
+	fclose(m->diagout);
+	m->diagout = NULL;
+	return m;
+}
+
+static Node *
+named(Module *m, Graph *g, const char *name)
+{
+	for (NodeId n = 1; n < g->nnodes; n++)
+		if (strcmp(ir_str(m, g->nodes[n].name), name) == 0)
+			return &g->nodes[n];
+	fail_msg("no node %s", name);
+	return NULL;
+}
+
+#define HEAD \
+	"class GraphModule(torch.nn.Module):\n" \
+	"    def forward(self, x: \"f32[4, 6]\"):\n"
+
+/* "[ INT ]" spelled with blanks or colour codes between its tokens still
+ * reaches the pre-scan; a 1-d annotation "[16]" is no getitem. */
+static void
+test_getitem_forms(void **state)
+{
+	(void)state;
+	static const char *const idx[] = {"[3]", "[ 3 ]", "[\t3\t]",
+	    "[\x1b[1m3\x1b[0m]", "\x1b[0m[3]"};
+	for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
+		char src[1024];
+		snprintf(src, sizeof src, HEAD
+		    "        split = torch.ops.aten.split.Tensor(x, 1)\n"
+		    "        b: \"f32[16]\" = torch.ops.aten.relu.default(x)\n"
+		    "        getitem_3: \"f32[1, 6]\" = split%s\n"
+		    "        return (getitem_3, b)\n", idx[i]);
+		GraphId gid;
+		Module *m = parse(src, &gid);
+		assert_int_equal(m->nerrors, 0);
+		Graph *g = ir_graph(m, gid);
+		Node *sp = named(m, g, "split");
+		assert_int_equal(sp->nout, 4);
+		assert_string_equal(ir_str(m, ir_val(g, sp->out + 3)->name),
+		    "getitem_3");
+		assert_int_equal(named(m, g, "b")->nout, 1);
+		ir_free(m);
+	}
+}
+
+/* A body whose last line has no newline and no return: the pre-scan
+ * skips it unlexed and stops at the end; the parse reports it. */
+static void
+test_unterminated_body(void **state)
+{
+	(void)state;
+	GraphId gid;
+	Module *m = parse(HEAD
+	    "        split = torch.ops.aten.split.Tensor(x, 1)\n"
+	    "        getitem_1 = split[1]\n"
+	    "        b = torch.ops.aten.relu.default(x)", &gid);
+	assert_int_equal(m->nerrors, 1);
+	ir_free(m);
+}
+
+/* Two-character operators next to one-character ones, and a def line
+ * broken over lines with comments inside the brackets. */
+static void
+test_operators_and_joined_def(void **state)
+{
+	(void)state;
+	GraphId gid;
+	Module *m = parse("class GraphModule(torch.nn.Module):\n"
+	    "    def forward(self,  # the input\n"
+	    "                x: \"Sym(s0)\",\n"
+	    "                # a comment line\n"
+	    "                y: \"Sym(s1)\"):\n"
+	    "        a = x ** y\n"
+	    "        b = a // 2\n"
+	    "        c = b >= x\n"
+	    "        d = a != b\n"
+	    "        e = -a\n"
+	    "        f = a * b\n"
+	    "        return (c, d, e, f)\n", &gid);
+	assert_int_equal(m->nerrors, 0);
+	Graph *g = ir_graph(m, gid);
+	assert_int_equal(g->ninputs, 2);
+	static const char *const want[][2] = {{"a", "_operator::pow"},
+	    {"b", "_operator::floordiv"}, {"c", "_operator::ge"},
+	    {"d", "_operator::ne"}, {"e", "_operator::neg"},
+	    {"f", "_operator::mul"}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		assert_string_equal(ir_str(m, named(m, g, want[i][0])->op),
+		    want[i][1]);
+	ir_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_getitem_forms),
+		cmocka_unit_test(test_unterminated_body),
+		cmocka_unit_test(test_operators_and_joined_def),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
