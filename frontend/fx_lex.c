@@ -30,22 +30,52 @@ fx_lex_init(Lexer *lx, const char *s, size_t n)
 	lx->bol = true;
 }
 
+/* Character classes by table: the lexer tests one for every byte. */
+enum { C_DIG = 1, C_NAME0 = 2, C_BLANK = 4 };
+static const uint8_t cclass[256] = {
+	['0'] = C_DIG, ['1'] = C_DIG, ['2'] = C_DIG, ['3'] = C_DIG,
+	['4'] = C_DIG, ['5'] = C_DIG, ['6'] = C_DIG, ['7'] = C_DIG,
+	['8'] = C_DIG, ['9'] = C_DIG, ['_'] = C_NAME0,
+	['a'] = C_NAME0, ['b'] = C_NAME0, ['c'] = C_NAME0, ['d'] = C_NAME0,
+	['e'] = C_NAME0, ['f'] = C_NAME0, ['g'] = C_NAME0, ['h'] = C_NAME0,
+	['i'] = C_NAME0, ['j'] = C_NAME0, ['k'] = C_NAME0, ['l'] = C_NAME0,
+	['m'] = C_NAME0, ['n'] = C_NAME0, ['o'] = C_NAME0, ['p'] = C_NAME0,
+	['q'] = C_NAME0, ['r'] = C_NAME0, ['s'] = C_NAME0, ['t'] = C_NAME0,
+	['u'] = C_NAME0, ['v'] = C_NAME0, ['w'] = C_NAME0, ['x'] = C_NAME0,
+	['y'] = C_NAME0, ['z'] = C_NAME0,
+	['A'] = C_NAME0, ['B'] = C_NAME0, ['C'] = C_NAME0, ['D'] = C_NAME0,
+	['E'] = C_NAME0, ['F'] = C_NAME0, ['G'] = C_NAME0, ['H'] = C_NAME0,
+	['I'] = C_NAME0, ['J'] = C_NAME0, ['K'] = C_NAME0, ['L'] = C_NAME0,
+	['M'] = C_NAME0, ['N'] = C_NAME0, ['O'] = C_NAME0, ['P'] = C_NAME0,
+	['Q'] = C_NAME0, ['R'] = C_NAME0, ['S'] = C_NAME0, ['T'] = C_NAME0,
+	['U'] = C_NAME0, ['V'] = C_NAME0, ['W'] = C_NAME0, ['X'] = C_NAME0,
+	['Y'] = C_NAME0, ['Z'] = C_NAME0,
+	[' '] = C_BLANK, ['\t'] = C_BLANK, ['\r'] = C_BLANK, ['\f'] = C_BLANK,
+	['\v'] = C_BLANK,
+};
+
 static bool
 isdig(char c)
 {
-	return c >= '0' && c <= '9';
+	return cclass[(unsigned char)c] & C_DIG;
 }
 
 static bool
 isname0(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+	return cclass[(unsigned char)c] & C_NAME0;
 }
 
 static bool
 isnamec(char c)
 {
-	return isname0(c) || isdig(c);
+	return cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
+}
+
+static bool
+isblank_(char c)
+{
+	return cclass[(unsigned char)c] & C_BLANK;
 }
 
 static size_t
@@ -326,9 +356,11 @@ fx_lex_next(Lexer *lx, Token *t)
 			return;
 		}
 		char c = s[lx->pos];
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
-		    c == '\v') {
-			skipbytes(lx, 1);
+		if (isblank_(c)) {
+			size_t i = lx->pos + 1;
+			while (i < lx->n && isblank_(s[i]))
+				i++;
+			skipbytes(lx, i - lx->pos);
 			continue;
 		}
 		if (c == 0x1b) {
@@ -631,12 +663,6 @@ fx_skip_line(Parser *p)
 	}
 	p->badline = false;
 	p->join = join;
-}
-
-static bool
-isblank_(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
 /* Could s[0..n) lex to '[' INT ']'?  A colour code between them is

@@ -36,7 +36,7 @@ ir_graph(const Module *m, GraphId g)
 ValId
 ir_value(Graph *g, StrId name)
 {
-	vgrow((void **)&g->vals, &g->cvals, g->nvals + 1, sizeof *g->vals);
+	vgrow_nz((void **)&g->vals, &g->cvals, g->nvals + 1, sizeof *g->vals);
 	Value *v = &g->vals[g->nvals];
 	memset(v, 0, sizeof *v);
 	v->name = name;
@@ -61,7 +61,7 @@ ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank, const Dim *dims)
 	p->rank = rank;
 	p->dims = 0;
 	if (rank > 0) {
-		vgrow((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
+		vgrow_nz((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
 		    sizeof *g->dims);
 		p = ir_val(g, v); /* (vals did not move, but stay honest) */
 		p->dims = g->ndims;
@@ -113,7 +113,7 @@ ir_add_output(Graph *g, ValId v, OutKind k, StrId target)
 NodeId
 ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
 {
-	vgrow((void **)&g->nodes, &g->cnodes, g->nnodes + 1, sizeof *g->nodes);
+	vgrow_nz((void **)&g->nodes, &g->cnodes, g->nnodes + 1, sizeof *g->nodes);
 	NodeId id = g->nnodes++;
 	Node *n = &g->nodes[id];
 	memset(n, 0, sizeof *n);
@@ -144,7 +144,7 @@ ir_push_arg(Graph *g, NodeId n, Arg a)
 	Node *p = ir_nodep(g, n);
 	if (n != g->nnodes - 1 || p->args + p->nargs != g->nargs)
 		BUG("args pushed to node %u, which is not the last", n);
-	vgrow((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
+	vgrow_nz((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
 	g->args[g->nargs++] = a;
 	p->nargs++;
 }

@@ -284,6 +284,7 @@ struct Module {
 	/* interned strings */
 	char **strs;
 	uint32_t nstrs, cstrs;
+	uint64_t *strkey;  /* per string: its hash << 32 | its length */
 	uint32_t *strhash; /* open addressing, size hcap */
 	uint32_t hcap;
 	/* symbolic expressions (hash-consed like strings) */
@@ -324,6 +325,9 @@ void *xrealloc(void *p, size_t n); /* aborts on out-of-memory (a BUG) */
 _Noreturn void ir_bug(const char *file, int line, const char *fmt, ...);
 /* grow *arr (element size sz) to hold at least need elements */
 void vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+/* The same without zeroing: for tables whose every new element is written
+ * whole (zeroing would touch, and make resident, the unused capacity). */
+void vgrow_nz(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 
 /* module.c: the module, strings, expressions, tensors, diagnostics */
 Module *ir_module_new(void);
