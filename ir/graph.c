@@ -44,14 +44,6 @@ ir_value(Graph *g, StrId name)
 	return g->nvals++;
 }
 
-Value *
-ir_val(const Graph *g, ValId v)
-{
-	if (v == 0 || v >= g->nvals)
-		BUG("bad ValId %u", v);
-	return &g->vals[v];
-}
-
 void
 ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank, const Dim *dims)
 {
@@ -130,14 +122,6 @@ ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
 	return id;
 }
 
-Node *
-ir_nodep(const Graph *g, NodeId n)
-{
-	if (n == 0 || n >= g->nnodes)
-		BUG("bad NodeId %u", n);
-	return &g->nodes[n];
-}
-
 void
 ir_push_arg(Graph *g, NodeId n, Arg a)
 {
@@ -147,25 +131,6 @@ ir_push_arg(Graph *g, NodeId n, Arg a)
 	vgrow_nz((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
 	g->args[g->nargs++] = a;
 	p->nargs++;
-}
-
-const Arg *
-ir_arg(const Graph *g, NodeId n, uint32_t i)
-{
-	const Node *p = ir_nodep(g, n);
-	if (i >= p->nargs)
-		BUG("arg %u of node %u out of range", i, n);
-	return &g->args[p->args + i];
-}
-
-uint32_t
-ir_npos(const Graph *g, NodeId n)
-{
-	const Node *p = ir_nodep(g, n);
-	uint32_t i = 0;
-	while (i < p->nargs && g->args[p->args + i].key == 0)
-		i++;
-	return i;
 }
 
 bool

@@ -155,14 +155,6 @@ ir_intern(Module *m, const char *s)
 	return ir_internn(m, s, strlen(s));
 }
 
-const char *
-ir_str(const Module *m, StrId s)
-{
-	if (s >= m->nstrs)
-		BUG("bad StrId %u", s);
-	return m->strs[s];
-}
-
 static uint32_t
 hashexpr(const Expr *e)
 {
