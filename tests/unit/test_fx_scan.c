@@ -119,6 +119,33 @@ test_operators_and_joined_def(void **state)
 	ir_free(m);
 }
 
+/* Op names are built in a stack buffer up to 256 bytes, on the heap past
+ * it: both spell the same. */
+static void
+test_opname_lengths(void **state)
+{
+	(void)state;
+	static const size_t lens[] = {1, 200, 236, 237, 238, 300, 1000};
+	for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+		char *name = malloc(lens[i] + 1), *src = malloc(lens[i] + 512);
+		memset(name, 'k', lens[i]);
+		name[lens[i]] = 0;
+		sprintf(src, HEAD "        y = torch.ops.mylib.%s.default(x)\n"
+		    "        return (y,)\n", name);
+		GraphId gid;
+		Module *m = parse(src, &gid);
+		assert_int_equal(m->nerrors, 0);
+		const char *op = ir_str(m, named(m, ir_graph(m, gid), "y")->op);
+		assert_int_equal(strlen(op), lens[i] + strlen("mylib::.default"));
+		assert_memory_equal(op, "mylib::", 7);
+		assert_memory_equal(op + 7, name, lens[i]);
+		assert_string_equal(op + 7 + lens[i], ".default");
+		ir_free(m);
+		free(name);
+		free(src);
+	}
+}
+
 int
 main(void)
 {
@@ -126,6 +153,7 @@ main(void)
 		cmocka_unit_test(test_getitem_forms),
 		cmocka_unit_test(test_unterminated_body),
 		cmocka_unit_test(test_operators_and_joined_def),
+		cmocka_unit_test(test_opname_lengths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
