@@ -10,6 +10,8 @@
 
 /* Brackets nested deeper than this are reported, not recursed into. */
 #define FX_MAXDEPTH 64
+/* Dimensions a tensor annotation may have. */
+#define FX_MAXRANK 64
 
 typedef enum TokKind {
 	T_EOF,
@@ -213,6 +215,14 @@ typedef struct Ctx {
 	uint32_t nbinds, cbinds;
 	StrMap nout;      /* producer StrId -> largest getitem index + 1 */
 	StrId trace;
+	/* the last annotation text fx_annot_same read, and its static type */
+	struct {
+		const char *s;
+		size_t n;
+		uint8_t dtype;
+		int32_t rank;  /* -1: none kept */
+		Dim dims[FX_MAXRANK];
+	} ann;
 	bool poisoned;    /* an argument named a value whose statement failed */
 } Ctx;
 
@@ -232,6 +242,9 @@ bool fx_arg(Ctx *c, Arg *out, StrId *name, int depth);
  * text is at loc in the dump (one line).  Returns -1 after an error. */
 int fx_annot(Module *m, Graph *g, ValId v, const char *text, size_t n,
     Loc loc);
+/* The same for value v of the body being parsed; a text equal to the last
+ * one (a chain of nodes of one type) copies that value's static type. */
+int fx_annot_same(Ctx *c, ValId v, const char *text, size_t n, Loc loc);
 
 /* fx_sig.c: the "Graph signature:", "Range constraints:" and "Equality
  * constraints:" sections, starting at the current token (the section's

@@ -179,7 +179,7 @@ defvalue(Ctx *c, NodeId n, bool multi, StrId name, Loc loc, const char *an,
 	if (!multi) {
 		ValId v = np->out;
 		ir_val(c->g, v)->name = name;
-		if (an && fx_annot(c->m, c->g, v, an, ann, anloc) != 0)
+		if (an && fx_annot_same(c, v, an, ann, anloc) != 0)
 			c->p.badline = true;
 		bind(c, name, B_VAL, v, loc, false);
 		return;
@@ -986,6 +986,7 @@ fx_parse(Module *m, GraphId *out)
 	int errs0 = m->nerrors;
 	Ctx c;
 	memset(&c, 0, sizeof c);
+	c.ann.rank = -1;
 	c.m = m;
 	c.p.m = m;
 	if (m->srclen > MAXSRC) {

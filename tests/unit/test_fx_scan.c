@@ -146,6 +146,58 @@ test_opname_lengths(void **state)
 	}
 }
 
+static void
+check_type(Module *m, Graph *g, const char *name, DType dt, int32_t rank,
+    const int64_t *dims)
+{
+	const Value *v = ir_val(g, named(m, g, name)->out);
+	assert_int_equal(v->kind, VK_TENSOR);
+	assert_int_equal(v->dtype, dt);
+	assert_int_equal(v->rank, rank);
+	for (int32_t i = 0; i < rank; i++) {
+		assert_int_equal(ir_dims(g, named(m, g, name)->out)[i].e, 0);
+		assert_int_equal(ir_dims(g, named(m, g, name)->out)[i].n,
+		    dims[i]);
+	}
+}
+
+/* A repeated annotation text gives the same type as reading it anew:
+ * after other texts, a symbolic one (not kept) and a scalar one. */
+static void
+test_repeated_annotations(void **state)
+{
+	(void)state;
+	GraphId gid;
+	Module *m = parse("class GraphModule(torch.nn.Module):\n"
+	    "    def forward(self, x: \"f32[s0, 6]\"):\n"
+	    "        a: \"f32[4, 6]\" = torch.ops.aten.relu.default(x)\n"
+	    "        b: \"f32[4, 6]\" = torch.ops.aten.relu.default(a)\n"
+	    "        c: \"i64[4, 6]\" = torch.ops.aten.relu.default(b)\n"
+	    "        d: \"f32[4, 6]\" = torch.ops.aten.relu.default(c)\n"
+	    "        e: \"f32[s0, 6]\" = torch.ops.aten.relu.default(x)\n"
+	    "        f: \"f32[s0, 6]\" = torch.ops.aten.relu.default(e)\n"
+	    "        g: \"f32[]\" = torch.ops.aten.sum.default(d)\n"
+	    "        h: \"f32[]\" = torch.ops.aten.sum.default(a)\n"
+	    "        i: \"f32[4, 6]\" = torch.ops.aten.relu.default(f)\n"
+	    "        return (b, c, d, f, h, i)\n", &gid);
+	assert_int_equal(m->nerrors, 0);
+	Graph *g = ir_graph(m, gid);
+	static const int64_t d46[] = {4, 6};
+	check_type(m, g, "a", DT_F32, 2, d46);
+	check_type(m, g, "b", DT_F32, 2, d46);
+	check_type(m, g, "c", DT_I64, 2, d46);
+	check_type(m, g, "d", DT_F32, 2, d46);
+	check_type(m, g, "g", DT_F32, 0, NULL);
+	check_type(m, g, "h", DT_F32, 0, NULL);
+	check_type(m, g, "i", DT_F32, 2, d46);
+	for (int k = 0; k < 2; k++) {
+		ValId v = named(m, g, k ? "f" : "e")->out;
+		assert_int_not_equal(ir_dims(g, v)[0].e, 0);
+		assert_int_equal(ir_dims(g, v)[1].n, 6);
+	}
+	ir_free(m);
+}
+
 int
 main(void)
 {
@@ -154,6 +206,7 @@ main(void)
 		cmocka_unit_test(test_unterminated_body),
 		cmocka_unit_test(test_operators_and_joined_def),
 		cmocka_unit_test(test_opname_lengths),
+		cmocka_unit_test(test_repeated_annotations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
