@@ -7,7 +7,7 @@
 #include "fx_int.h"
 
 /* Dims of one tensor type, as in safetensors.c; PyTorch allows fewer. */
-enum { MAXRANK = 64 };
+enum { MAXRANK = FX_MAXRANK };
 
 /* Quoted input in messages is cut to this many bytes. */
 enum { QUOTE = 60 };
@@ -303,4 +303,33 @@ fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 		return 0;
 	}
 	return tensorannot(m, g, v, s, n, loc);
+}
+
+int
+fx_annot_same(Ctx *c, ValId v, const char *s, size_t n, Loc loc)
+{
+	Graph *g = c->g;
+	if (c->ann.rank >= 0 && c->ann.n == n && memcmp(c->ann.s, s, n) == 0) {
+		ir_set_tensor(g, v, (DType)c->ann.dtype, c->ann.rank,
+		    c->ann.dims);
+		return 0;
+	}
+	if (fx_annot(c->m, g, v, s, n, loc) != 0)
+		return -1;
+	/* only static shapes: a symbolic one is checked against the
+	 * symbols known when it is read */
+	const Value *x = ir_val(g, v);
+	if (x->kind != VK_TENSOR || x->rank < 0 || x->rank > FX_MAXRANK)
+		return 0;
+	const Dim *d = ir_dims(g, v);
+	for (int32_t i = 0; i < x->rank; i++)
+		if (d[i].e)
+			return 0;
+	c->ann.s = s;
+	c->ann.n = n;
+	c->ann.dtype = x->dtype;
+	c->ann.rank = x->rank;
+	if (x->rank > 0)
+		memcpy(c->ann.dims, d, (size_t)x->rank * sizeof *d);
+	return 0;
 }

@@ -59,7 +59,8 @@ fx_opname(Module *m, const Token *parts, int n)
 	size_t len = 16;
 	for (int i = 0; i < n; i++)
 		len += parts[i].n + 1;
-	char *buf = xrealloc(NULL, len), *o = buf;
+	char stack[256];  /* op names are short: no malloc per call */
+	char *buf = len <= sizeof stack ? stack : xrealloc(NULL, len), *o = buf;
 	int from = 0, sep;
 	if (n >= 4 && tokeq(&parts[0], "torch") && tokeq(&parts[1], "ops")) {
 		from = 2;
@@ -87,7 +88,8 @@ fx_opname(Module *m, const Token *parts, int n)
 		o += parts[i].n;
 	}
 	StrId s = ir_internn(m, buf, (size_t)(o - buf));
-	free(buf);
+	if (buf != stack)
+		free(buf);
 	return s;
 }
 

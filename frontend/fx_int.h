@@ -4,10 +4,14 @@
 #ifndef ONNXC_FX_INT_H
 #define ONNXC_FX_INT_H
 
+#include <string.h>
+
 #include "fx.h"
 
 /* Brackets nested deeper than this are reported, not recursed into. */
 #define FX_MAXDEPTH 64
+/* Dimensions a tensor annotation may have. */
+#define FX_MAXRANK 64
 
 typedef enum TokKind {
 	T_EOF,
@@ -46,7 +50,26 @@ typedef struct Lexer {
 /* fx_lex.c */
 void fx_lex_init(Lexer *lx, const char *s, size_t n);
 void fx_lex_next(Lexer *lx, Token *t);
-bool fx_tok_is(const Token *t, TokKind k, const char *text);
+/* Is t of kind k and, unless text is NULL, spelled text?  Inline, so
+ * that strlen of a literal folds away. */
+static inline bool
+fx_tok_is(const Token *t, TokKind k, const char *text)
+{
+	if (t->kind != k)
+		return false;
+	if (!text)
+		return true;
+	if (t->n == 0 || t->p[0] != text[0])
+		return false;   /* most mismatches, without strlen */
+	size_t n = strlen(text);
+	return t->n == n && memcmp(t->p, text, n) == 0;
+}
+/* newlines and comments: what a joined construct skips */
+static inline bool
+fx_tok_soft(const Token *t)
+{
+	return t->kind == T_NL || t->kind == T_COMMENT;
+}
 /* the decoded contents of a T_STR token, interned */
 StrId fx_str_value(Module *m, const Token *t);
 /* short printable description of a token for messages ("'foo'", "end of
@@ -86,24 +109,63 @@ typedef struct Parser {
 	Lexer lx;
 	Token la[4];     /* lookahead */
 	int nla;
+	int nsoft;       /* newlines and comments among la[0..nla) */
 	int join;        /* > 0: newlines and comments are skipped */
 	Sig sig;
 	bool badline;    /* an error was reported on the current line */
 } Parser;
 
 /* fx_lex.c: the parser's token stream */
-Token *fx_cur(Parser *p);
-Token *fx_peek(Parser *p, int k);  /* k tokens after the current one */
+Token *fx_peek_slow(Parser *p, int k);
+/* k tokens after the current one */
+static inline Token *
+fx_peek(Parser *p, int k)
+{
+	if (k < p->nla && (p->join <= 0 || p->nsoft == 0))
+		return &p->la[k];
+	return fx_peek_slow(p, k);
+}
+static inline Token *
+fx_cur(Parser *p)
+{
+	/* a lookahead token that joining would not drop is the current
+	 * one, whatever follows it */
+	if (p->nla > 0 && (p->join <= 0 || !fx_tok_soft(&p->la[0])))
+		return &p->la[0];
+	return fx_peek_slow(p, 0);
+}
 void fx_adv(Parser *p);
 void fx_skip_line(Parser *p);      /* the rest of the line and its newline */
+/* The same without lexing it, if the line holds no "[ INT ]" (for a scan
+ * that looks for getitems only); false if it does, or if the lookahead
+ * already holds its end. */
+bool fx_skip_plain_line(Parser *p);
 /* an error, unless one was already reported on this line */
 void fx_err(Parser *p, Loc loc, const char *fmt, ...);
 /* report "expected X, found Y" at the current token */
 void fx_expected(Parser *p, const char *what);
-bool fx_atpunct(Parser *p, const char *punct);
-bool fx_accept(Parser *p, const char *punct);  /* consume if there */
+static inline bool
+fx_atpunct(Parser *p, const char *punct)
+{
+	return fx_tok_is(fx_cur(p), T_PUNCT, punct);
+}
+/* consume if there */
+static inline bool
+fx_accept(Parser *p, const char *punct)
+{
+	if (!fx_atpunct(p, punct))
+		return false;
+	fx_adv(p);
+	return true;
+}
 bool fx_expect(Parser *p, const char *punct);  /* else report */
-bool fx_eol(Parser *p);                        /* at newline or end */
+/* at newline or end */
+static inline bool
+fx_eol(Parser *p)
+{
+	Token *t = fx_cur(p);
+	return t->kind == T_NL || t->kind == T_EOF;
+}
 
 /* The state of one fx_parse, and of the forward() being parsed. */
 /* What a name in a forward() body stands for. */
@@ -153,6 +215,14 @@ typedef struct Ctx {
 	uint32_t nbinds, cbinds;
 	StrMap nout;      /* producer StrId -> largest getitem index + 1 */
 	StrId trace;
+	/* the last annotation text fx_annot_same read, and its static type */
+	struct {
+		const char *s;
+		size_t n;
+		uint8_t dtype;
+		int32_t rank;  /* -1: none kept */
+		Dim dims[FX_MAXRANK];
+	} ann;
 	bool poisoned;    /* an argument named a value whose statement failed */
 } Ctx;
 
@@ -172,6 +242,9 @@ bool fx_arg(Ctx *c, Arg *out, StrId *name, int depth);
  * text is at loc in the dump (one line).  Returns -1 after an error. */
 int fx_annot(Module *m, Graph *g, ValId v, const char *text, size_t n,
     Loc loc);
+/* The same for value v of the body being parsed; a text equal to the last
+ * one (a chain of nodes of one type) copies that value's static type. */
+int fx_annot_same(Ctx *c, ValId v, const char *text, size_t n, Loc loc);
 
 /* fx_sig.c: the "Graph signature:", "Range constraints:" and "Equality
  * constraints:" sections, starting at the current token (the section's

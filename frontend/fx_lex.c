@@ -30,22 +30,52 @@ fx_lex_init(Lexer *lx, const char *s, size_t n)
 	lx->bol = true;
 }
 
+/* Character classes by table: the lexer tests one for every byte. */
+enum { C_DIG = 1, C_NAME0 = 2, C_BLANK = 4 };
+static const uint8_t cclass[256] = {
+	['0'] = C_DIG, ['1'] = C_DIG, ['2'] = C_DIG, ['3'] = C_DIG,
+	['4'] = C_DIG, ['5'] = C_DIG, ['6'] = C_DIG, ['7'] = C_DIG,
+	['8'] = C_DIG, ['9'] = C_DIG, ['_'] = C_NAME0,
+	['a'] = C_NAME0, ['b'] = C_NAME0, ['c'] = C_NAME0, ['d'] = C_NAME0,
+	['e'] = C_NAME0, ['f'] = C_NAME0, ['g'] = C_NAME0, ['h'] = C_NAME0,
+	['i'] = C_NAME0, ['j'] = C_NAME0, ['k'] = C_NAME0, ['l'] = C_NAME0,
+	['m'] = C_NAME0, ['n'] = C_NAME0, ['o'] = C_NAME0, ['p'] = C_NAME0,
+	['q'] = C_NAME0, ['r'] = C_NAME0, ['s'] = C_NAME0, ['t'] = C_NAME0,
+	['u'] = C_NAME0, ['v'] = C_NAME0, ['w'] = C_NAME0, ['x'] = C_NAME0,
+	['y'] = C_NAME0, ['z'] = C_NAME0,
+	['A'] = C_NAME0, ['B'] = C_NAME0, ['C'] = C_NAME0, ['D'] = C_NAME0,
+	['E'] = C_NAME0, ['F'] = C_NAME0, ['G'] = C_NAME0, ['H'] = C_NAME0,
+	['I'] = C_NAME0, ['J'] = C_NAME0, ['K'] = C_NAME0, ['L'] = C_NAME0,
+	['M'] = C_NAME0, ['N'] = C_NAME0, ['O'] = C_NAME0, ['P'] = C_NAME0,
+	['Q'] = C_NAME0, ['R'] = C_NAME0, ['S'] = C_NAME0, ['T'] = C_NAME0,
+	['U'] = C_NAME0, ['V'] = C_NAME0, ['W'] = C_NAME0, ['X'] = C_NAME0,
+	['Y'] = C_NAME0, ['Z'] = C_NAME0,
+	[' '] = C_BLANK, ['\t'] = C_BLANK, ['\r'] = C_BLANK, ['\f'] = C_BLANK,
+	['\v'] = C_BLANK,
+};
+
 static bool
 isdig(char c)
 {
-	return c >= '0' && c <= '9';
+	return cclass[(unsigned char)c] & C_DIG;
 }
 
 static bool
 isname0(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+	return cclass[(unsigned char)c] & C_NAME0;
 }
 
 static bool
 isnamec(char c)
 {
-	return isname0(c) || isdig(c);
+	return cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
+}
+
+static bool
+isblank_(char c)
+{
+	return cclass[(unsigned char)c] & C_BLANK;
 }
 
 static size_t
@@ -279,25 +309,23 @@ toolong(Token *t, const char *what)
 }
 
 /* The length of the punctuation token at s[0..n), 0 if there is none:
- * the two-character operators, else one of the single characters.  A
- * switch, not a walk over a string table: this runs for every token. */
+ * a switch on the first character, then the second of the two-character
+ * operators (** // == != <= >= ->).  This runs for every token. */
 static size_t
 punct_len(const char *s, size_t n)
 {
-	static const char two[][2] = {
-		{'*', '*'}, {'/', '/'}, {'=', '='}, {'!', '='}, {'<', '='},
-		{'>', '='}, {'-', '>'},
-	};
-	if (n >= 2)
-		for (size_t k = 0; k < sizeof two / sizeof two[0]; k++)
-			if (s[0] == two[k][0] && s[1] == two[k][1])
-				return 2;
+	char c2 = n >= 2 ? s[1] : 0;
 	switch (s[0]) {
 	case '(': case ')': case '[': case ']': case '{': case '}': case ',':
-	case ':': case ';': case '.': case '=': case '+': case '-': case '*':
-	case '/': case '%': case '<': case '>': case '&': case '|': case '~':
-	case '^': case '@': case '!':
+	case ':': case ';': case '.': case '+': case '%': case '&': case '|':
+	case '~': case '^': case '@':
 		return 1;
+	case '*': case '/':
+		return c2 == s[0] ? 2 : 1;
+	case '=': case '!': case '<': case '>':
+		return c2 == '=' ? 2 : 1;
+	case '-':
+		return c2 == '>' ? 2 : 1;
 	default:
 		return 0;
 	}
@@ -328,9 +356,11 @@ fx_lex_next(Lexer *lx, Token *t)
 			return;
 		}
 		char c = s[lx->pos];
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
-		    c == '\v') {
-			skipbytes(lx, 1);
+		if (isblank_(c)) {
+			size_t i = lx->pos + 1;
+			while (i < lx->n && isblank_(s[i]))
+				i++;
+			skipbytes(lx, i - lx->pos);
 			continue;
 		}
 		if (c == 0x1b) {
@@ -417,18 +447,6 @@ fx_lex_next(Lexer *lx, Token *t)
 	skipbytes(lx, len);
 }
 
-bool
-fx_tok_is(const Token *t, TokKind k, const char *text)
-{
-	if (t->kind != k)
-		return false;
-	if (!text)
-		return true;
-	if (t->n == 0 || t->p[0] != text[0])
-		return false;   /* most mismatches, without strlen */
-	size_t n = strlen(text);
-	return t->n == n && memcmp(t->p, text, n) == 0;
-}
 
 static int
 hexval(char c)
@@ -578,53 +596,52 @@ fx_map_free(StrMap *mp)
 }
 
 /* The token stream of the parser: lookahead, and newlines skipped while
- * a bracket of a joined construct is open. */
+ * a bracket of a joined construct is open.  fx_cur/fx_peek (fx_int.h)
+ * return a lookahead token directly; the work is done here only when a
+ * token must be lexed or a newline dropped. */
 
 static bool
 skippable(const Parser *p, const Token *t)
 {
-	return p->join > 0 && (t->kind == T_NL || t->kind == T_COMMENT);
+	return p->join > 0 && fx_tok_soft(t);
 }
 
 Token *
-fx_peek(Parser *p, int k)
+fx_peek_slow(Parser *p, int k)
 {
-	if (p->join > 0) {
+	if (p->join > 0 && p->nsoft > 0) {
 		int j = 0;
 		for (int i = 0; i < p->nla; i++)
 			if (!skippable(p, &p->la[i]) && j++ != i)
 				p->la[j - 1] = p->la[i];
 		p->nla = j;
+		p->nsoft = 0;
 	}
 	while (p->nla <= k) {
 		Token *t = &p->la[p->nla];
 		fx_lex_next(&p->lx, t);
-		if (skippable(p, t))
-			continue;
+		if (fx_tok_soft(t)) {
+			if (p->join > 0)
+				continue;
+			p->nsoft++;
+		}
 		p->nla++;
 	}
 	return &p->la[k];
 }
 
-Token *
-fx_cur(Parser *p)
-{
-	/* the common case, without fx_peek's bookkeeping: a lookahead
-	 * token that joining would not drop is the current one */
-	if (p->nla > 0 && !skippable(p, &p->la[0]))
-		return &p->la[0];
-	return fx_peek(p, 0);
-}
-
 void
 fx_adv(Parser *p)
 {
-	fx_peek(p, 0);
-	if (p->la[0].kind == T_EOF)
+	Token *t = fx_peek(p, 0);
+	if (t->kind == T_EOF)
 		return;
-	if (p->la[0].kind == T_NL)
+	if (t->kind == T_NL)
 		p->badline = false;
-	memmove(p->la, p->la + 1, (size_t)(p->nla - 1) * sizeof *p->la);
+	if (fx_tok_soft(t))
+		p->nsoft--;
+	if (p->nla > 1)
+		memmove(p->la, p->la + 1, (size_t)(p->nla - 1) * sizeof *p->la);
 	p->nla--;
 }
 
@@ -646,6 +663,55 @@ fx_skip_line(Parser *p)
 	}
 	p->badline = false;
 	p->join = join;
+}
+
+/* Could s[0..n) lex to '[' INT ']'?  A colour code between them is
+ * skipped as blank by the lexer, so any ESC answers yes. */
+static bool
+hasindex(const char *s, size_t n)
+{
+	if (memchr(s, 0x1b, n))
+		return true;
+	const char *end = s + n, *q = s;
+	while ((q = memchr(q, '[', (size_t)(end - q))) != NULL) {
+		q++;
+		while (q < end && isblank_(*q))
+			q++;
+		if (q >= end || !isdig(*q))
+			continue;
+		while (q < end && isdig(*q))
+			q++;
+		while (q < end && isblank_(*q))
+			q++;
+		if (q < end && *q == ']')
+			return true;
+	}
+	return false;
+}
+
+bool
+fx_skip_plain_line(Parser *p)
+{
+	for (int i = 0; i < p->nla; i++)
+		if (p->la[i].kind == T_NL || p->la[i].kind == T_EOF)
+			return false;
+	Lexer *lx = &p->lx;
+	const char *from = p->nla ? p->la[0].p : lx->s + lx->pos;
+	size_t rest = (size_t)(lx->s + lx->n - from);
+	const char *nl = memchr(from, '\n', rest);
+	size_t len = nl ? (size_t)(nl - from) : rest;
+	if (hasindex(from, len))
+		return false;
+	/* the next token is the first of the next line */
+	lx->pos = nl ? (size_t)(nl + 1 - lx->s) : lx->n;
+	lx->line++;
+	lx->col = 1;
+	lx->bol = true;
+	lx->sawtok = false;
+	p->nla = 0;
+	p->nsoft = 0;
+	p->badline = false;
+	return true;
 }
 
 void
@@ -673,20 +739,6 @@ fx_expected(Parser *p, const char *what)
 }
 
 
-bool
-fx_atpunct(Parser *p, const char *text)
-{
-	return fx_tok_is(fx_cur(p), T_PUNCT, text);
-}
-
-bool
-fx_accept(Parser *p, const char *punct)
-{
-	if (!fx_atpunct(p, punct))
-		return false;
-	fx_adv(p);
-	return true;
-}
 
 bool
 fx_expect(Parser *p, const char *punct)
@@ -697,11 +749,4 @@ fx_expect(Parser *p, const char *punct)
 	snprintf(what, sizeof what, "'%s'", punct);
 	fx_expected(p, what);
 	return false;
-}
-
-bool
-fx_eol(Parser *p)
-{
-	Token *t = fx_cur(p);
-	return t->kind == T_NL || t->kind == T_EOF;
 }

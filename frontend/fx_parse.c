@@ -179,7 +179,7 @@ defvalue(Ctx *c, NodeId n, bool multi, StrId name, Loc loc, const char *an,
 	if (!multi) {
 		ValId v = np->out;
 		ir_val(c->g, v)->name = name;
-		if (an && fx_annot(c->m, c->g, v, an, ann, anloc) != 0)
+		if (an && fx_annot_same(c, v, an, ann, anloc) != 0)
 			c->p.badline = true;
 		bind(c, name, B_VAL, v, loc, false);
 		return;
@@ -631,7 +631,10 @@ prescan(Ctx *c)
 		Token *t = fx_cur(p);
 		if (atbodyend(c) || (t->first && tokeq(t, "return")))
 			break;
-		/* NAME [: ...] = NAME [ INT ] end */
+		/* NAME [: ...] = NAME [ INT ] end; most lines cannot hold
+		 * that, and their tokens after the first are not lexed */
+		if (t->first && fx_skip_plain_line(p))
+			continue;
 		if (t->kind == T_NAME && t->first) {
 			fx_adv(p);
 			int depth = 0;
@@ -983,6 +986,7 @@ fx_parse(Module *m, GraphId *out)
 	int errs0 = m->nerrors;
 	Ctx c;
 	memset(&c, 0, sizeof c);
+	c.ann.rank = -1;
 	c.m = m;
 	c.p.m = m;
 	if (m->srclen > MAXSRC) {

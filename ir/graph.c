@@ -36,20 +36,12 @@ ir_graph(const Module *m, GraphId g)
 ValId
 ir_value(Graph *g, StrId name)
 {
-	vgrow((void **)&g->vals, &g->cvals, g->nvals + 1, sizeof *g->vals);
+	vgrow_nz((void **)&g->vals, &g->cvals, g->nvals + 1, sizeof *g->vals);
 	Value *v = &g->vals[g->nvals];
 	memset(v, 0, sizeof *v);
 	v->name = name;
 	v->rank = -1;
 	return g->nvals++;
-}
-
-Value *
-ir_val(const Graph *g, ValId v)
-{
-	if (v == 0 || v >= g->nvals)
-		BUG("bad ValId %u", v);
-	return &g->vals[v];
 }
 
 void
@@ -61,7 +53,7 @@ ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank, const Dim *dims)
 	p->rank = rank;
 	p->dims = 0;
 	if (rank > 0) {
-		vgrow((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
+		vgrow_nz((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
 		    sizeof *g->dims);
 		p = ir_val(g, v); /* (vals did not move, but stay honest) */
 		p->dims = g->ndims;
@@ -113,7 +105,7 @@ ir_add_output(Graph *g, ValId v, OutKind k, StrId target)
 NodeId
 ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
 {
-	vgrow((void **)&g->nodes, &g->cnodes, g->nnodes + 1, sizeof *g->nodes);
+	vgrow_nz((void **)&g->nodes, &g->cnodes, g->nnodes + 1, sizeof *g->nodes);
 	NodeId id = g->nnodes++;
 	Node *n = &g->nodes[id];
 	memset(n, 0, sizeof *n);
@@ -130,42 +122,15 @@ ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
 	return id;
 }
 
-Node *
-ir_nodep(const Graph *g, NodeId n)
-{
-	if (n == 0 || n >= g->nnodes)
-		BUG("bad NodeId %u", n);
-	return &g->nodes[n];
-}
-
 void
 ir_push_arg(Graph *g, NodeId n, Arg a)
 {
 	Node *p = ir_nodep(g, n);
 	if (n != g->nnodes - 1 || p->args + p->nargs != g->nargs)
 		BUG("args pushed to node %u, which is not the last", n);
-	vgrow((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
+	vgrow_nz((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
 	g->args[g->nargs++] = a;
 	p->nargs++;
-}
-
-const Arg *
-ir_arg(const Graph *g, NodeId n, uint32_t i)
-{
-	const Node *p = ir_nodep(g, n);
-	if (i >= p->nargs)
-		BUG("arg %u of node %u out of range", i, n);
-	return &g->args[p->args + i];
-}
-
-uint32_t
-ir_npos(const Graph *g, NodeId n)
-{
-	const Node *p = ir_nodep(g, n);
-	uint32_t i = 0;
-	while (i < p->nargs && g->args[p->args + i].key == 0)
-		i++;
-	return i;
 }
 
 bool

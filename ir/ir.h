@@ -285,6 +285,7 @@ struct Module {
 	/* interned strings */
 	char **strs;
 	uint32_t nstrs, cstrs;
+	uint64_t *strkey;  /* per string: its hash << 32 | its length */
 	uint32_t *strhash; /* open addressing, size hcap */
 	uint32_t hcap;
 	/* symbolic expressions (hash-consed like strings) */
@@ -340,6 +341,9 @@ void *xrealloc(void *p, size_t n); /* aborts on out-of-memory (a BUG) */
 _Noreturn void ir_bug(const char *file, int line, const char *fmt, ...);
 /* grow *arr (element size sz) to hold at least need elements */
 void vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+/* The same without zeroing: for tables whose every new element is written
+ * whole (zeroing would touch, and make resident, the unused capacity). */
+void vgrow_nz(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 
 /* module.c: the module, strings, expressions, tensors, diagnostics */
 Module *ir_module_new(void);
@@ -347,7 +351,6 @@ void ir_free(Module *m);
 StrId ir_intern(Module *m, const char *s);
 StrId ir_internn(Module *m, const char *s, size_t n);
 uint32_t ir_hash(const void *p, size_t n);  /* FNV-1a of n bytes */
-const char *ir_str(const Module *m, StrId s);
 ExprId ir_expr(Module *m, const Expr *e); /* hash-consed */
 ExprId ir_expr_int(Module *m, int64_t n);
 ExprId ir_expr_sym(Module *m, const char *name);
@@ -381,7 +384,6 @@ const char *ir_srcline(const Module *m, uint32_t line, size_t *len);
 GraphId ir_graph_new(Module *m, const char *name, GraphId parent);
 Graph *ir_graph(const Module *m, GraphId g);
 ValId ir_value(Graph *g, StrId name);           /* a fresh VK_UNKNOWN */
-Value *ir_val(const Graph *g, ValId v);
 void ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank,
     const Dim *dims);
 const Dim *ir_dims(const Graph *g, ValId v);    /* NULL if rank <= 0 */
@@ -390,13 +392,10 @@ void ir_add_output(Graph *g, ValId v, OutKind k, StrId target);
 /* A node with nout fresh output values.  Args are added with ir_push_arg
  * while it is the graph's last node. */
 NodeId ir_node(Graph *g, Dialect d, StrId op, uint32_t nout);
-Node *ir_nodep(const Graph *g, NodeId n);
 void ir_push_arg(Graph *g, NodeId n, Arg a);
-const Arg *ir_arg(const Graph *g, NodeId n, uint32_t i); /* i < nargs */
 /* positional i, else the kwarg named key; NULL if absent */
 const Arg *ir_find_arg(const Module *m, const Graph *g, NodeId n, int i,
     const char *key);
-uint32_t ir_npos(const Graph *g, NodeId n);     /* count of positional */
 /* a list Arg from n items (copied into Graph.items) */
 Arg ir_list(Graph *g, ArgKind kind, const Arg *items, uint32_t n);
 const Arg *ir_items(const Graph *g, const Arg *list);
@@ -508,5 +507,52 @@ const IrOp *ir_op_find(const char *op);
 /* the row whose in-place variant op is ("aten::add_.Tensor" gives
  * aten::add.Tensor's), NULL if none */
 const IrOp *ir_op_of_inplace(const char *op);
+
+/* Accessors, inline: passes and backends call them for every node, value
+ * and argument.  A bad handle is a BUG, as everywhere. */
+static inline const char *
+ir_str(const Module *m, StrId s)
+{
+	if (s >= m->nstrs)
+		BUG("bad StrId %u", s);
+	return m->strs[s];
+}
+
+static inline Value *
+ir_val(const Graph *g, ValId v)
+{
+	if (v == 0 || v >= g->nvals)
+		BUG("bad ValId %u", v);
+	return &g->vals[v];
+}
+
+static inline Node *
+ir_nodep(const Graph *g, NodeId n)
+{
+	if (n == 0 || n >= g->nnodes)
+		BUG("bad NodeId %u", n);
+	return &g->nodes[n];
+}
+
+/* argument i (< nargs) of node n */
+static inline const Arg *
+ir_arg(const Graph *g, NodeId n, uint32_t i)
+{
+	const Node *p = ir_nodep(g, n);
+	if (i >= p->nargs)
+		BUG("arg %u of node %u out of range", i, n);
+	return &g->args[p->args + i];
+}
+
+/* the count of node n's positional args (they come first) */
+static inline uint32_t
+ir_npos(const Graph *g, NodeId n)
+{
+	const Node *p = ir_nodep(g, n);
+	uint32_t i = 0;
+	while (i < p->nargs && g->args[p->args + i].key == 0)
+		i++;
+	return i;
+}
 
 #endif

@@ -68,6 +68,7 @@ ir_free(Module *m)
 		graph_free(m->graphs[i]);
 	free(m->graphs);
 	free(m->strs);
+	free(m->strkey);
 	free(m->strhash);
 	free(m->exprs);
 	free(m->exprhash);
@@ -77,8 +78,33 @@ ir_free(Module *m)
 	free(m);
 }
 
+/* The hash of interned strings: eight bytes a step (FNV above is one). */
+static uint32_t
+strhash(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	uint64_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	/* murmur3's finalizer: every input bit reaches the low (index) bits */
+	h ^= w;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
 /* Open-addressing table of indices; slot value 0 is empty, so entry i is
- * stored as i + 1. */
+ * stored as i + 1.  Each string's hash and length are kept (strkey), so
+ * growing rehashes no text and a probe compares text only on a match. */
 static void
 rehash_strs(Module *m)
 {
@@ -88,7 +114,7 @@ rehash_strs(Module *m)
 	memset(m->strhash, 0, cap * sizeof *m->strhash);
 	m->hcap = cap;
 	for (uint32_t i = 0; i < m->nstrs; i++) {
-		uint32_t h = hashbytes(m->strs[i], strlen(m->strs[i]));
+		uint32_t h = (uint32_t)(m->strkey[i] >> 32);
 		while (m->strhash[h & (cap - 1)])
 			h++;
 		m->strhash[h & (cap - 1)] = i + 1;
@@ -100,17 +126,27 @@ ir_internn(Module *m, const char *s, size_t n)
 {
 	if ((m->nstrs + 1) * 2 >= m->hcap)
 		rehash_strs(m);
-	uint32_t h = hashbytes(s, n);
+	if (n > UINT32_MAX)
+		BUG("string too long to intern");
+	uint32_t h = strhash(s, n);
+	uint64_t key = (uint64_t)h << 32 | n;
 	for (;; h++) {
 		uint32_t slot = m->strhash[h & (m->hcap - 1)];
 		if (!slot)
 			break;
-		const char *t = m->strs[slot - 1];
-		if (strncmp(t, s, n) == 0 && t[n] == 0)
+		if (m->strkey[slot - 1] == key &&
+		    memcmp(m->strs[slot - 1], s, n) == 0)
 			return slot - 1;
 	}
-	vgrow((void **)&m->strs, &m->cstrs, m->nstrs + 1, sizeof *m->strs);
+	if (m->nstrs == m->cstrs) {
+		uint32_t cap = m->cstrs;
+		vgrow_nz((void **)&m->strkey, &cap, m->nstrs + 1,
+		    sizeof *m->strkey);
+		vgrow_nz((void **)&m->strs, &m->cstrs, m->nstrs + 1,
+		    sizeof *m->strs);
+	}
 	m->strs[m->nstrs] = arena_strndup(m->arena, s, n);
+	m->strkey[m->nstrs] = key;
 	m->strhash[h & (m->hcap - 1)] = m->nstrs + 1;
 	return m->nstrs++;
 }
@@ -119,14 +155,6 @@ StrId
 ir_intern(Module *m, const char *s)
 {
 	return ir_internn(m, s, strlen(s));
-}
-
-const char *
-ir_str(const Module *m, StrId s)
-{
-	if (s >= m->nstrs)
-		BUG("bad StrId %u", s);
-	return m->strs[s];
 }
 
 static uint32_t

@@ -46,7 +46,7 @@ ir_bug(const char *file, int line, const char *fmt, ...)
 }
 
 void
-vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+vgrow_nz(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 {
 	uint64_t c = *cap ? *cap : 8;
 	if (need <= *cap)
@@ -56,8 +56,17 @@ vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 	if (c > UINT32_MAX || c * sz / sz != c)
 		BUG("table too large");
 	*arr = xrealloc(*arr, (size_t)c * sz);
-	memset((char *)*arr + (size_t)*cap * sz, 0, (size_t)(c - *cap) * sz);
 	*cap = (uint32_t)c;
+}
+
+void
+vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz)
+{
+	uint32_t old = *cap;
+	if (need <= old)
+		return;
+	vgrow_nz(arr, cap, need, sz);
+	memset((char *)*arr + (size_t)old * sz, 0, (size_t)(*cap - old) * sz);
 }
 
 Arena *

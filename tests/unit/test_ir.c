@@ -113,6 +113,34 @@ test_strings(void **state)
 	ir_free(m);
 }
 
+/* Prefixes of one another (every tail length of the 8-byte hash steps),
+ * names that differ only in their last byte, and ids handed out in
+ * first-seen order, across rehashes. */
+static void
+test_strings_prefixes(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	static const char text[] = "torch.ops.aten.linear.default_relu_123456";
+	StrId first = m->nstrs;
+	for (size_t n = 1; n < sizeof text; n++)
+		assert_int_equal(ir_internn(m, text, n), first + n - 1);
+	char buf[48];
+	StrId base = m->nstrs;
+	for (int i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof buf, "relu_%07d", i);
+		assert_int_equal(ir_intern(m, buf), base + (StrId)i);
+	}
+	for (size_t n = 1; n < sizeof text; n++) {
+		StrId id = ir_internn(m, text, n);
+		assert_int_equal(id, first + n - 1);
+		assert_int_equal(strlen(ir_str(m, id)), n);
+		assert_memory_equal(ir_str(m, id), text, n);
+	}
+	assert_int_equal(ir_intern(m, "relu_0012345"), base + 12345);
+	ir_free(m);
+}
+
 static void
 test_exprs_are_hash_consed(void **state)
 {
@@ -495,6 +523,7 @@ main(void)
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_arena_mark_release),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_strings_prefixes),
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
 		cmocka_unit_test(test_graph_building),
