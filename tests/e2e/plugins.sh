@@ -97,6 +97,17 @@ expect print_after_unknown 1 "--print-ir-after: no pass is named 'nothing'" -- \
 expect no_lower 1 "needs the pass 'lower'" -- "$graph" -o "$o" \
 	--load-plugin "$tp/options.so" --passes=opts
 
+# --- pass contracts: an ordering mistake is an error before any pass runs
+rm -f "$o"
+expect onnx_pass_before_lower 1 "--passes:1:1: error: pass 'simplify' needs property 'onnx' \\(an ONNX graph\\): no pass before it provides it\\n  simplify,lower\\n  \\^" \
+	"note: pass 'lower' provides 'onnx': run it before 'simplify'" -- \
+	"$graph" -o "$o" --passes=simplify,lower
+expect lower_twice 1 "--passes:1:7: error: pass 'lower' needs property 'fx' \\(an FX graph, not lowered yet\\): pass 'lower' before it does not keep it" -- \
+	"$graph" -o "$o" --passes=lower,lower
+expect fx_pass_after_lower 1 "--passes:1:7: error: pass 'decompose' needs property 'fx'" -- \
+	"$graph" -o "$o" --passes=lower,decompose
+[ -e "$o" ] && bad no_output_on_contract "an output was written" || ok no_output_on_contract
+
 # --- listing
 expect list_passes 0 -- --list-passes --load-plugin "$tp/options.so"
 if grep -Eq '^lower .* built-in$' "$work/out" &&
