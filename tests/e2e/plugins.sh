@@ -107,6 +107,11 @@ expect lower_twice 1 "--passes:1:7: error: pass 'lower' needs property 'fx' \\(a
 expect fx_pass_after_lower 1 "--passes:1:7: error: pass 'decompose' needs property 'fx'" -- \
 	"$graph" -o "$o" --passes=lower,decompose
 [ -e "$o" ] && bad no_output_on_contract "an output was written" || ok no_output_on_contract
+# a plugin of ABI 1.3 loads, and its pass (no contract) is not checked
+expect abi_1_3_before_lower 0 'note: \[abi-1\.3\] host ABI 1\.([4-9]|[1-9][0-9]), graph_new present, 10 outputs' -- \
+	"$graph" -o "$o" --load-plugin "$tp/abi13.so" --passes=old-abi,lower
+expect abi_1_3_after_lower 0 'note: \[abi-1\.3\] host ABI' -- \
+	"$graph" -o "$o" --load-plugin "$tp/abi13.so" --passes=lower,old-abi,dce
 
 # --- listing
 expect list_passes 0 -- --list-passes --load-plugin "$tp/options.so"
