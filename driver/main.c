@@ -437,6 +437,24 @@ list_passes(const PlRegistry *r)
 			    pl_opt_type_name(op->type), op->dflt,
 			    *op->help ? ": " : "", op->help);
 		}
+		if (!p->contract) {
+			printf("    no contract (a plugin of ABI 1.3 or older): "
+			    "not checked\n");
+			continue;
+		}
+		const uint32_t bits[3] = {p->info.needs, p->info.provides,
+			p->info.breaks};
+		const char *verb[3] = {"needs", "provides", "breaks"};
+		char buf[64];
+		const char *sep = "    ";
+		for (int k = 0; k < 3; k++)
+			if (bits[k]) {
+				printf("%s%s %s", sep, verb[k], pm_props_text(
+				    bits[k], buf, sizeof buf));
+				sep = "; ";
+			}
+		if (*sep == ';')
+			printf("\n");
 	}
 }
 

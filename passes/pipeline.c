@@ -435,6 +435,18 @@ enum { NPROPS = sizeof props / sizeof *props };
 _Static_assert(ONNXC_PROP_ALL == (1u << NPROPS) - 1,
     "every property has a name");
 
+char *
+pm_props_text(uint32_t bits, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < NPROPS && len < cap; i++)
+		if (bits & props[i].bit)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+			    len ? "," : "", props[i].name);
+	return buf;
+}
+
 /* The properties of graph g as its nodes show them (an empty graph has
  * both dialects). */
 static uint32_t

@@ -65,6 +65,9 @@ void pm_free(PmPipeline *p);
  * at the step, naming the pass that would provide it.  0 or -1. */
 int pm_check(Module *m, const PlRegistry *r, const PmPipeline *p,
     uint32_t have, uint32_t want);
+/* The names of the ONNXC_PROP_* bits set in bits ("fx,functional") into
+ * buf; returns buf. */
+char *pm_props_text(uint32_t bits, char *buf, size_t cap);
 /* Run the passes on *g, which follows the graph a pass switches to (lower
  * makes the ONNX graph), after pm_check.  0, or -1 with diagnostics
  * naming the pass and its plugin. */

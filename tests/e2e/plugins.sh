@@ -112,12 +112,16 @@ expect abi_1_3_before_lower 0 'note: \[abi-1\.3\] host ABI 1\.([4-9]|[1-9][0-9])
 	"$graph" -o "$o" --load-plugin "$tp/abi13.so" --passes=old-abi,lower
 expect abi_1_3_after_lower 0 'note: \[abi-1\.3\] host ABI' -- \
 	"$graph" -o "$o" --load-plugin "$tp/abi13.so" --passes=lower,old-abi,dce
+expect abi_1_3_listed 0 -- --list-passes --load-plugin "$tp/abi13.so"
+if grep -A1 '^old-abi ' "$work/out" | grep -q 'no contract (a plugin of ABI 1\.3 or older): not checked'
+then ok abi_1_3_no_contract; else bad abi_1_3_no_contract "$(grep -A1 old-abi "$work/out")"; fi
 
 # --- listing
 expect list_passes 0 -- --list-passes --load-plugin "$tp/options.so"
 if grep -Eq '^lower .* built-in$' "$work/out" &&
 	grep -Eq "^opts .* $tp/options\\.so\$" "$work/out" &&
-	grep -q '{n=int} default .3.: a count' "$work/out"; then
+	grep -q '{n=int} default .3.: a count' "$work/out" &&
+	grep -qx '    needs fx; provides onnx; breaks fx' "$work/out"; then
 	ok list_passes_where
 else
 	bad list_passes_where "$(cat "$work/out")"
