@@ -436,10 +436,12 @@ struct onnxc_host_api {
 	    onnxc_graph parent);
 	/* the graph g is nested in; 0 for a top-level graph or a bad g */
 	onnxc_graph (*graph_parent)(onnxc_ctx *ctx, onnxc_graph g);
-	/* a new graph input of g named name, of role ONNXC_ROLE_*.  In a
+	/* a new graph input of g named name, of role ONNXC_ROLE_* (not
+	 * CONST: see constant_input), typed with value_set_type.  In a
 	 * subgraph, ONNXC_ROLE_OUTER with index k stands for capture k of
-	 * the node owning it (its keyed "capture" arguments, in order); a
-	 * body's other inputs take ONNXC_ROLE_USER_INPUT */
+	 * the node owning it (its keyed "capture" arguments, in order) and
+	 * is no graph input (ONNX scoping); index is ignored for the other
+	 * roles.  A body's own inputs take ONNXC_ROLE_USER_INPUT */
 	onnxc_value (*input_add)(onnxc_ctx *ctx, onnxc_graph g,
 	    const char *name, uint32_t role, uint32_t index);
 	/* appends v as an output of g, of kind ONNXC_OUT_* with target (the
