@@ -175,6 +175,21 @@ else
 	bad rebuilt_nodes_in_order "$(cat "$work/out")"
 fi
 
+# --- ABI 1.4: a plugin pass makes an If with two branch subgraphs that
+# capture a value of the graph; its contract needs the ONNX graph
+rm -f "$o"
+expect nested_graphs 0 -- "$my/mylib.txt" -o "$o" --load-plugin "$tp/mylib.so" \
+	--load-plugin "$tp/nest.so" --passes=lower,wrap-if --verify-each --print-ir-after=wrap-if
+if grep -q '%wrap_if_out: f32\[2, 3\] = If(%wrap_if_cond, capture=%relu, then_branch=@wrap_if_then, else_branch=@wrap_if_else)' "$work/out" &&
+	grep -q 'return %wrap_if_out, %neg' "$work/out" &&
+	[ "$(grep -c '%wrap_if_x: f32\[2, 3\] outer capture 0' "$work/out")" = 2 ] && [ -s "$o" ]; then
+	ok nested_graphs_built
+else
+	bad nested_graphs_built "$(cat "$work/out")"
+fi
+expect nested_graphs_need_onnx 1 "--passes:1:1: error: pass 'wrap-if' needs property 'onnx'" -- \
+	"$my/mylib.txt" -o "$o" --load-plugin "$tp/mylib.so" --load-plugin "$tp/nest.so" --passes=wrap-if,lower
+
 # --- no plugin module takes a symbol from onnxc
 nm -g --defined-only "$build/libonnxc_core.a" 2>/dev/null |
 	awk 'NF == 3 { print $3 }' | sort -u >"$work/core"
