@@ -438,8 +438,8 @@ list_passes(const PlRegistry *r)
 			    *op->help ? ": " : "", op->help);
 		}
 		if (!p->contract) {
-			printf("    no contract (a plugin of ABI 1.3 or older): "
-			    "not checked\n");
+			printf("    no contract (a plugin of ABI 1.3 or "
+			    "older): not checked\n");
 			continue;
 		}
 		const uint32_t bits[3] = {p->info.needs, p->info.provides,

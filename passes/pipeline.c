@@ -4,8 +4,9 @@
  * Passes change graphs only through the host table, which records each
  * graph they touch; afterwards ir_normalize (ir/normalize.c) puts that
  * graph back in def-before-use order with erased nodes dropped, so a pass
- * may append a node and use it from anywhere.  Then ir_verify, with --verify-each or
- * in a debug build. */
+ * may append a node and use it from anywhere.  Then ir_verify, with
+ * --verify-each or in a debug build.  Before the first pass, pm_check
+ * holds the pipeline to the passes' contracts. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
