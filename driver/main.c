@@ -437,6 +437,24 @@ list_passes(const PlRegistry *r)
 			    pl_opt_type_name(op->type), op->dflt,
 			    *op->help ? ": " : "", op->help);
 		}
+		if (!p->contract) {
+			printf("    no contract (a plugin of ABI 1.3 or "
+			    "older): not checked\n");
+			continue;
+		}
+		const uint32_t bits[3] = {p->info.needs, p->info.provides,
+			p->info.breaks};
+		const char *verb[3] = {"needs", "provides", "breaks"};
+		char buf[64];
+		const char *sep = "    ";
+		for (int k = 0; k < 3; k++)
+			if (bits[k]) {
+				printf("%s%s %s", sep, verb[k], pm_props_text(
+				    bits[k], buf, sizeof buf));
+				sep = "; ";
+			}
+		if (*sep == ';')
+			printf("\n");
 	}
 }
 
@@ -607,13 +625,12 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		.print_after = o->print_after, .irout = stdout};
 	if (rep)
 		run.stats = dr_report_stats(rep, pipe->n, &run.nstats);
+	/* the frontend gives an FX graph; writing one needs ONNX (the pass
+	 * contracts decide whether the pipeline gets there) */
+	run.have = ONNXC_PROP_FX;
+	run.want = o->out ? ONNXC_PROP_ONNX : 0;
 	onnx = fx;
 	int rc = pm_run(m, r, pipe, &run, &onnx);
-	if (rc == 0 && onnx == fx && o->out) {
-		ir_error(m, (Loc){0}, "the pipeline leaves an FX graph, which "
-		    "cannot be written: it needs the pass 'lower'");
-		rc = -1;
-	}
 	if (rc == 0 && onnx != fx)
 		rc = ir_verify(m, onnx);
 	if (rc == 0 && o->print_ir && onnx != fx)

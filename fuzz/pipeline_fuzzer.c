@@ -36,12 +36,14 @@ static onnxc_status
 init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 {
 	static const onnxc_pass_info passes[] = {
-		{sizeof *passes, "decompose", "", decompose_opts, 2, run, NULL},
-		{sizeof *passes, "symbolize-shapes", "", NULL, 0, run, NULL},
-		{sizeof *passes, "fold", "", fold_opts, 1, run, NULL},
-		{sizeof *passes, "cse", "", NULL, 0, run, NULL},
-		{sizeof *passes, "dce", "", NULL, 0, run, NULL},
-		{sizeof *passes, "opts", "", opts_opts, 4, run, NULL},
+		{sizeof *passes, "decompose", "", decompose_opts, 2, run, NULL,
+		    0, 0, 0},
+		{sizeof *passes, "symbolize-shapes", "", NULL, 0, run, NULL,
+		    0, 0, 0},
+		{sizeof *passes, "fold", "", fold_opts, 1, run, NULL, 0, 0, 0},
+		{sizeof *passes, "cse", "", NULL, 0, run, NULL, 0, 0, 0},
+		{sizeof *passes, "dce", "", NULL, 0, run, NULL, 0, 0, 0},
+		{sizeof *passes, "opts", "", opts_opts, 4, run, NULL, 0, 0, 0},
 	};
 	(void)ctx;
 	for (size_t i = 0; i < sizeof passes / sizeof *passes; i++)

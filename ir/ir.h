@@ -441,6 +441,14 @@ void ir_print(Module *m, GraphId g, FILE *f);
  * Descends into the subgraphs of the graph's nodes. */
 int ir_verify(Module *m, GraphId g);
 
+/* normalize.c: after a pass edited graph g, erased nodes (op 0) dropped
+ * and the rest in an order where every use follows its definition -- the
+ * old order where it already does, a node made by the pass (NodeId >=
+ * base) right before its first user, or at the end when unused.  -1
+ * (reported, naming who) if a value is used after its node was erased,
+ * or nodes form a cycle. */
+int ir_normalize(Module *m, GraphId g, uint32_t base, const char *who);
+
 /* sym.c: symbolic algebra on Exprs (a canonical sum-of-products form with
  * integer coefficients, printed as sympy prints it), evaluation under
  * bindings, substitution, and the range/equality constraint tables */

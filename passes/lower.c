@@ -398,15 +398,7 @@ run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
 	(void)user;
 	int bn_onnx = 0;
 	host->opt_bool(c, "onnx-batch-norm", &bn_onnx);
-	Graph *g = ir_graph(c->m, c->graph);
-	for (NodeId n = 1; n < g->nnodes; n++)
-		if (g->nodes[n].dialect == D_ONNX) {
-			ir_error(c->m, g->nodes[n].loc, "pass 'lower': the "
-			    "graph is ONNX already (lower runs once per "
-			    "pipeline)");
-			return ONNXC_ERROR;
-		}
-	GraphId out;
+	GraphId out;  /* its contract: the pipeline checked the graph is FX */
 	if (lower_with(c->m, c->graph, &out, c->opset, c, bn_onnx) < 0)
 		return ONNXC_ERROR;
 	c->graph = out; /* the passes after this one see the ONNX graph */
@@ -437,6 +429,9 @@ init_lower(onnxc_ctx *c, const onnxc_host_api *host, onnxc_registry *reg)
 		.options = options,
 		.noptions = 1,
 		.run = run_lower,
+		.needs = ONNXC_PROP_FX,
+		.provides = ONNXC_PROP_ONNX,
+		.breaks = ONNXC_PROP_FX,
 	};
 	(void)c;
 	reg->has_rule = has_rule;

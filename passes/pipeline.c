@@ -2,10 +2,11 @@
  *
  * The pass manager runs each pass with an onnxc_ctx on the current graph.
  * Passes change graphs only through the host table, which records each
- * graph they touch; afterwards pm_normalize puts that graph back in
- * def-before-use order with erased nodes dropped, so a pass may append a
- * node and use it from anywhere.  Then ir_verify, with --verify-each or
- * in a debug build. */
+ * graph they touch; afterwards ir_normalize (ir/normalize.c) puts that
+ * graph back in def-before-use order with erased nodes dropped, so a pass
+ * may append a node and use it from anywhere.  Then ir_verify, with
+ * --verify-each or in a debug build.  Before the first pass, pm_check
+ * holds the pipeline to the passes' contracts. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,8 @@ pm_parse(Module *m, const PlRegistry *r, const char *flag, const char *text,
 	P p = {.m = m, .r = r, .flag = flag, .s = text, .n = strlen(text)};
 	char buf[16];
 	memset(out, 0, sizeof *out);
+	out->flag = arena_strndup(m->arena, flag, strlen(flag));
+	out->text = arena_strndup(m->arena, text, p.n);
 	for (;;) {
 		blanks(&p);
 		size_t at = p.pos, len = word(&p);
@@ -408,184 +411,149 @@ pm_free(PmPipeline *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* ------------------------------------------------------------ normalize */
+/* ------------------------------------------------------------ contracts */
 
-typedef struct Norm {
-	Module *m;
-	Graph *g;
-	const char *who;
-	NodeId *deps;
-	uint32_t ndeps, cdeps;
-	int bad;
-} Norm;
+static const struct {
+	uint32_t bit;
+	const char *name, *what;
+} props[] = {
+	{ONNXC_PROP_FX, "fx", "an FX graph, not lowered yet"},
+	{ONNXC_PROP_ONNX, "onnx", "an ONNX graph"},
+	{ONNXC_PROP_FUNCTIONAL, "functional", "no in-place ops"},
+	{ONNXC_PROP_NO_HOP, "no-hop", "no higher-order op whose body is to "
+	    "be inlined"},
+	{ONNXC_PROP_SYMBOLIZED, "symbolized", "dims symbolized as --dynamic "
+	    "asks"},
+};
+enum { NPROPS = sizeof props / sizeof *props };
+_Static_assert(ONNXC_PROP_ALL == (1u << NPROPS) - 1,
+    "every property has a name");
 
+char *
+pm_props_text(uint32_t bits, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < NPROPS && len < cap; i++)
+		if (bits & props[i].bit)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+			    len ? "," : "", props[i].name);
+	return buf;
+}
+
+/* The properties of graph g as its nodes show them (an empty graph has
+ * both dialects). */
+static uint32_t
+props_of(const Module *m, GraphId g)
+{
+	const Graph *G = ir_graph(m, g);
+	uint32_t seen = 0;
+	for (NodeId n = 1; n < G->nnodes; n++)
+		if (G->nodes[n].op)
+			seen |= G->nodes[n].dialect == D_ONNX ? ONNXC_PROP_ONNX
+			    : ONNXC_PROP_FX;
+	return seen ? seen : ONNXC_PROP_FX | ONNXC_PROP_ONNX;
+}
+
+/* The first registered pass providing property i, or NULL. */
 static const char *
-valname(Module *m, const Graph *g, ValId v)
+provider(const PlRegistry *r, int i)
 {
-	return g->vals[v].name ? ir_str(m, g->vals[v].name) : "(unnamed)";
+	for (uint32_t k = 0; k < r->npasses; k++)
+		if (r->passes[k].contract &&
+		    (r->passes[k].info.provides & props[i].bit))
+			return r->passes[k].info.name;
+	return NULL;
 }
 
-/* The defining nodes of the values arg a uses, onto z->deps. */
-static void
-collect(Norm *z, NodeId user, const Arg *a, int depth)
+/* Property i is missing at off, where pass `who` (NULL: the end of the
+ * pipeline) needs it; `lost` is the step that took it away, if any. */
+static int
+unmet(Module *m, const PlRegistry *r, const PmPipeline *p, uint32_t off,
+    const char *who, int i, const PmStep *lost)
 {
-	const Graph *g = z->g;
-	if (a->kind == A_LIST || a->kind == A_TUPLE) {
-		if (depth > 64 ||
-		    (uint64_t)a->u.list.off + a->u.list.n > g->nitems)
-			return; /* ir_verify reports it */
-		for (uint32_t i = 0; i < a->u.list.n; i++)
-			collect(z, user, &g->items[a->u.list.off + i],
-			    depth + 1);
-		return;
-	}
-	if (a->kind != A_VAL || a->u.v == 0 || a->u.v >= g->nvals)
-		return;
-	NodeId d = g->vals[a->u.v].def;
-	if (d == 0 || d >= g->nnodes)
-		return;
-	if (!g->nodes[d].op) {
-		ir_error(z->m, g->nodes[user].loc, "%s: '%s' is still used by "
-		    "%s after the node defining it was erased", z->who,
-		    valname(z->m, g, a->u.v), ir_str(z->m, g->nodes[user].op));
-		z->bad++;
-		return;
-	}
-	vgrow((void **)&z->deps, &z->cdeps, z->ndeps + 1, sizeof *z->deps);
-	z->deps[z->ndeps++] = d;
-}
-
-static void
-cycle(Module *m, const Graph *g, NodeId n, const char *who)
-{
-	ir_error(m, g->nodes[n].loc, "%s: nodes form a cycle through %s", who,
-	    ir_str(m, g->nodes[n].op));
+	const char *by = provider(r, i), *flag = p->flag ? p->flag : "passes";
+	char why[160];
+	if (lost)
+		snprintf(why, sizeof why, "pass '%s' before it does not keep "
+		    "it", lost->pass->info.name);
+	else
+		snprintf(why, sizeof why, "no pass before it provides it");
+	if (who)
+		report(m, "error", flag, p->text, off, "pass '%s' needs "
+		    "property '%s' (%s): %s", who, props[i].name,
+		    props[i].what, why);
+	else
+		report(m, "error", flag, p->text, off, "the pipeline "
+		    "leaves a graph without property '%s' (%s), which cannot "
+		    "be written: it needs the pass '%s'", props[i].name,
+		    props[i].what, by ? by : "(none registered)");
+	if (who && by && !lost)
+		report(m, "note", flag, NULL, 0, "pass '%s' provides '%s': "
+		    "run it before '%s'", by, props[i].name, who);
+	return -1;
 }
 
 int
-pm_normalize(Module *m, GraphId gid, uint32_t base, const char *who)
+pm_check(Module *m, const PlRegistry *r, const PmPipeline *p,
+    uint32_t have, uint32_t want)
 {
-	Graph *g = ir_graph(m, gid);
-	uint32_t nn = g->nnodes;
-	Norm z = {.m = m, .g = g, .who = who};
-	uint32_t *start = calloc(nn + 1, sizeof *start);
-	uint8_t *state = calloc(nn + 1, 1);
-	NodeId *order = calloc(nn + 1, sizeof *order);
-	struct {
-		NodeId n;
-		uint32_t k;
-	} *stack = calloc(nn + 1, sizeof *stack);
-	if (!start || !state || !order || !stack)
-		BUG("out of memory");
-	for (NodeId n = 1; n < nn; n++) {
-		start[n] = z.ndeps;
-		const Node *p = &g->nodes[n];
-		if (!p->op || (uint64_t)p->args + p->nargs > g->nargs)
-			continue;
-		for (uint32_t k = 0; k < p->nargs; k++)
-			collect(&z, n, &g->args[p->args + k], 0);
+	const PmStep *lost[NPROPS] = {0};  /* the step that broke each */
+	for (uint32_t k = 0; k < p->n; k++) {
+		const PmStep *st = &p->steps[k];
+		const onnxc_pass_info *pi = &st->pass->info;
+		if (!st->pass->contract)
+			continue;   /* before ABI 1.4: not checked */
+		for (int i = 0; i < NPROPS; i++)
+			if (pi->needs & ~have & props[i].bit)
+				return unmet(m, r, p, st->off, pi->name, i,
+				    lost[i]);
+		for (int i = 0; i < NPROPS; i++)
+			if (pi->breaks & ~pi->provides & have & props[i].bit)
+				lost[i] = st;
+		have = (have & ~pi->breaks) | pi->provides;
 	}
-	start[nn] = z.ndeps;
-	for (uint32_t i = 0; i < g->noutputs; i++) {
-		ValId v = g->outputs[i];
-		NodeId d = v && v < g->nvals ? g->vals[v].def : 0;
-		if (d && d < nn && !g->nodes[d].op) {
-			ir_error(m, (Loc){0}, "%s: graph output '%s' was left "
-			    "without its node, which was erased", who,
-			    valname(m, g, v));
-			z.bad++;
-		}
-	}
-	if (z.bad)
-		goto out;
-
-	/* Depth-first from the old nodes in order, then the new ones: each
-	 * node goes after the nodes it uses, which puts new nodes right
-	 * before their first user and keeps a valid old order as it is. */
-	uint32_t norder = 0;
-	for (int pass = 0; pass < 2 && !z.bad; pass++)
-		for (NodeId root = 1; root < nn && !z.bad; root++) {
-			if (!g->nodes[root].op || state[root] ||
-			    (pass == 0) != (root < base))
-				continue;
-			uint32_t sp = 0;
-			stack[sp].n = root;
-			stack[sp++].k = 0;
-			state[root] = 1;
-			while (sp) {
-				NodeId n = stack[sp - 1].n;
-				if (start[n] + stack[sp - 1].k < start[n + 1]) {
-					NodeId d = z.deps[start[n] +
-					    stack[sp - 1].k++];
-					if (state[d] == 1) {
-						cycle(m, g, d, who);
-						z.bad++;
-						break;
-					}
-					if (state[d] == 0) {
-						state[d] = 1;
-						stack[sp].n = d;
-						stack[sp++].k = 0;
-					}
-					continue;
-				}
-				state[n] = 2;
-				order[norder++] = n;
-				sp--;
-			}
-		}
-	if (z.bad)
-		goto out;
-
-	/* Rebuild the node and arg tables in that order.  Values keep their
-	 * ids; outputs of erased nodes are defined by nothing now. */
-	uint32_t total = 0;
-	for (uint32_t i = 0; i < norder; i++)
-		total += g->nodes[order[i]].nargs;
-	Node *nodes = xrealloc(NULL, (norder + 1) * sizeof *nodes);
-	Arg *args = xrealloc(NULL, (total + 1) * sizeof *args);
-	nodes[0] = g->nodes[0];
-	for (NodeId n = 1; n < nn; n++) {
-		const Node *p = &g->nodes[n];
-		if (p->op)
-			continue;
-		for (uint32_t k = 0; k < p->nout && p->out + k < g->nvals; k++)
-			g->vals[p->out + k].def = 0;
-	}
-	uint32_t na = 0;
-	for (uint32_t i = 0; i < norder; i++) {
-		Node p = g->nodes[order[i]];
-		if (p.nargs)
-			memcpy(&args[na], &g->args[p.args],
-			    p.nargs * sizeof *args);
-		p.args = na;
-		na += p.nargs;
-		nodes[i + 1] = p;
-		for (uint32_t k = 0; k < p.nout && p.out + k < g->nvals; k++)
-			g->vals[p.out + k].def = i + 1;
-	}
-	free(g->nodes);
-	free(g->args);
-	g->nodes = nodes;
-	g->nnodes = g->cnodes = norder + 1;
-	g->args = args;
-	g->nargs = na;
-	g->cargs = total + 1;
-out:
-	free(start);
-	free(state);
-	free(order);
-	free(stack);
-	free(z.deps);
-	return z.bad ? -1 : 0;
+	for (int i = 0; i < NPROPS; i++)
+		if (want & ~have & props[i].bit)
+			return unmet(m, r, p, p->text ? (uint32_t)strlen(
+			    p->text) : 0, NULL, i, lost[i]);
+	return 0;
 }
 
 /* -------------------------------------------------------------- running */
+
+/* ir_verify on the top-level graph of each graph the pass changed, other
+ * than c->graph (verified already): a body is checked from its owner,
+ * which knows its captures.  Each once. */
+static int
+verify_touched(Module *m, const onnxc_ctx *c)
+{
+	uint8_t *done = calloc(m->ngraphs + 1, 1);
+	int rc = 0;
+	if (!done)
+		BUG("out of memory");
+	for (GraphId k = 1; k < c->cbase && k < m->ngraphs; k++) {
+		GraphId top = k;
+		for (uint32_t up = 0; c->base[k] && m->graphs[top]->parent &&
+		    up < m->ngraphs; up++)
+			top = m->graphs[top]->parent;
+		if (!c->base[k] || top == c->graph || done[top])
+			continue;
+		done[top] = 1;
+		if (ir_verify(m, top) < 0)
+			rc = -1;
+	}
+	free(done);
+	return rc;
+}
 
 int
 pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
     GraphId *g)
 {
+	if (pm_check(m, r, p, o->have ? o->have : props_of(m, *g),
+	    o->want) < 0)
+		return -1;
 	onnxc_ctx c;
 	pl_ctx_init(&c, m, r);
 	c.graph = *g;
@@ -632,7 +600,7 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 			break;
 		}
 		for (GraphId k = 1; k < c.cbase && k < m->ngraphs; k++)
-			if (c.base[k] && pm_normalize(m, k, c.base[k] - 1,
+			if (c.base[k] && ir_normalize(m, k, c.base[k] - 1,
 			    who) < 0)
 				rc = -1;
 		if (rc == 0 && c.graph && (c.graph >= m->ngraphs ||
@@ -641,13 +609,11 @@ pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
 			    "from %s", who, pl_where(r, pass->plugin));
 			rc = -1;
 		}
-		for (GraphId k = 1; rc == 0 && verify && k < c.cbase &&
-		    k < m->ngraphs; k++)
-			if (c.base[k] && k != c.graph && ir_verify(m, k) < 0) {
-				ir_note(m, (Loc){0}, "the IR was left invalid "
-				    "by %s", who);
-				rc = -1;
-			}
+		if (rc == 0 && verify && verify_touched(m, &c) < 0) {
+			ir_note(m, (Loc){0}, "the IR was left invalid by %s",
+			    who);
+			rc = -1;
+		}
 		if (rc == 0 && o->irout && (o->print_all || (o->print_after &&
 		    !strcmp(o->print_after, name)))) {
 			fprintf(o->irout, "// IR after %s\n", name);

@@ -21,6 +21,7 @@ typedef struct PmStep {
 typedef struct PmPipeline {
 	PmStep *steps;
 	uint32_t n, cap;
+	const char *flag, *text;  /* where it came from, for diagnostics */
 } PmPipeline;
 
 /* What one pass did, for --report. */
@@ -42,6 +43,9 @@ typedef struct PmRun {
 	FILE *irout;             /* where printed IR goes */
 	PmStat *stats;           /* if set, room for one per step: filled */
 	uint32_t *nstats;        /* with each pass run, the failed one too */
+	uint32_t have;           /* ONNXC_PROP_* true of *g before the first
+	                          * pass; 0: read off *g's nodes */
+	uint32_t want;           /* ... that must hold after the last one */
 } PmRun;
 
 /* The text of preset -O<level> (0, 1, 2), or NULL for another level. */
@@ -55,16 +59,19 @@ int pm_check_preset(Module *m, const PlRegistry *r, int level);
 int pm_parse(Module *m, const PlRegistry *r, const char *flag,
     const char *text, PmPipeline *p);
 void pm_free(PmPipeline *p);
+/* The pass contracts of p (onnxc_pass_info.needs/provides/breaks), from
+ * properties `have` before the first pass to `want` after the last: each
+ * property a pass needs and the passes before it do not give is an error
+ * at the step, naming the pass that would provide it.  0 or -1. */
+int pm_check(Module *m, const PlRegistry *r, const PmPipeline *p,
+    uint32_t have, uint32_t want);
+/* The names of the ONNXC_PROP_* bits set in bits ("fx,functional") into
+ * buf; returns buf. */
+char *pm_props_text(uint32_t bits, char *buf, size_t cap);
 /* Run the passes on *g, which follows the graph a pass switches to (lower
- * makes the ONNX graph).  0, or -1 with diagnostics naming the pass and
- * its plugin. */
+ * makes the ONNX graph), after pm_check.  0, or -1 with diagnostics
+ * naming the pass and its plugin. */
 int pm_run(Module *m, PlRegistry *r, const PmPipeline *p, const PmRun *o,
     GraphId *g);
-/* After a pass: erased nodes (op 0) dropped, the rest in an order where
- * every use follows its definition -- the old order where it already
- * does, a node made by the pass (NodeId >= base) right before its first
- * user, or at the end when unused.  -1 (reported, naming who) if a value
- * is used after its node was erased, or nodes form a cycle. */
-int pm_normalize(Module *m, GraphId g, uint32_t base, const char *who);
 
 #endif

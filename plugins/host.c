@@ -192,9 +192,11 @@ pl_from_plugin(const Module *m, const Graph *g, const onnxc_arg *o, Arg *a)
 		a->u.list.off = o->list;
 		a->u.list.n = o->len;
 		return (uint64_t)o->list + o->len <= g->nitems;
-	case ONNXC_ARG_GRAPH:
+	case ONNXC_ARG_GRAPH:   /* a body of a node of g: g's child */
 		a->u.g = o->ref;
-		return o->ref != 0 && o->ref < m->ngraphs;
+		return o->ref != 0 && o->ref < m->ngraphs &&
+		    m->graphs[o->ref]->parent &&
+		    m->graphs[m->graphs[o->ref]->parent] == g;
 	case ONNXC_ARG_TENSOR:
 		a->u.t = o->ref;
 		return o->ref != 0 && o->ref < m->ntensors;
@@ -622,6 +624,12 @@ const onnxc_host_api pl_host = {
 	.node_set_name = h_node_set_name,
 	.output_set = h_output_set,
 	.input_erase = h_input_erase,
+	.graph_new = h_graph_new,
+	.graph_parent = h_graph_parent,
+	.input_add = h_input_add,
+	.output_add = h_output_add,
+	.output_kind = h_output_kind,
+	.output_set_kind = h_output_set_kind,
 };
 
 /* ------------------------------------------------------------- calling */

@@ -106,5 +106,16 @@ onnxc_status h_node_set_name(onnxc_ctx *c, onnxc_graph g, onnxc_node n,
 onnxc_status h_output_set(onnxc_ctx *c, onnxc_graph g, uint32_t i,
     onnxc_value v);
 onnxc_status h_input_erase(onnxc_ctx *c, onnxc_graph g, onnxc_value v);
+/* host_graph.c: ABI 1.4 */
+onnxc_graph h_graph_new(onnxc_ctx *c, const char *name, onnxc_graph parent);
+onnxc_graph h_graph_parent(onnxc_ctx *c, onnxc_graph g);
+onnxc_value h_input_add(onnxc_ctx *c, onnxc_graph g, const char *name,
+    uint32_t role, uint32_t index);
+onnxc_status h_output_add(onnxc_ctx *c, onnxc_graph g, onnxc_value v,
+    uint32_t kind, onnxc_str target);
+onnxc_status h_output_kind(onnxc_ctx *c, onnxc_graph g, uint32_t i,
+    uint32_t *kind, onnxc_str *target);
+onnxc_status h_output_set_kind(onnxc_ctx *c, onnxc_graph g, uint32_t i,
+    uint32_t kind, onnxc_str target);
 
 #endif

@@ -32,6 +32,8 @@ typedef struct PlPass {
 	onnxc_pass_info info;  /* a copy; strings owned by the registry */
 	PlOptVal *dflt;        /* the defaults, parsed, one per option */
 	uint32_t plugin;       /* index into PlRegistry.plugins */
+	bool contract;         /* info.needs/provides/breaks were given
+	                        * (ABI 1.4); else the pass is not checked */
 } PlPass;
 
 typedef struct PlLowering {

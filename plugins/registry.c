@@ -171,6 +171,19 @@ h_register_pass(onnxc_registry *r, const onnxc_pass_info *pass)
 	PlPass p = {.plugin = r->current - 1};
 	memcpy(&p.info, pass, need);
 	p.info.size = sizeof p.info;
+	/* the contract of ABI 1.4; older descriptors end before it */
+	if (pass->size >= offsetof(onnxc_pass_info, breaks) +
+	    sizeof pass->breaks) {
+		if ((pass->needs | pass->provides | pass->breaks) &
+		    ~(uint32_t)ONNXC_PROP_ALL)
+			return refuse(r, "pass '%s' declares properties this "
+			    "onnxc does not know (see ONNXC_PROP_*)",
+			    pass->name);
+		p.info.needs = pass->needs;
+		p.info.provides = pass->provides;
+		p.info.breaks = pass->breaks;
+		p.contract = true;
+	}
 	p.info.name = copy(r, pass->name);
 	p.info.summary = copy(r, pass->summary);
 	onnxc_option *opts = arena_alloc(r->arena,

@@ -26,7 +26,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 3
+#define ONNXC_PLUGIN_ABI_MINOR 4
 
 /* ------------------------------------------------------------ status */
 
@@ -78,6 +78,27 @@ enum {
 	ONNXC_ROLE_BUFFER = 3, ONNXC_ROLE_CONST = 4, ONNXC_ROLE_CUSTOM_OBJ = 5,
 	ONNXC_ROLE_TOKEN = 6,
 	ONNXC_ROLE_OUTER = 7 /* in a subgraph: a value of the enclosing graph */
+};
+
+/* What a graph output is (graph signature); ABI 1.4. */
+enum {
+	ONNXC_OUT_USER = 0, ONNXC_OUT_LOSS = 1, ONNXC_OUT_BUFFER_MUTATION = 2,
+	ONNXC_OUT_USER_INPUT_MUTATION = 3, ONNXC_OUT_GRAD_PARAM = 4,
+	ONNXC_OUT_GRAD_INPUT = 5, ONNXC_OUT_TOKEN = 6,
+	ONNXC_OUT_PARAM_MUTATION = 7
+};
+
+/* Properties of the graph a pipeline works on, for pass contracts
+ * (onnxc_pass_info.needs/provides/breaks); ABI 1.4. */
+enum {
+	ONNXC_PROP_FX = 1u << 0,         /* "fx": FX nodes, before lowering */
+	ONNXC_PROP_ONNX = 1u << 1,       /* "onnx": ONNX nodes, lowered */
+	ONNXC_PROP_FUNCTIONAL = 1u << 2, /* "functional": no in-place ops */
+	ONNXC_PROP_NO_HOP = 1u << 3,     /* "no-hop": no higher-order op
+	                                  * wrapping a body to inline */
+	ONNXC_PROP_SYMBOLIZED = 1u << 4, /* "symbolized": dims as the
+	                                  * --dynamic options want them */
+	ONNXC_PROP_ALL = (1u << 5) - 1
 };
 
 /* Argument kinds. */
@@ -196,6 +217,13 @@ typedef struct onnxc_pass_info {
 	onnxc_status (*run)(onnxc_ctx *ctx, const onnxc_host_api *host,
 	    void *user);
 	void *user;
+	/* ---- ABI 1.4: the contract, in ONNXC_PROP_* bits.  The pipeline
+	 * refuses to run the pass where a property it needs does not hold.
+	 * A pass registered with a smaller size has no contract: it is not
+	 * checked, and is taken to keep every property. */
+	uint32_t needs;      /* must hold before it runs */
+	uint32_t provides;   /* hold after it */
+	uint32_t breaks;     /* may not hold after it (unless provided) */
 } onnxc_pass_info;
 
 typedef struct onnxc_lowering_info {
@@ -399,6 +427,32 @@ struct onnxc_host_api {
 	 * and for parameters and buffers under --training */
 	onnxc_status (*input_erase)(onnxc_ctx *ctx, onnxc_graph g,
 	    onnxc_value v);
+	/* ---- ABI 1.4: graphs that nest, and outputs ---- */
+	/* a new empty graph whose parent is `parent` (0: a top-level graph);
+	 * a subgraph becomes a node's body through an ONNXC_ARG_GRAPH
+	 * argument of a node of its parent.  Inside a pass only; 0 if
+	 * parent names no graph or name is empty */
+	onnxc_graph (*graph_new)(onnxc_ctx *ctx, const char *name,
+	    onnxc_graph parent);
+	/* the graph g is nested in; 0 for a top-level graph or a bad g */
+	onnxc_graph (*graph_parent)(onnxc_ctx *ctx, onnxc_graph g);
+	/* a new graph input of g named name, of role ONNXC_ROLE_* (not
+	 * CONST: see constant_input), typed with value_set_type.  In a
+	 * subgraph, ONNXC_ROLE_OUTER with index k stands for capture k of
+	 * the node owning it (its keyed "capture" arguments, in order) and
+	 * is no graph input (ONNX scoping); index is ignored for the other
+	 * roles.  A body's own inputs take ONNXC_ROLE_USER_INPUT */
+	onnxc_value (*input_add)(onnxc_ctx *ctx, onnxc_graph g,
+	    const char *name, uint32_t role, uint32_t index);
+	/* appends v as an output of g, of kind ONNXC_OUT_* with target (the
+	 * mutated buffer or input, 0 for none) */
+	onnxc_status (*output_add)(onnxc_ctx *ctx, onnxc_graph g,
+	    onnxc_value v, uint32_t kind, onnxc_str target);
+	/* the kind and target (either pointer may be NULL) of output i */
+	onnxc_status (*output_kind)(onnxc_ctx *ctx, onnxc_graph g, uint32_t i,
+	    uint32_t *kind, onnxc_str *target);
+	onnxc_status (*output_set_kind)(onnxc_ctx *ctx, onnxc_graph g,
+	    uint32_t i, uint32_t kind, onnxc_str target);
 };
 
 #define ONNXC_HOST_HAS(host, member) \

@@ -129,6 +129,7 @@ static const onnxc_pass_info pass = {
 	.options = options,
 	.noptions = sizeof options / sizeof *options,
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

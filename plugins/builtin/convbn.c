@@ -232,6 +232,7 @@ static const onnxc_pass_info pass = {
 	.summary = "fold inference BatchNormalization into the Conv before "
 	    "it (or an unpadded Conv after it)",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

@@ -203,6 +203,7 @@ static const onnxc_pass_info pass = {
 	.name = "fuse-einsum-transposes",
 	.summary = "let an Einsum's subscripts do the Transposes next to it",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

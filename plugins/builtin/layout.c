@@ -314,6 +314,7 @@ static const onnxc_pass_info pass = {
 	.summary = "chains of Reshapes and Transposes on static shapes become "
 	    "at most Reshape, Transpose, Reshape",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

@@ -55,6 +55,7 @@ static const onnxc_pass_info pass = {
 	.name = "lift-constants",
 	.summary = "turn ONNX Constant nodes into initializers",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

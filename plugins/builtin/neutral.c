@@ -162,6 +162,7 @@ static const onnxc_pass_info pass = {
 	.summary = "replace x+0, x*1, x/1, And(x, true), Abs of sizes and "
 	    "the like by their operand",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

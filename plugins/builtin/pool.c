@@ -58,6 +58,7 @@ static const onnxc_pass_info pass = {
 	.summary = "a global average pool flattened to (N, C) is one "
 	    "ReduceMean",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

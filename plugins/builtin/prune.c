@@ -65,6 +65,7 @@ static const onnxc_pass_info pass = {
 	.name = "prune-initializers",
 	.summary = "drop initializers that nothing reads",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

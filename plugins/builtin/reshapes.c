@@ -64,6 +64,7 @@ static const onnxc_pass_info pass = {
 	.name = "static-reshapes",
 	.summary = "give a Reshape the constant shape its result's type fixes",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

@@ -383,6 +383,7 @@ static const onnxc_pass_info pass = {
 	.summary = "move multiplications by constants into the weights of "
 	    "the MatMul or Conv next to them",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

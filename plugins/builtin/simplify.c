@@ -307,6 +307,7 @@ static const onnxc_pass_info pass = {
 	.summary = "remove ONNX nodes that move no data (Identity, no-op "
 	    "casts and views, transpose and reshape chains)",
 	.run = run,
+	.needs = ONNXC_PROP_ONNX,
 };
 
 static onnxc_status

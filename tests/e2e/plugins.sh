@@ -97,11 +97,31 @@ expect print_after_unknown 1 "--print-ir-after: no pass is named 'nothing'" -- \
 expect no_lower 1 "needs the pass 'lower'" -- "$graph" -o "$o" \
 	--load-plugin "$tp/options.so" --passes=opts
 
+# --- pass contracts: an ordering mistake is an error before any pass runs
+rm -f "$o"
+expect onnx_pass_before_lower 1 "--passes:1:1: error: pass 'simplify' needs property 'onnx' \\(an ONNX graph\\): no pass before it provides it\\n  simplify,lower\\n  \\^" \
+	"note: pass 'lower' provides 'onnx': run it before 'simplify'" -- \
+	"$graph" -o "$o" --passes=simplify,lower
+expect lower_twice 1 "--passes:1:7: error: pass 'lower' needs property 'fx' \\(an FX graph, not lowered yet\\): pass 'lower' before it does not keep it" -- \
+	"$graph" -o "$o" --passes=lower,lower
+expect fx_pass_after_lower 1 "--passes:1:7: error: pass 'decompose' needs property 'fx'" -- \
+	"$graph" -o "$o" --passes=lower,decompose
+[ -e "$o" ] && bad no_output_on_contract "an output was written" || ok no_output_on_contract
+# a plugin of ABI 1.3 loads, and its pass (no contract) is not checked
+expect abi_1_3_before_lower 0 'note: \[abi-1\.3\] host ABI 1\.([4-9]|[1-9][0-9]), graph_new present, 10 outputs' -- \
+	"$graph" -o "$o" --load-plugin "$tp/abi13.so" --passes=old-abi,lower
+expect abi_1_3_after_lower 0 'note: \[abi-1\.3\] host ABI' -- \
+	"$graph" -o "$o" --load-plugin "$tp/abi13.so" --passes=lower,old-abi,dce
+expect abi_1_3_listed 0 -- --list-passes --load-plugin "$tp/abi13.so"
+if grep -A1 '^old-abi ' "$work/out" | grep -q 'no contract (a plugin of ABI 1\.3 or older): not checked'
+then ok abi_1_3_no_contract; else bad abi_1_3_no_contract "$(grep -A1 old-abi "$work/out")"; fi
+
 # --- listing
 expect list_passes 0 -- --list-passes --load-plugin "$tp/options.so"
 if grep -Eq '^lower .* built-in$' "$work/out" &&
 	grep -Eq "^opts .* $tp/options\\.so\$" "$work/out" &&
-	grep -q '{n=int} default .3.: a count' "$work/out"; then
+	grep -q '{n=int} default .3.: a count' "$work/out" &&
+	grep -qx '    needs fx; provides onnx; breaks fx' "$work/out"; then
 	ok list_passes_where
 else
 	bad list_passes_where "$(cat "$work/out")"
@@ -154,6 +174,21 @@ if tr '\n' '|' <"$work/out" | grep -Eq '^// IR after rebuild-relu\|graph [^|]*\|
 else
 	bad rebuilt_nodes_in_order "$(cat "$work/out")"
 fi
+
+# --- ABI 1.4: a plugin pass makes an If with two branch subgraphs that
+# capture a value of the graph; its contract needs the ONNX graph
+rm -f "$o"
+expect nested_graphs 0 -- "$my/mylib.txt" -o "$o" --load-plugin "$tp/mylib.so" \
+	--load-plugin "$tp/nest.so" --passes=lower,wrap-if --verify-each --print-ir-after=wrap-if
+if grep -q '%wrap_if_out: f32\[2, 3\] = If(%wrap_if_cond, capture=%relu, then_branch=@wrap_if_then, else_branch=@wrap_if_else)' "$work/out" &&
+	grep -q 'return %wrap_if_out, %neg' "$work/out" &&
+	[ "$(grep -c '%wrap_if_x: f32\[2, 3\] outer capture 0' "$work/out")" = 2 ] && [ -s "$o" ]; then
+	ok nested_graphs_built
+else
+	bad nested_graphs_built "$(cat "$work/out")"
+fi
+expect nested_graphs_need_onnx 1 "--passes:1:1: error: pass 'wrap-if' needs property 'onnx'" -- \
+	"$my/mylib.txt" -o "$o" --load-plugin "$tp/mylib.so" --load-plugin "$tp/nest.so" --passes=wrap-if,lower
 
 # --- no plugin module takes a symbol from onnxc
 nm -g --defined-only "$build/libonnxc_core.a" 2>/dev/null |

@@ -16,7 +16,7 @@ init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 {
 	static const onnxc_pass_info pass = {
 		sizeof pass, "init-fail-pass", "never usable", NULL, 0, run,
-		NULL
+		NULL, 0, 0, 0
 	};
 	if (host->register_pass(reg, &pass) != ONNXC_OK)
 		return ONNXC_ERROR;

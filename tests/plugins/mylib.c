@@ -93,7 +93,7 @@ init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 	};
 	static const onnxc_pass_info pass = {
 		sizeof pass, "rebuild-relu", "remakes each relu at the end",
-		NULL, 0, rebuild_relu, NULL
+		NULL, 0, rebuild_relu, NULL, 0, 0, 0
 	};
 	(void)ctx;
 	if (host->register_lowering(reg, &twice) ||

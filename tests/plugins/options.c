@@ -40,7 +40,7 @@ init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 {
 	static const onnxc_pass_info pass = {
 		sizeof pass, "opts", "reports its options", opts,
-		sizeof opts / sizeof *opts, run, NULL
+		sizeof opts / sizeof *opts, run, NULL, 0, 0, 0
 	};
 	(void)ctx;
 	return host->register_pass(reg, &pass);

@@ -19,7 +19,8 @@ static onnxc_status
 init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 {
 	static const onnxc_pass_info pass = {
-		sizeof pass, "pass-error", "always fails", NULL, 0, run, NULL
+		sizeof pass, "pass-error", "always fails", NULL, 0, run, NULL,
+		    0, 0, 0
 	};
 	(void)ctx;
 	return host->register_pass(reg, &pass);

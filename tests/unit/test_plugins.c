@@ -90,10 +90,11 @@ init_tp(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 {
 	static const onnxc_pass_info alpha = {
 		sizeof alpha, "alpha", "reads its options", alpha_opts, 4,
-		run_alpha, &seen_alpha
+		run_alpha, &seen_alpha, 0, 0, 0
 	};
 	static const onnxc_pass_info beta = {
-		sizeof beta, "beta-2", "does nothing", NULL, 0, run_beta, NULL
+		sizeof beta, "beta-2", "does nothing", NULL, 0, run_beta, NULL,
+		    0, 0, 0
 	};
 	(void)ctx;
 	if (host->register_pass(reg, &alpha) || host->register_pass(reg, &beta))
@@ -111,16 +112,17 @@ init_bad(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 		{"n", ONNXC_OPT_INT, "many", ""},
 	};
 	static const onnxc_pass_info upper = {
-		sizeof upper, "Bad_Name", "", NULL, 0, run_beta, NULL
+		sizeof upper, "Bad_Name", "", NULL, 0, run_beta, NULL, 0, 0, 0
 	};
 	static const onnxc_pass_info dup = {
-		sizeof dup, "alpha", "", NULL, 0, run_beta, NULL
+		sizeof dup, "alpha", "", NULL, 0, run_beta, NULL, 0, 0, 0
 	};
 	static const onnxc_pass_info dflt = {
-		sizeof dflt, "bad-default", "", bad_default, 1, run_beta, NULL
+		sizeof dflt, "bad-default", "", bad_default, 1, run_beta, NULL,
+		    0, 0, 0
 	};
 	static const onnxc_pass_info norun = {
-		sizeof norun, "no-run", "", NULL, 0, NULL, NULL
+		sizeof norun, "no-run", "", NULL, 0, NULL, NULL, 0, 0, 0
 	};
 	(void)ctx;
 	int bad = 0;
@@ -604,7 +606,7 @@ test_use_counts(void **state)
 	assert_int_equal(item.ref, s.x);
 	assert_int_equal(h->list_item(&c, s.g, &list, 2, &item),
 	    ONNXC_INVALID);
-	assert_int_equal(pm_normalize(f->m, s.g, c.base[s.g] - 1, "test"), 0);
+	assert_int_equal(ir_normalize(f->m, s.g, c.base[s.g] - 1, "test"), 0);
 	assert_int_equal(ir_verify(f->m, s.g), 0);
 	pl_ctx_fini(&c);
 }
@@ -636,7 +638,7 @@ test_normalize_orders_new_nodes(void **state)
 	    1);
 	assert_int_equal(h->node_push_arg(&c, s.g, u, &x), ONNXC_OK);
 	assert_int_equal(ir_verify(f->m, s.g), -1); /* neg uses exp early */
-	assert_int_equal(pm_normalize(f->m, s.g, c.base[s.g] - 1, "test"), 0);
+	assert_int_equal(ir_normalize(f->m, s.g, c.base[s.g] - 1, "test"), 0);
 	g = ir_graph(f->m, s.g);
 	assert_int_equal(g->nnodes, 4);
 	assert_string_equal(ir_str(f->m, g->nodes[1].op), "aten::exp.default");
@@ -660,7 +662,7 @@ test_normalize_dangling_and_cycle(void **state)
 	onnxc_ctx c;
 	pass_ctx(f, &c, s.g);
 	assert_int_equal(h->node_erase(&c, s.g, s.a), ONNXC_OK);
-	assert_int_equal(pm_normalize(f->m, s.g, c.base[s.g] - 1,
+	assert_int_equal(ir_normalize(f->m, s.g, c.base[s.g] - 1,
 	    "pass 'x'"), -1);
 	assert_non_null(strstr(captured(f->m, &f->cap), "error: pass 'x': "
 	    "'a' is still used by aten::neg.default after the node defining "
@@ -673,7 +675,7 @@ test_normalize_dangling_and_cycle(void **state)
 	onnxc_arg bv = {.kind = ONNXC_ARG_VALUE,
 		.ref = ir_nodep(g, t.b)->out};
 	assert_int_equal(h->node_set_arg(&c, t.g, t.a, 0, &bv), ONNXC_OK);
-	assert_int_equal(pm_normalize(f->m, t.g, c.base[t.g] - 1,
+	assert_int_equal(ir_normalize(f->m, t.g, c.base[t.g] - 1,
 	    "pass 'y'"), -1);
 	assert_non_null(strstr(captured(f->m, &f->cap), "pass 'y': nodes "
 	    "form a cycle"));

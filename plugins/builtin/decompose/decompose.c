@@ -165,6 +165,7 @@ static const onnxc_pass_info pass = {
 	sizeof(onnxc_pass_info), "decompose",
 	"rewrite high-level ATen ops into ops the lowering handles",
 	options, sizeof options / sizeof *options, run, NULL,
+	ONNXC_PROP_FX, 0, 0,  /* needs, provides, breaks */
 };
 
 static onnxc_status

@@ -348,6 +348,8 @@ static const onnxc_pass_info pass = {
 	.summary = "in-place ops and writes through views as functional "
 	    "updates",
 	.run = run,
+	.needs = ONNXC_PROP_FX,
+	.provides = ONNXC_PROP_FUNCTIONAL,
 };
 
 static onnxc_status

@@ -431,6 +431,8 @@ static const onnxc_pass_info pass = {
 	.summary = "inline the bodies of wrap_with_set_grad_enabled and of "
 	    "disabled wrap_with_autocast",
 	.run = run,
+	.needs = ONNXC_PROP_FX,
+	.provides = ONNXC_PROP_NO_HOP,
 };
 
 static onnxc_status

@@ -697,6 +697,8 @@ static const onnxc_pass_info pass = {
 	.options = options,
 	.noptions = sizeof options / sizeof *options,
 	.run = run,
+	.needs = ONNXC_PROP_FX,
+	.provides = ONNXC_PROP_SYMBOLIZED,
 };
 
 static onnxc_status
