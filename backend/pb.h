@@ -56,5 +56,12 @@ void pb_str(Pb *w, uint32_t field, const char *s);  /* NULL: absent */
 /* A submessage field: its fields go between pb_open and pb_close. */
 void pb_open(Pb *w, uint32_t field);
 void pb_close(Pb *w);
+/* A submessage whose length the caller knows (no pb_close, and no entry
+ * in lens): cheaper for small fixed-shape messages. */
+void pb_open_sized(Pb *w, uint32_t field, uint64_t len);
+/* The bytes a bytes field of n bytes takes, tag and length included. */
+uint64_t pb_bytes_size(uint32_t field, uint64_t n);
+/* The bytes a varint field of value v takes, tag included. */
+uint64_t pb_varint_size(uint32_t field, uint64_t v);
 
 #endif
