@@ -5,7 +5,7 @@
 #include "pb.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
-enum { BUFSZ = 64 * 1024 };
+enum { BUFSZ = PB_BUFSZ };
 
 struct PbOpen {
 	uint32_t slot;   /* its entry of lens */
@@ -163,7 +163,7 @@ bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
 }
 
 void
-pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
+pb_bytes_any(Pb *w, uint32_t field, const void *p, size_t n)
 {
 	bytes(w, field, p, n, false);
 }
@@ -172,13 +172,6 @@ void
 pb_weights(Pb *w, uint32_t field, const void *p, size_t n)
 {
 	bytes(w, field, p, n, true);
-}
-
-void
-pb_str(Pb *w, uint32_t field, const char *s)
-{
-	if (s)
-		pb_bytes(w, field, s, strlen(s));
 }
 
 void
