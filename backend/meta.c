@@ -25,6 +25,14 @@ typedef struct FxAt {
 	NodeId n;
 } FxAt;
 
+/* An op's target texts: str() (torch.onnx), its repr() and FX's str(). */
+typedef struct OpText {
+	StrId op;
+	const char *plain, *repr, *fx;
+} OpText;
+
+enum { NOPTEXT = 64 };  /* a direct-mapped cache: models use few ops */
+
 struct BeMeta {
 	Module *m;
 	Arena *a;          /* every string handed out */
@@ -33,7 +41,8 @@ struct BeMeta {
 	const char **text; /* format_node() by name, once made */
 	uint32_t nat;
 	uint32_t **users;  /* per FX graph: num_users per node */
-	Buf b;
+	OpText optext[NOPTEXT]; /* by op & (NOPTEXT - 1) */
+	Buf b, t;
 };
 
 static void
@@ -144,6 +153,29 @@ target(Buf *b, const char *op, bool fx)
 	puts_(b, ns + 2);
 }
 
+/* the texts of op, made once while it stays in the cache (a text
+ * takes a few hundred instructions; nodes share few ops) */
+static const OpText *
+optext(BeMeta *x, StrId op)
+{
+	OpText *c = &x->optext[op & (NOPTEXT - 1)];
+	if (c->op == op && c->plain)
+		return c;
+	const char *s = ir_str(x->m, op);
+	Buf *t = &x->t;
+	c->op = op;
+	t->n = 0;
+	target(t, s, true);
+	c->fx = arena_strndup(x->a, t->p ? t->p : "", t->n);
+	t->n = 0;
+	target(t, s, false);
+	c->plain = arena_strndup(x->a, t->p ? t->p : "", t->n);
+	t->n = 0;
+	pyrepr(t, c->plain);
+	c->repr = arena_strndup(x->a, t->p, t->n);
+	return c;
+}
+
 static const char *const torch_dtype[DT_COUNT] = {
 	[DT_F32] = "float32", [DT_U8] = "uint8", [DT_I8] = "int8",
 	[DT_U16] = "uint16", [DT_I16] = "int16", [DT_I32] = "int32",
@@ -233,14 +265,18 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 	const Graph *g = ir_graph(m, gid);
 	const Node *n = ir_nodep(g, id);
 	Buf *b = &x->b;
-	char users[16];
-	snprintf(users, sizeof users, "%u", x->users[gid][id]);
+	/* num_users in decimal, without printf's cost */
+	char users[16], *u = users + sizeof users;
+	uint32_t cnt = x->users[gid][id];
+	do
+		*--u = (char)('0' + cnt % 10);
+	while (cnt /= 10);
 	puts_(b, "%");
 	puts_(b, ir_str(m, n->name));
 	puts_(b, " : [num_users=");
-	puts_(b, users);
+	put(b, u, (size_t)(users + sizeof users - u));
 	puts_(b, "] = call_function[target=");
-	target(b, ir_str(m, n->op), true);
+	puts_(b, optext(x, n->op)->fx);
 	puts_(b, "](args = (");
 	uint32_t npos = ir_npos(g, id);
 	for (uint32_t i = 0; i < npos; i++) {
@@ -344,6 +380,7 @@ be_meta_free(BeMeta *x)
 	free(x->at);
 	free(x->text);
 	free(x->b.p);
+	free(x->t.p);
 	arena_free(x->a);
 	free(x);
 }
@@ -388,7 +425,7 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 	const char *name = ir_str(m, n->name);
 	FxAt at = n->name < x->nat ? x->at[n->name] : (FxAt){0, 0};
 	const Node *fx = at.g ? ir_nodep(ir_graph(m, at.g), at.n) : NULL;
-	const char *op = fx ? ir_str(m, fx->op) : ir_str(m, n->op);
+	const OpText *op = optext(x, fx ? fx->op : n->op);
 	StrId scope = n->scope ? n->scope : fx ? fx->scope : 0;
 
 	/* scope lines "path\tClass" -> the three views torch.onnx makes */
@@ -420,13 +457,10 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 		if (view == 0) {
 			puts_(b, name);
 			puts_(b, ": ");
-			target(b, op, false);
+			puts_(b, op->plain);
 			out->ns = take(x);
 		} else if (view == 1) {
-			Buf t = {0};
-			target(&t, op, false);
-			pyrepr(b, t.p ? t.p : "");
-			free(t.p);
+			puts_(b, op->repr);
 			puts_(b, "]");
 			out->classes = take(x);
 		} else {

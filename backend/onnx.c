@@ -442,10 +442,11 @@ static void emit_graph(Enc *e, Pb *w, GraphId gid);
 static void
 emit_entry(Pb *w, uint32_t field, const char *key, const char *value)
 {
-	pb_open(w, field);
-	pb_str(w, ENTRY_KEY, key);
-	pb_str(w, ENTRY_VALUE, value);
-	pb_close(w);
+	size_t kl = strlen(key), vl = strlen(value);
+	pb_open_sized(w, field, pb_bytes_size(ENTRY_KEY, kl) +
+	    pb_bytes_size(ENTRY_VALUE, vl));
+	pb_bytes(w, ENTRY_KEY, key, kl);
+	pb_bytes(w, ENTRY_VALUE, value, vl);
 }
 
 /* The signature keys of graph input v (a ValueInfoProto's or an
@@ -477,23 +478,28 @@ emit_output_meta(Enc *e, Pb *w, const Value *v, OutKind k)
 static void
 emit_dim(Enc *e, Pb *w, Dim d)
 {
-	pb_open(w, SHAPE_DIM);
 	const Expr *x = d.e ? ir_exprp(e->m, d.e) : NULL;
-	if (x && x->kind == E_INT) {
-		pb_varint(w, DIM_VALUE, (uint64_t)x->n);
-	} else if (x) {
-		char small[128];
-		int n = ir_expr_print(e->m, d.e, small, sizeof small);
-		if (n < 0)
-			n = 0;
-		if ((size_t)n < sizeof small)
-			pb_bytes(w, DIM_PARAM, small, (size_t)n);
-		else
-			pb_str(w, DIM_PARAM, ir_dim_text(e->m, d));
-	} else if (d.n >= 0) {
-		pb_varint(w, DIM_VALUE, (uint64_t)d.n);
+	if (!x || x->kind == E_INT) {
+		/* a number, or an unknown dim (negative: neither field):
+		 * sized here, without the writer's table of lengths */
+		int64_t n = x ? x->n : d.n;
+		uint64_t v = (uint64_t)n;
+		bool known = x || n >= 0;
+		pb_open_sized(w, SHAPE_DIM, known ? pb_varint_size(DIM_VALUE,
+		    v) : 0);
+		if (known)
+			pb_varint(w, DIM_VALUE, v);
+		return;
 	}
-	/* a negative number is an unknown dim: neither field */
+	pb_open(w, SHAPE_DIM);
+	char small[128];
+	int n = ir_expr_print(e->m, d.e, small, sizeof small);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof small)
+		pb_bytes(w, DIM_PARAM, small, (size_t)n);
+	else
+		pb_str(w, DIM_PARAM, ir_dim_text(e->m, d));
 	pb_close(w);
 }
 

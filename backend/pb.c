@@ -5,7 +5,7 @@
 #include "pb.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
-enum { BUFSZ = 64 * 1024 };
+enum { BUFSZ = PB_BUFSZ };
 
 struct PbOpen {
 	uint32_t slot;   /* its entry of lens */
@@ -81,14 +81,17 @@ room(Pb *w, size_t n)
 	return w->buf + w->nbuf;
 }
 
-static void
+/* inline: most varints are tags and lengths under 128, one byte */
+static inline void
 put_varint(Pb *w, uint64_t v)
 {
 	if (!w->writing) {
-		w->pos += varint_size(v);
+		w->pos += v < 0x80 ? 1 : varint_size(v);
 		return;
 	}
-	uint8_t *p = room(w, 10), *s = p;
+	if (w->nbuf + 10 > BUFSZ)
+		drain(w);
+	uint8_t *p = w->buf + w->nbuf, *s = p;
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
@@ -98,7 +101,7 @@ put_varint(Pb *w, uint64_t v)
 	w->pos += (uint64_t)(p - s);
 }
 
-static void
+static inline void
 tag(Pb *w, uint32_t field, unsigned wt)
 {
 	put_varint(w, (uint64_t)field << 3 | wt);
@@ -129,20 +132,28 @@ pb_fixed32(Pb *w, uint32_t field, uint32_t v)
 static void
 bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
 {
-	tag(w, field, WT_LEN);
-	put_varint(w, n);
+	uint64_t t = (uint64_t)field << 3 | WT_LEN;
 	if (!w->writing) {
-		w->pos += n;
+		w->pos += (t < 0x80 && n < 0x80 ? 2 : varint_size(t) +
+		    varint_size(n)) + n;
 		return;
 	}
-	if (n == 0)
-		return;
 	if (!direct && n <= BUFSZ / 4) {
-		memcpy(room(w, n), p, n);
+		/* tag, length and bytes with one check for room */
+		if (w->nbuf + 20 + n > BUFSZ)
+			drain(w);
+		put_varint(w, t);
+		put_varint(w, n);
+		if (n)
+			memcpy(w->buf + w->nbuf, p, n);
 		w->nbuf += n;
 		w->pos += n;
 		return;
 	}
+	put_varint(w, t);
+	put_varint(w, n);
+	if (n == 0)
+		return;
 	drain(w);
 	w->pos += n;
 	if (w->mem)
@@ -152,7 +163,7 @@ bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
 }
 
 void
-pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
+pb_bytes_any(Pb *w, uint32_t field, const void *p, size_t n)
 {
 	bytes(w, field, p, n, false);
 }
@@ -161,13 +172,6 @@ void
 pb_weights(Pb *w, uint32_t field, const void *p, size_t n)
 {
 	bytes(w, field, p, n, true);
-}
-
-void
-pb_str(Pb *w, uint32_t field, const char *s)
-{
-	if (s)
-		pb_bytes(w, field, s, strlen(s));
 }
 
 void
@@ -200,4 +204,23 @@ pb_close(Pb *w)
 	uint64_t len = w->pos - o.start;
 	w->lens[o.slot] = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 	w->pos += varint_size(len);
+}
+
+void
+pb_open_sized(Pb *w, uint32_t field, uint64_t len)
+{
+	tag(w, field, WT_LEN);
+	put_varint(w, len);
+}
+
+uint64_t
+pb_bytes_size(uint32_t field, uint64_t n)
+{
+	return varint_size((uint64_t)field << 3 | WT_LEN) + varint_size(n) + n;
+}
+
+uint64_t
+pb_varint_size(uint32_t field, uint64_t v)
+{
+	return varint_size((uint64_t)field << 3 | WT_VARINT) + varint_size(v);
 }

@@ -12,6 +12,8 @@
 #ifndef ONNXC_PB_H
 #define ONNXC_PB_H
 
+#include <string.h>
+
 #include "../ir/ir.h"
 #include "out.h"
 
@@ -47,14 +49,57 @@ void pb_free(Pb *w);
 /* Fields: field is the field number. */
 void pb_varint(Pb *w, uint32_t field, uint64_t v);  /* int32/64, enum */
 void pb_fixed32(Pb *w, uint32_t field, uint32_t v); /* float bits */
-void pb_bytes(Pb *w, uint32_t field, const void *p, size_t n);
+void pb_bytes_any(Pb *w, uint32_t field, const void *p, size_t n);
+static inline void pb_bytes(Pb *w, uint32_t field, const void *p, size_t n);
 /* Bytes that may lie in a source (copy.h): handed to be_out_write as they
  * are, when they are written, so that a big tensor becomes a kernel copy
  * and a small one is read from its mapping only then. */
 void pb_weights(Pb *w, uint32_t field, const void *p, size_t n);
-void pb_str(Pb *w, uint32_t field, const char *s);  /* NULL: absent */
+static inline void pb_str(Pb *w, uint32_t field, const char *s);
+                                                    /* NULL: absent */
 /* A submessage field: its fields go between pb_open and pb_close. */
 void pb_open(Pb *w, uint32_t field);
 void pb_close(Pb *w);
+/* A submessage whose length the caller knows (no pb_close, and no entry
+ * in lens): cheaper for small fixed-shape messages. */
+void pb_open_sized(Pb *w, uint32_t field, uint64_t len);
+/* The bytes a bytes field of n bytes takes, tag and length included. */
+uint64_t pb_bytes_size(uint32_t field, uint64_t n);
+/* The bytes a varint field of value v takes, tag included. */
+uint64_t pb_varint_size(uint32_t field, uint64_t v);
+
+enum { PB_BUFSZ = 64 * 1024 };  /* the writing buffer's size */
+
+/* Inline, the common case of a short string (names, op types, metadata):
+ * its tag and length are one byte each.  Anything else: pb_bytes_any. */
+static inline void
+pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
+{
+	uint64_t t = (uint64_t)field << 3 | 2;
+	if (t < 0x80 && n < 0x80) {
+		if (!w->writing) {
+			w->pos += 2 + n;
+			return;
+		}
+		if (w->nbuf + 2 + n <= PB_BUFSZ) {
+			uint8_t *b = w->buf + w->nbuf;
+			b[0] = (uint8_t)t;
+			b[1] = (uint8_t)n;
+			if (n)
+				memcpy(b + 2, p, n);
+			w->nbuf += 2 + n;
+			w->pos += 2 + n;
+			return;
+		}
+	}
+	pb_bytes_any(w, field, p, n);
+}
+
+static inline void
+pb_str(Pb *w, uint32_t field, const char *s)
+{
+	if (s)
+		pb_bytes(w, field, s, strlen(s));
+}
 
 #endif

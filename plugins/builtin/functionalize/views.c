@@ -85,11 +85,24 @@ fn_opname(Fn *f, const onnxc_node_info *ni)
 	return ni->dialect == ONNXC_FX && s ? s : "";
 }
 
+/* Every entry of both tables is an aten op: one prefix test, then the
+ * first letter of the name filters before strcmp (asked of every node). */
+enum { PREFIX = sizeof "aten::" - 1 };
+
+static int
+same_op(const char *entry, const char *op)
+{
+	return entry[PREFIX] == op[PREFIX] && !strcmp(entry + PREFIX,
+	    op + PREFIX);
+}
+
 const ViewOp *
 fn_view(const char *op)
 {
+	if (strncmp(op, "aten::", PREFIX))
+		return NULL;
 	for (size_t i = 0; i < sizeof views / sizeof *views; i++)
-		if (!strcmp(views[i].op, op))
+		if (same_op(views[i].op, op))
 			return &views[i];
 	return NULL;
 }
@@ -97,8 +110,10 @@ fn_view(const char *op)
 int
 fn_is_multiview(const char *op)
 {
+	if (strncmp(op, "aten::", PREFIX))
+		return 0;
 	for (size_t i = 0; i < sizeof multiviews / sizeof *multiviews; i++)
-		if (!strcmp(multiviews[i], op))
+		if (same_op(multiviews[i], op))
 			return 1;
 	return 0;
 }
