@@ -163,9 +163,9 @@ h_register_pass(onnxc_registry *r, const onnxc_pass_info *pass)
 		    pass->name);
 	const PlPass *old = pl_find_pass(r, pass->name, strlen(pass->name));
 	if (old) {
-		char msg[300];
-		snprintf(msg, sizeof msg, "%s' is already registered by plugin "
-		    "'%.64s", pass->name, pl_plugin_name(r, old->plugin));
+		char msg[200];
+		snprintf(msg, sizeof msg, "%.64s' is already registered by "
+		    "plugin '%.64s", pass->name, pl_plugin_name(r, old->plugin));
 		return refuse(r, "pass '%s'", msg);
 	}
 	PlPass p = {.plugin = r->current - 1};

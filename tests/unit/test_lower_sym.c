@@ -86,7 +86,7 @@ eval_node(Ev *e, NodeId n)
 		r.scalar = t->rank == 0;
 		r.n = (int)ir_numel(t);
 		assert_true(r.n <= MAXE);
-		for (int k = 0; k < r.n; k++) {
+		for (int k = 0; k < r.n && k < MAXE; k++) {
 			if (t->dtype == DT_I64)
 				memcpy(&r.i[k], (const char *)t->data + 8 * k, 8);
 			else if (t->dtype == DT_F64)
