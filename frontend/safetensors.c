@@ -34,8 +34,18 @@ struct StFile {
 
 /* ------------------------------------------------------------ diagnostics */
 
-/* An error about the file; st_open makes the weights path the file name
- * of diagnostics, so this reads "PATH: error: tensor 'NAME': message". */
+static void
+at_file(StFile *f, const char *fmt, ...)
+{
+	DiagSrc src = {f->path, NULL, 0};
+	va_list ap;
+	va_start(ap, fmt);
+	ir_vdiag_in(f->m, &src, "error", (Loc){0, 0}, fmt, ap);
+	va_end(ap);
+}
+
+/* An error about the file, against the weights path (the file has no
+ * text lines to show): "PATH: error: tensor 'NAME': message". */
 static void
 bad(StFile *f, const char *tensor, const char *fmt, ...)
 {
@@ -45,9 +55,9 @@ bad(StFile *f, const char *tensor, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (tensor)
-		ir_error(f->m, (Loc){0, 0}, "tensor '%s': %s", tensor, msg);
+		at_file(f, "tensor '%s': %s", tensor, msg);
 	else
-		ir_error(f->m, (Loc){0, 0}, "%s", msg);
+		at_file(f, "%s", msg);
 }
 
 /* ---------------------------------------------------------- JSON reading */
@@ -813,17 +823,8 @@ fail:
 StFile *
 st_open(Module *m, const char *path)
 {
-	/* problems with the file are reported against the file */
-	const char *file = m->file, *src = m->src;
-	size_t srclen = m->srclen;
-	m->file = path;
-	m->src = NULL;
-	m->srclen = 0;
-	StFile *f = open_file(m, path);
-	m->file = file;
-	m->src = src;
-	m->srclen = srclen;
-	return f;
+	/* problems with the file are reported against the file (bad) */
+	return open_file(m, path);
 }
 
 void

@@ -384,10 +384,8 @@ table_build(Module *m, Table *t)
 		for (const LwcRule *r = tables[k]; r->op; r++)
 			ir_intern(m, r->op);
 	t->n = m->nstrs;
-	t->schema = calloc(t->n + 1, sizeof *t->schema);
-	t->fn = calloc(t->n + 1, sizeof *t->fn);
-	if (!t->schema || !t->fn)
-		BUG("out of memory");
+	t->schema = arena_array(m->scratch, t->n + 1, sizeof *t->schema);
+	t->fn = arena_array(m->scratch, t->n + 1, sizeof *t->fn);
 	for (uint32_t k = 0; k < ir_nops; k++)
 		if (ir_ops[k].schema)
 			t->schema[ir_intern(m, ir_ops[k].op)] = &ir_ops[k];
@@ -400,6 +398,7 @@ int
 lwc_check_graph(Lower *L)
 {
 	Table t;
+	ArenaMark tmk = arena_mark(L->m->scratch);
 	table_build(L->m, &t);
 	bool bad = false;
 	ArenaMark mk = arena_mark(L->m->scratch);
@@ -418,7 +417,6 @@ lwc_check_graph(Lower *L)
 	}
 	L->node = 0;
 	L->failed = false;
-	free(t.schema);
-	free(t.fn);
+	arena_release(L->m->scratch, tmk);
 	return bad ? -1 : 0;
 }

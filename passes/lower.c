@@ -25,7 +25,8 @@ const LowerRule *const lw_rule_tables[] = {
 	lw_rules_index_pad, lw_rules_sym, lw_rules_cf, NULL,
 };
 
-/* Rule lookup by the op's StrId; the array is built once per module. */
+/* Rule lookup by the op's StrId; the array is built once per lowering,
+ * in scratch memory. */
 typedef struct LwRegistry {
 	LowerFn *fn;
 	uint32_t n;
@@ -38,9 +39,7 @@ registry_build(Module *m, Registry *r)
 		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++)
 			ir_intern(m, x->op);
 	r->n = m->nstrs;
-	r->fn = calloc(r->n, sizeof *r->fn);
-	if (!r->fn)
-		BUG("out of memory");
+	r->fn = arena_array(m->scratch, r->n, sizeof *r->fn);
 	for (size_t t = 0; lw_rule_tables[t]; t++)
 		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++) {
 			StrId s = ir_intern(m, x->op);
@@ -340,10 +339,11 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 	    .training = c && c->training, .bn_onnx = bn_onnx};
 	L.src = ir_graph(m, srcid);
 	Registry r;
+	ArenaMark rmk = arena_mark(m->scratch);
 	registry_build(m, &r);
 	L.reg = &r;
 	if (check_rules(&L) < 0 || lwc_check_graph(&L) < 0) {
-		free(r.fn);
+		arena_release(m->scratch, rmk);
 		return -1;
 	}
 	L.dstid = ir_graph_new(m, "main_graph", 0);
@@ -379,7 +379,7 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 		lw_name_values(m, L.dst);
 	}
 	arena_release(m->scratch, mk);
-	free(r.fn);
+	arena_release(m->scratch, rmk);
 	*out = L.dstid;
 	return rc;
 }

@@ -11,10 +11,6 @@
 
 /* ----------------------------------------------------------------- helpers */
 
-/* The tensors of a Tensor[] (or Tensor?[]) argument.  tl->v holds the
- * ONNX values and tl->s the FX values, 0/NULL for None entries; release
- * with tlist_free.  Returns the count, or -1 after reporting. */
-
 /* ----------------------------------------------------- indexing, gathers */
 
 /* The optional index tensors of index/index_put (argument 1) for a

@@ -53,10 +53,6 @@ lws_int1(Lower *L, int i, const char *kw, int64_t dflt)
 	return lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
 }
 
-/* The tensors of a Tensor[] (or Tensor?[]) argument.  tl->v holds the
- * ONNX values and tl->s the FX values, 0/NULL for None entries; release
- * with tlist_free.  Returns the count, or -1 after reporting. */
-
 /* Bind the ONNX results of node n to the first nout FX outputs. */
 void
 lws_bind_all(Lower *L, NodeId n, int cnt)

@@ -345,13 +345,13 @@ unknown_pass(P *p, size_t at, size_t len)
 {
 	perr(p, at, "unknown pass '%.*s'", (int)len, p->s + at);
 	char list[2048];
-	const char **names = calloc(p->r->npasses + 1, sizeof *names);
-	if (!names)
-		BUG("out of memory");
+	ArenaMark mk = arena_mark(p->m->scratch);
+	const char **names = arena_array(p->m->scratch, p->r->npasses + 1,
+	    sizeof *names);
 	for (uint32_t i = 0; i < p->r->npasses; i++)
 		names[i] = p->r->passes[i].info.name;
 	join(list, sizeof list, names, p->r->npasses, sizeof *names);
-	free(names);
+	arena_release(p->m->scratch, mk);
 	pnote(p, "registered passes: %s (--list-passes tells where they "
 	    "come from)", p->r->npasses ? list : "none");
 }
@@ -528,10 +528,9 @@ pm_check(Module *m, const PlRegistry *r, const PmPipeline *p,
 static int
 verify_touched(Module *m, const onnxc_ctx *c)
 {
-	uint8_t *done = calloc(m->ngraphs + 1, 1);
+	ArenaMark mk = arena_mark(m->scratch);
+	uint8_t *done = arena_alloc(m->scratch, m->ngraphs + 1);
 	int rc = 0;
-	if (!done)
-		BUG("out of memory");
 	for (GraphId k = 1; k < c->cbase && k < m->ngraphs; k++) {
 		GraphId top = k;
 		for (uint32_t up = 0; c->base[k] && m->graphs[top]->parent &&
@@ -543,7 +542,7 @@ verify_touched(Module *m, const onnxc_ctx *c)
 		if (ir_verify(m, top) < 0)
 			rc = -1;
 	}
-	free(done);
+	arena_release(m->scratch, mk);
 	return rc;
 }
 
