@@ -46,6 +46,24 @@ find_dec(const char *op)
 	return NULL;
 }
 
+/* find_dec by the op's string handle, remembered: the table has a row per
+ * overload, and a graph repeats a few ops many times.  Direct-mapped. */
+typedef struct DecCache {
+	uint32_t key[256];          /* op handle + 1; 0: empty */
+	const struct Dec *dec[256];
+} DecCache;
+
+static const struct Dec *
+cached_dec(DecCache *c, uint32_t op, const char *name)
+{
+	uint32_t s = (op * 2654435761u) >> 24;
+	if (c->key[s] != op + 1) {
+		c->key[s] = op + 1;
+		c->dec[s] = find_dec(name);
+	}
+	return c->dec[s];
+}
+
 /* Whether keep-list entry e[0..n) names op: exactly, or without the
  * overload ("aten::linear" keeps every overload of linear). */
 static int
@@ -105,7 +123,7 @@ check_keep(onnxc_ctx *ctx, const onnxc_host_api *h, const char *keep)
  * past the end seen at the start and need no second look. */
 static onnxc_status
 run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
-    const char *keep, int depth)
+    const char *keep, int depth, DecCache *cache)
 {
 	uint32_t end = h->node_end(ctx, g);
 	for (onnxc_node n = 1; n < end; n++) {
@@ -119,12 +137,12 @@ run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
 			onnxc_arg a;
 			if (h->node_arg(ctx, g, n, i, &a) == ONNXC_OK &&
 			    a.kind == ONNXC_ARG_GRAPH && a.ref != g &&
-			    run_graph(ctx, h, a.ref, all, keep, depth + 1) !=
-			    ONNXC_OK)
+			    run_graph(ctx, h, a.ref, all, keep, depth + 1,
+			    cache) != ONNXC_OK)
 				return ONNXC_ERROR;
 		}
 		const char *op = h->str(ctx, r.ni.op);
-		const struct Dec *d = find_dec(op);
+		const struct Dec *d = cached_dec(cache, r.ni.op, op);
 		if (!d || kept(keep, op) || (!all && h->has_lowering(ctx, op)))
 			continue;
 		snprintf(r.base, sizeof r.base, "%s",
@@ -150,7 +168,9 @@ run(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	    h->opt_string(ctx, "keep", &keep) != ONNXC_OK)
 		return ONNXC_ERROR;
 	check_keep(ctx, h, keep);
-	return run_graph(ctx, h, h->graph(ctx), all, keep, 0);
+	DecCache cache;
+	memset(&cache, 0, sizeof cache);
+	return run_graph(ctx, h, h->graph(ctx), all, keep, 0, &cache);
 }
 
 static const onnxc_option options[] = {
