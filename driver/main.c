@@ -4,6 +4,7 @@
  * error, 2 usage error. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -689,6 +690,11 @@ close_stdout(int rc)
 int
 main(int argc, char **argv)
 {
+	/* Tables of a big graph grow by realloc: from 2 MiB up they are
+	 * mappings of their own, which realloc moves with mremap instead of
+	 * copying, and which take huge pages (vgrow).  A fixed threshold also
+	 * stops glibc from raising it after a free and copying them again. */
+	mallopt(M_MMAP_THRESHOLD, 2 << 20);
 	Options o = {0};
 	int rc = parse_args(argc, argv, &o);
 	if (rc >= 0) {

@@ -320,6 +320,7 @@ struct Module {
 /* util.c: arenas, errors, small helpers */
 Arena *arena_new(void);
 void *arena_alloc(Arena *a, size_t n);  /* zeroed, 16-byte aligned */
+void *arena_alloc_nz(Arena *a, size_t n);  /* the same, not zeroed */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
 /* n elements of size bytes, zeroed (a BUG when n * size overflows) */
@@ -344,6 +345,9 @@ void vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 /* The same without zeroing: for tables whose every new element is written
  * whole (zeroing would touch, and make resident, the unused capacity). */
 void vgrow_nz(void **arr, uint32_t *cap, uint32_t need, size_t sz);
+/* transparent huge pages for the 2 MiB pages inside [p, p+n), where the
+ * system has them: fewer page faults on big tables */
+void mem_advise_huge(void *p, size_t n);
 
 /* module.c: the module, strings, expressions, tensors, diagnostics */
 Module *ir_module_new(void);

@@ -1,6 +1,7 @@
 /* util.c - arenas, growable arrays and internal-error reporting. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ir.h"
 
@@ -8,21 +9,34 @@
  * or back to a mark in arena_release.  Blocks are numbered in the order
  * they are made, so a release frees exactly the blocks newer than its
  * mark: they sit at the head of the chain, or (big ones) right behind
- * the block that was the head then. */
+ * the block that was the head then.
+ *
+ * Fresh memory is what a big conversion pays for (page faults, and on
+ * some virtual machines the host's), so blocks grow with the arena (a
+ * million-node graph makes tens of blocks, not thousands), big blocks are
+ * mapped on their own with transparent huge pages, and memory that came
+ * zeroed from the kernel is not zeroed again: each block knows how far
+ * it was ever handed out (dirty). */
 typedef struct Block Block;
 struct Block {
 	Block *next;
 	size_t used, cap;
+	size_t dirty;   /* bytes from here on are still zero */
+	size_t mapped;  /* the mapping's length; 0: from malloc */
 	uint64_t seq;
 	_Alignas(16) unsigned char data[];
 };
 
 struct Arena {
 	Block *head;
+	Block *spare;   /* the newest block a release freed, kept for reuse */
 	uint64_t nblocks;
+	size_t live;    /* bytes of the blocks in the chain */
 };
 
 enum { BLOCK = 64 * 1024 };
+#define BLOCK_MAX ((size_t)32 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
 
 void *
 xrealloc(void *p, size_t n)
@@ -57,6 +71,10 @@ vgrow_nz(void **arr, uint32_t *cap, uint32_t need, size_t sz)
 		BUG("table too large");
 	*arr = xrealloc(*arr, (size_t)c * sz);
 	*cap = (uint32_t)c;
+	/* a big table is a mapping of its own (glibc, with the threshold the
+	 * driver sets): huge pages for it, the chunk's header included */
+	if ((size_t)c * sz >= 2 * HUGE_PAGE)
+		mem_advise_huge((char *)*arr - 16, (size_t)c * sz + 16);
 }
 
 void
@@ -73,46 +91,145 @@ Arena *
 arena_new(void)
 {
 	Arena *a = xrealloc(NULL, sizeof *a);
-	a->head = NULL;
-	a->nblocks = 0;
+	*a = (Arena){0};
 	return a;
 }
 
-void *
-arena_try_alloc(Arena *a, size_t n)
+void
+mem_advise_huge(void *p, size_t n)
+{
+	/* the whole mapping, to its page edges: advising part of it would
+	 * split it, and then realloc could not move it with mremap */
+	uintptr_t lo = (uintptr_t)p & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
+	/* without transparent huge pages this fails: 4 KiB pages then */
+	(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+/* len bytes of fresh memory on a 2 MiB boundary, so that all of it can be
+ * huge pages: map 2 MiB more and cut the ends off. */
+static void *
+map_aligned(size_t len)
+{
+	unsigned char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	size_t head = a - (uintptr_t)p;
+	if (head)
+		munmap(p, head);
+	munmap((void *)(a + len), HUGE_PAGE - head);
+	mem_advise_huge((void *)a, len);
+	return (void *)a;
+}
+
+/* A block of cap bytes: a mapping of its own from 2 MiB up (zeroed by the
+ * kernel, huge pages, given back whole), else from malloc. */
+static Block *
+block_new(size_t cap)
+{
+	size_t len = sizeof(Block) + cap;
+	Block *b;
+	if (cap >= HUGE_PAGE) {
+		len = (len + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		if (!(b = map_aligned(len)))
+			return NULL;
+		b->mapped = len;
+		b->cap = len - sizeof(Block);
+		b->dirty = 0;
+	} else {
+		b = malloc(len);
+		if (!b)
+			return NULL;
+		b->mapped = 0;
+		b->cap = cap;
+		b->dirty = cap;
+	}
+	b->used = 0;
+	return b;
+}
+
+static void
+block_free(Block *b)
+{
+	if (b->mapped)
+		munmap(b, b->mapped);
+	else
+		free(b);
+}
+
+/* Room for n bytes in a new block: the spare when it fits, else one as
+ * big as the arena so far (so blocks double), within BLOCK..BLOCK_MAX. */
+static Block *
+grow(Arena *a, size_t n)
+{
+	Block *b = a->spare;
+	if (b && b->cap >= n) {
+		a->spare = NULL;
+		b->used = 0;
+	} else {
+		size_t cap = a->live < BLOCK ? BLOCK : a->live > BLOCK_MAX
+		    ? BLOCK_MAX : a->live;
+		if (n > BLOCK / 4)
+			cap = n;  /* a big request gets a block of its own */
+		if (!(b = block_new(cap)))
+			return NULL;
+	}
+	b->seq = a->nblocks++;
+	a->live += b->cap;
+	if (n > BLOCK / 4 && a->head) {
+		/* behind the head, so the head keeps its free space */
+		b->next = a->head->next;
+		a->head->next = b;
+	} else {
+		b->next = a->head;
+		a->head = b;
+	}
+	return b;
+}
+
+/* n bytes, 16-byte aligned, not zeroed */
+static void *
+take(Arena *a, size_t n, bool zero)
 {
 	Block *b = a->head;
 	if (n > SIZE_MAX / 2)
 		return NULL;
 	n = (n + 15) & ~(size_t)15;
 	if (!b || b->cap - b->used < n) {
-		size_t cap = n > BLOCK / 4 ? n : BLOCK;
-		b = malloc(sizeof *b + cap);
-		if (!b)
+		if (!(b = grow(a, n)))
 			return NULL;
-		b->cap = cap;
-		b->used = 0;
-		b->seq = a->nblocks++;
-		if (n > BLOCK / 4 && a->head) {
-			/* a big request gets its own block behind the head,
-			 * so the head keeps its free space */
-			b->next = a->head->next;
-			a->head->next = b;
-		} else {
-			b->next = a->head;
-			a->head = b;
-		}
 	}
-	void *p = b->data + b->used;
-	b->used += n;
-	memset(p, 0, n);
+	unsigned char *p = b->data + b->used;
+	size_t end = b->used + n;
+	if (zero && b->used < b->dirty)
+		memset(p, 0, (end < b->dirty ? end : b->dirty) - b->used);
+	if (end > b->dirty)
+		b->dirty = end;
+	b->used = end;
 	return p;
+}
+
+void *
+arena_try_alloc(Arena *a, size_t n)
+{
+	return take(a, n, true);
 }
 
 void *
 arena_alloc(Arena *a, size_t n)
 {
-	void *p = arena_try_alloc(a, n);
+	void *p = take(a, n, true);
+	if (!p)
+		BUG("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+arena_alloc_nz(Arena *a, size_t n)
+{
+	void *p = take(a, n, false);
 	if (!p)
 		BUG("out of memory (%zu bytes)", n);
 	return p;
@@ -153,7 +270,15 @@ arena_release(Arena *a, ArenaMark mk)
 			continue;
 		}
 		*link = b->next;
-		free(b);
+		a->live -= b->cap;
+		/* keep one: scratch memory is taken and given back per node */
+		if (!a->spare || a->spare->cap < b->cap) {
+			if (a->spare)
+				block_free(a->spare);
+			a->spare = b;
+		} else {
+			block_free(b);
+		}
 	}
 	if (mk.block)
 		((Block *)mk.block)->used = mk.used;
@@ -163,7 +288,7 @@ arena_release(Arena *a, ArenaMark mk)
 char *
 arena_strndup(Arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc_nz(a, n + 1);
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;
@@ -176,7 +301,9 @@ arena_free(Arena *a)
 		return;
 	for (Block *b = a->head, *next; b; b = next) {
 		next = b->next;
-		free(b);
+		block_free(b);
 	}
+	if (a->spare)
+		block_free(a->spare);
 	free(a);
 }

@@ -91,6 +91,50 @@ test_arena_mark_release(void **state)
 	arena_free(a);
 }
 
+/* Blocks grow with the arena, big ones are mapped with huge pages and
+ * reused after a release: whatever the block's history, arena_alloc's
+ * memory is zero, and arena_alloc_nz leaves what was there. */
+static void
+test_arena_big_blocks_reuse(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	size_t total = 0;
+	unsigned char *first = arena_alloc(a, 1000), *prev = first;
+	size_t jumps = 0;
+	/* 64 MiB in 1000-byte pieces: the blocks double, so few jumps */
+	for (; total < (64u << 20); total += 1008) {
+		unsigned char *p = arena_alloc(a, 1000);
+		assert_int_equal(p[0] | p[999], 0);
+		memset(p, 0xab, 1000);
+		if (p != prev + 1008)
+			jumps++;
+		prev = p;
+	}
+	assert_true(jumps < 20);
+	ArenaMark mk = arena_mark(a);
+	unsigned char *big = arena_alloc(a, 3u << 20); /* mapped on its own */
+	assert_int_equal(((uintptr_t)big & 15), 0);
+	memset(big, 0x5a, 3u << 20);
+	arena_release(a, mk);
+	/* the spare comes back for the next big request, zeroed */
+	unsigned char *again = arena_alloc(a, 3u << 20);
+	assert_ptr_equal(again, big);
+	for (size_t i = 0; i < (3u << 20); i += 4093)
+		assert_int_equal(again[i], 0);
+	arena_release(a, mk);
+	/* not zeroed: the bytes of the last use stay */
+	memset(arena_alloc(a, 256), 0x77, 256);
+	arena_release(a, mk);
+	unsigned char *nz = arena_alloc_nz(a, 256);
+	assert_int_equal(nz[0], 0x77);
+	assert_int_equal(nz[255], 0x77);
+	char *s = arena_strndup(a, "abc", 3);
+	assert_string_equal(s, "abc");
+	assert_int_equal(first[0], 0);
+	arena_free(a);
+}
+
 static void
 test_strings(void **state)
 {
@@ -522,6 +566,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_arena_mark_release),
+		cmocka_unit_test(test_arena_big_blocks_reuse),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_strings_prefixes),
 		cmocka_unit_test(test_exprs_are_hash_consed),
