@@ -67,6 +67,9 @@ typedef struct Fn {
 /* --- views.c --- */
 /* the tracking of v (the table grows as values are made) */
 Val *fn_val(Fn *f, onnxc_value v);
+/* reading only: values never tracked read as zero, and the table does
+ * not grow for them (a graph without views or in-place ops needs none) */
+const Val *fn_get(Fn *f, onnxc_value v);
 /* v's storage root */
 onnxc_value fn_root(Fn *f, onnxc_value v);
 /* an FX node's op, "" for others */

@@ -93,8 +93,8 @@ refresh_arg(Fn *f, const onnxc_arg *a, onnxc_arg *out, int *changed,
 	*out = *a;
 	if (a->kind == ONNXC_ARG_VALUE) {
 		onnxc_value v = a->ref;
-		while (fn_val(f, v)->remap)
-			v = fn_val(f, v)->remap;
+		while (fn_get(f, v)->remap)
+			v = fn_get(f, v)->remap;
 		v = fn_regen(f, v);
 		if (v != a->ref) {
 			out->ref = v;
@@ -130,8 +130,8 @@ static void
 write_through(Fn *f, onnxc_value x, onnxc_value w, onnxc_node at)
 {
 	onnxc_value v = x;
-	while (!f->bad && fn_val(f, v)->parent) {
-		onnxc_value p = fn_val(f, v)->parent;
+	while (!f->bad && fn_get(f, v)->parent) {
+		onnxc_value p = fn_get(f, v)->parent;
 		onnxc_value pc = fn_regen(f, p);
 		w = fn_unview(f, v, pc, w, at);
 		v = p;
@@ -240,8 +240,8 @@ logical_first(Fn *f, onnxc_node n, const onnxc_node_info *ni)
 	    ONNXC_OK || a.kind != ONNXC_ARG_VALUE)
 		return 0;
 	onnxc_value v = a.ref;
-	while (fn_val(f, v)->remap)
-		v = fn_val(f, v)->remap;
+	while (fn_get(f, v)->remap)
+		v = fn_get(f, v)->remap;
 	return v;
 }
 
@@ -305,8 +305,8 @@ sweep(Fn *f)
 	uint32_t nout = h->output_count(f->ctx, f->g);
 	for (uint32_t i = 0; i < nout && !f->bad; i++) {
 		onnxc_value v = h->output_at(f->ctx, f->g, i), w = v;
-		while (fn_val(f, w)->remap)
-			w = fn_val(f, w)->remap;
+		while (fn_get(f, w)->remap)
+			w = fn_get(f, w)->remap;
 		w = fn_regen(f, w);
 		if (!f->bad && w != v && h->output_set(f->ctx, f->g, i, w) !=
 		    ONNXC_OK)

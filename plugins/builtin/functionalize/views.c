@@ -71,10 +71,17 @@ fn_val(Fn *f, onnxc_value v)
 	return &f->v[v];
 }
 
+const Val *
+fn_get(Fn *f, onnxc_value v)
+{
+	static const Val none;
+	return v < f->nv ? &f->v[v] : &none;
+}
+
 onnxc_value
 fn_root(Fn *f, onnxc_value v)
 {
-	onnxc_value r = fn_val(f, v)->root;
+	onnxc_value r = fn_get(f, v)->root;
 	return r ? r : v;
 }
 
@@ -316,17 +323,16 @@ fn_regen(Fn *f, onnxc_value v)
 	if (!v || f->bad)
 		return v;
 	onnxc_value r = fn_root(f, v);
-	Val *rv = fn_val(f, r);
+	const Val *rv = fn_get(f, r), *x = fn_get(f, v);
 	uint32_t now = rv->rver;
-	Val *x = fn_val(f, v);
 	if (x->ver == now)
 		return v;
 	if (x->fresh && x->freshver == now)
 		return x->fresh;
 	onnxc_value nv = x->parent ? replay(f, v) : (rv->cur ? rv->cur : r);
-	x = fn_val(f, v); /* replay may have moved the table */
-	x->fresh = nv;
-	x->freshver = now;
+	Val *w = fn_val(f, v); /* replay may have moved the table */
+	w->fresh = nv;
+	w->freshver = now;
 	return nv;
 }
 
