@@ -35,10 +35,11 @@ enum { NOPTEXT = 64 };  /* a direct-mapped cache: models use few ops */
 
 struct BeMeta {
 	Module *m;
-	Arena *a;          /* every string handed out */
+	Arena *a;          /* every string handed out (node texts: until
+	                    * be_meta_release) */
+	Arena *ops;        /* the op texts of the cache */
 	bool strip;        /* --strip-paths */
 	FxAt *at;          /* FX node by its name (StrId) */
-	const char **text; /* format_node() by name, once made */
 	uint32_t nat;
 	uint32_t **users;  /* per FX graph: num_users per node */
 	OpText optext[NOPTEXT]; /* by op & (NOPTEXT - 1) */
@@ -166,13 +167,13 @@ optext(BeMeta *x, StrId op)
 	c->op = op;
 	t->n = 0;
 	target(t, s, true);
-	c->fx = arena_strndup(x->a, t->p ? t->p : "", t->n);
+	c->fx = arena_strndup(x->ops, t->p ? t->p : "", t->n);
 	t->n = 0;
 	target(t, s, false);
-	c->plain = arena_strndup(x->a, t->p ? t->p : "", t->n);
+	c->plain = arena_strndup(x->ops, t->p ? t->p : "", t->n);
 	t->n = 0;
 	pyrepr(t, c->plain);
-	c->repr = arena_strndup(x->a, t->p, t->n);
+	c->repr = arena_strndup(x->ops, t->p, t->n);
 	return c;
 }
 
@@ -345,12 +346,12 @@ be_meta_new(Module *m, bool strip_paths)
 		BUG("out of memory");
 	x->m = m;
 	x->a = arena_new();
+	x->ops = arena_new();
 	x->strip = strip_paths;
 	x->nat = m->nstrs;
 	x->at = calloc(x->nat + 1, sizeof *x->at);
-	x->text = calloc(x->nat + 1, sizeof *x->text);
 	x->users = calloc(m->ngraphs + 1, sizeof *x->users);
-	if (!x->at || !x->text || !x->users)
+	if (!x->at || !x->users)
 		BUG("out of memory");
 	for (GraphId gi = 1; gi < m->ngraphs; gi++) {
 		const Graph *g = m->graphs[gi];
@@ -378,10 +379,10 @@ be_meta_free(BeMeta *x)
 		free(x->users[gi]);
 	free(x->users);
 	free(x->at);
-	free(x->text);
 	free(x->b.p);
 	free(x->t.p);
 	arena_free(x->a);
+	arena_free(x->ops);
 	free(x);
 }
 
@@ -414,6 +415,18 @@ strip_paths(BeMeta *x, const char *s)
 		s = base;
 	}
 	return take(x);
+}
+
+ArenaMark
+be_meta_mark(BeMeta *x)
+{
+	return arena_mark(x->a);
+}
+
+void
+be_meta_release(BeMeta *x, ArenaMark mk)
+{
+	arena_release(x->a, mk);
 }
 
 bool
@@ -469,9 +482,7 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 			out->scopes = take(x);
 		}
 	}
-	if (fx && !x->text[n->name])
-		x->text[n->name] = format_node(x, at.g, at.n);
-	out->fx_node = fx ? x->text[n->name] : "";
+	out->fx_node = fx ? format_node(x, at.g, at.n) : "";
 	const char *tr = n->trace ? ir_str(m, n->trace) : fx && fx->trace
 	    ? ir_str(m, fx->trace) : "";
 	out->trace = x->strip && *tr ? strip_paths(x, tr) : tr;

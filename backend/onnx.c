@@ -67,8 +67,6 @@ enum {
 /* What prepare settled for a node. */
 typedef struct NodePrep {
 	StrId name;
-	bool meta;        /* nm holds its provenance */
-	BeNodeMeta nm;
 } NodePrep;
 
 /* One occurrence of a graph in the model (a subgraph attribute is one). */
@@ -309,8 +307,7 @@ prep_node(Enc *e, GraphId gid, const Graph *g, NodeId id, NodePrep *np)
 	}
 	if (n->domain)
 		note_domain(e, n->domain);
-	np->name = be_node_name(m, &e->names,
-	    ir_str(m, n->name ? n->name : n->op));
+	np->name = be_node_name(m, &e->names, n->name ? n->name : n->op);
 	uint32_t npos = ir_npos(g, id), nin = node_nin(g, id, npos);
 	for (uint32_t i = 0; i < nin; i++) {
 		const Arg *a = ir_arg(g, id, i);
@@ -332,7 +329,6 @@ prep_node(Enc *e, GraphId gid, const Graph *g, NodeId id, NodePrep *np)
 		if (!ir_is_capture(g, id, a) && !prep_attr(e, g, n, a))
 			return false;
 	}
-	np->meta = e->meta && be_meta_node(e->meta, n, &np->nm);
 	return true;
 }
 
@@ -628,7 +624,8 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 	}
 	for (uint32_t i = 0; i < n->nout; i++)
 		pb_str(w, NODE_OUTPUT, vname(e, gid, g, n->out + i));
-	pb_str(w, NODE_NAME, ir_str(m, np->name));
+	char name[BE_NODE_NAME_MAX];
+	pb_str(w, NODE_NAME, be_node_text(m, np->name, name));
 	pb_str(w, NODE_OP_TYPE, ir_str(m, n->op));
 	for (uint32_t i = npos; i < n->nargs; i++) {
 		const Arg *a = ir_arg(g, id, i);
@@ -638,18 +635,22 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 	}
 	if (n->domain)
 		pb_str(w, NODE_DOMAIN, ir_str(m, n->domain));
-	if (np->meta) {
-		/* provenance in torch.onnx's keys */
-		const BeNodeMeta *nm = &np->nm;
-		emit_entry(w, NODE_METADATA, "namespace", nm->ns);
+	/* provenance in torch.onnx's keys, made here in both walks rather
+	 * than held for every node (a few hundred bytes each) */
+	BeNodeMeta nm;
+	ArenaMark mk;
+	if (e->meta && (mk = be_meta_mark(e->meta),
+	    be_meta_node(e->meta, n, &nm))) {
+		emit_entry(w, NODE_METADATA, "namespace", nm.ns);
 		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.class_hierarchy",
-		    nm->classes);
+		    nm.classes);
 		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.fx_node",
-		    nm->fx_node);
+		    nm.fx_node);
 		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.name_scopes",
-		    nm->scopes);
+		    nm.scopes);
 		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.stack_trace",
-		    nm->trace);
+		    nm.trace);
+		be_meta_release(e->meta, mk);
 	}
 	pb_close(w);
 }

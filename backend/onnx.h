@@ -44,7 +44,11 @@ typedef struct BeNames {
 	uint32_t *serial; /* next suffix per base, by StrId */
 	uint32_t nused, nserial;
 } BeNames;
-StrId be_node_name(Module *m, BeNames *nm, const char *base);
+/* the name for a node of base name base (its FX name, or its op), as the
+ * StrId of what follows "node_"; be_node_text writes it out */
+StrId be_node_name(Module *m, BeNames *nm, StrId base);
+enum { BE_NODE_NAME_MAX = 320 };
+const char *be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX]);
 void be_names_free(BeNames *nm);
 
 /* meta.c: torch.onnx's metadata texts (keys and formats of
@@ -60,8 +64,12 @@ typedef struct BeNodeMeta {
 } BeNodeMeta;
 BeMeta *be_meta_new(Module *m, bool strip_paths);
 void be_meta_free(BeMeta *x);
-/* the keys of a node made from an FX node; false if n has no FX name */
+/* the keys of a node made from an FX node; false if n has no FX name.
+ * The texts last until a release to a mark taken before: the writer
+ * makes them as it writes each node and keeps none. */
 bool be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out);
+ArenaMark be_meta_mark(BeMeta *x);
+void be_meta_release(BeMeta *x, ArenaMark mk);
 /* str(ExportGraphSignature) of graph g, its inputs and outputs under
  * their FX names */
 const char *be_meta_signature(BeMeta *x, GraphId g);

@@ -431,7 +431,7 @@ name_nodes(Enc *e, GraphId gid, int depth)
 	for (NodeId id = 1; id < g->nnodes; id++) {
 		const Node *n = ir_nodep(g, id);
 		e->nodenames[gid][id] = be_node_name(e->m, &e->names,
-		    ir_str(e->m, n->name ? n->name : n->op));
+		    n->name ? n->name : n->op);
 		for (uint32_t i = 0; i < n->nargs; i++)
 			if (ir_arg(g, id, i)->kind == A_GRAPH)
 				name_nodes(e, ir_arg(g, id, i)->u.g, depth + 1);
@@ -641,7 +641,8 @@ node(Enc *e, NodeId id)
 	}
 	attrs = fbs_vec_refs(e->b, refs, na);
 	argc = fbs_vec_scalars(e->b, counts, (uint32_t)nformal, 4);
-	nm = str(e, e->p.nodename[id]);
+	char name[BE_NODE_NAME_MAX];
+	nm = cstr(e, be_node_text(m, e->p.nodename[id], name));
 	opname = str(e, n->op);
 	dom = str(e, 0);    /* "" for ai.onnx: the only domain with schemas */
 	/* the outer values its subgraphs read: its captures, each once */

@@ -506,23 +506,36 @@ be_write_atomic(Module *m, const char *path, BeEmit emit, void *ctx)
 
 /* ------------------------------------------------------------ node names */
 
+/* Taken names are kept by the StrId of the text after "node_": a base
+ * met for the first time is its own key, so the common case interns
+ * nothing; only a repeated base looks its "_k" forms up. */
 StrId
-be_node_name(Module *m, BeNames *nm, const char *base)
+be_node_name(Module *m, BeNames *nm, StrId base)
 {
-	char buf[300];
-	size_t n = strnlen(base, 280);
-	memcpy(buf, "node_", 5);
-	memcpy(buf + 5, base, n);
-	StrId b = ir_internn(m, buf, 5 + n), s = b;
+	const char *text = ir_str(m, base);
+	StrId b = base, s;
+	if (strnlen(text, 281) > 280)
+		b = ir_internn(m, text, 280);
 	vgrow((void **)&nm->serial, &nm->nserial, b + 1, sizeof *nm->serial);
-	while (s < nm->nused && nm->used[s]) {
-		snprintf(buf, sizeof buf, "node_%.280s_%u", base,
-		    ++nm->serial[b]);
+	for (s = b; s < nm->nused && nm->used[s];) {
+		char buf[300];
+		snprintf(buf, sizeof buf, "%.280s_%u", text, ++nm->serial[b]);
 		s = ir_intern(m, buf);
 	}
 	vgrow((void **)&nm->used, &nm->nused, s + 1, 1);
 	nm->used[s] = 1;
 	return s;
+}
+
+const char *
+be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX])
+{
+	const char *s = ir_str(m, name);
+	size_t n = strnlen(s, BE_NODE_NAME_MAX - 6);
+	memcpy(buf, "node_", 5);
+	memcpy(buf + 5, s, n);
+	buf[5 + n] = 0;
+	return buf;
 }
 
 void

@@ -221,6 +221,35 @@ meta(Onnx__StringStringEntryProto **e, size_t n, const char *key)
 	return NULL;
 }
 
+/* Node names: a repeated base takes the next free "_k", also when a
+ * node's own base already is "a_1"; bases past 280 bytes are cut. */
+static void
+test_node_names(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	BeNames nm = {0};
+	char buf[BE_NODE_NAME_MAX];
+	const char *bases[] = {"a", "a", "a_1", "b_1", "b", "b", "a"};
+	const char *want[] = {"node_a", "node_a_1", "node_a_1_1", "node_b_1",
+	    "node_b", "node_b_2", "node_a_2"};
+	for (size_t i = 0; i < sizeof bases / sizeof *bases; i++) {
+		StrId s = be_node_name(m, &nm, ir_intern(m, bases[i]));
+		assert_string_equal(be_node_text(m, s, buf), want[i]);
+	}
+	char long_base[400];
+	memset(long_base, 'x', sizeof long_base - 1);
+	long_base[sizeof long_base - 1] = 0;
+	StrId l1 = be_node_name(m, &nm, ir_intern(m, long_base));
+	StrId l2 = be_node_name(m, &nm, ir_intern(m, long_base));
+	assert_int_equal(strlen(be_node_text(m, l1, buf)), 5 + 280);
+	be_node_text(m, l2, buf);
+	assert_int_equal(strlen(buf), 5 + 280 + 2);
+	assert_string_equal(buf + 5 + 280, "_1");
+	be_names_free(&nm);
+	ir_free(m);
+}
+
 static void
 test_ir_version(void **state)
 {
@@ -696,6 +725,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ir_version),
+		cmocka_unit_test(test_node_names),
 		cmocka_unit_test_setup_teardown(test_tiny_model, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_from_fx, setup,
