@@ -279,6 +279,7 @@ struct Graph {
 };
 
 /* One compilation. */
+enum { NRECENT = 256 };  /* ir_internn's cache of the last strings */
 struct Module {
 	Arena *arena;
 	Arena *scratch;  /* per-call temporaries: arena_mark/arena_release */
@@ -286,7 +287,8 @@ struct Module {
 	char **strs;
 	uint32_t nstrs, cstrs;
 	uint64_t *strkey;  /* per string: its hash << 32 | its length */
-	uint32_t *strhash; /* open addressing, size hcap */
+	uint64_t *strhash; /* open addressing, size hcap */
+	uint32_t strrecent[NRECENT]; /* the last interned, by hash: id + 1 */
 	uint32_t hcap;
 	/* symbolic expressions (hash-consed like strings) */
 	Expr *exprs;

@@ -102,22 +102,29 @@ strhash(const char *s, size_t n)
 	return (uint32_t)h;
 }
 
-/* Open-addressing table of indices; slot value 0 is empty, so entry i is
- * stored as i + 1.  Each string's hash and length are kept (strkey), so
- * growing rehashes no text and a probe compares text only on a match. */
+/* Open-addressing table: an entry is a string's hash << 32 | its index + 1
+ * (0 is empty), so a probe that meets another string's entry decides
+ * without reading that string.  Each string's hash and length are kept
+ * (strkey), so growing rehashes no text.  In front, the strings interned
+ * last, by the low bits of their hash: names are mostly used soon after
+ * they are made (a value on the next line), and those are in the cache
+ * where the table's slot is not. */
 static void
 rehash_strs(Module *m)
 {
 	uint32_t cap = m->hcap ? m->hcap * 2 : 1024;
+	size_t bytes = (size_t)cap * sizeof *m->strhash;
 	free(m->strhash);
-	m->strhash = xrealloc(NULL, cap * sizeof *m->strhash);
-	memset(m->strhash, 0, cap * sizeof *m->strhash);
+	m->strhash = xrealloc(NULL, bytes);
+	if (bytes >= (4u << 20))
+		mem_advise_huge(m->strhash, bytes);
+	memset(m->strhash, 0, bytes);
 	m->hcap = cap;
 	for (uint32_t i = 0; i < m->nstrs; i++) {
-		uint32_t h = (uint32_t)(m->strkey[i] >> 32);
-		while (m->strhash[h & (cap - 1)])
-			h++;
-		m->strhash[h & (cap - 1)] = i + 1;
+		uint32_t h = (uint32_t)(m->strkey[i] >> 32), j = h;
+		while (m->strhash[j & (cap - 1)])
+			j++;
+		m->strhash[j & (cap - 1)] = (uint64_t)h << 32 | (i + 1);
 	}
 }
 
@@ -128,15 +135,22 @@ ir_internn(Module *m, const char *s, size_t n)
 		rehash_strs(m);
 	if (n > UINT32_MAX)
 		BUG("string too long to intern");
-	uint32_t h = strhash(s, n);
+	uint32_t h = strhash(s, n), j = h;
 	uint64_t key = (uint64_t)h << 32 | n;
-	for (;; h++) {
-		uint32_t slot = m->strhash[h & (m->hcap - 1)];
-		if (!slot)
+	uint32_t *recent = &m->strrecent[h & (NRECENT - 1)];
+	if (*recent && m->strkey[*recent - 1] == key &&
+	    memcmp(m->strs[*recent - 1], s, n) == 0)
+		return *recent - 1;
+	for (;; j++) {
+		uint64_t e = m->strhash[j & (m->hcap - 1)];
+		if (!e)
 			break;
-		if (m->strkey[slot - 1] == key &&
-		    memcmp(m->strs[slot - 1], s, n) == 0)
-			return slot - 1;
+		uint32_t id = (uint32_t)e - 1;
+		if ((uint32_t)(e >> 32) == h && m->strkey[id] == key &&
+		    memcmp(m->strs[id], s, n) == 0) {
+			*recent = id + 1;
+			return id;
+		}
 	}
 	if (m->nstrs == m->cstrs) {
 		uint32_t cap = m->cstrs;
@@ -147,7 +161,8 @@ ir_internn(Module *m, const char *s, size_t n)
 	}
 	m->strs[m->nstrs] = arena_strndup(m->arena, s, n);
 	m->strkey[m->nstrs] = key;
-	m->strhash[h & (m->hcap - 1)] = m->nstrs + 1;
+	m->strhash[j & (m->hcap - 1)] = (uint64_t)h << 32 | (m->nstrs + 1);
+	*recent = m->nstrs + 1;
 	return m->nstrs++;
 }
 

@@ -135,6 +135,42 @@ test_arena_big_blocks_reuse(void **state)
 	arena_free(a);
 }
 
+/* Interning through growth and the cache of recent strings: every string
+ * keeps its id, lookups in any order find it, and strings that share a
+ * cache slot (and prefixes, and lengths) are not confused. */
+static void
+test_intern_many(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	enum { N = 200000 };
+	StrId *ids = malloc(N * sizeof *ids);
+	assert_non_null(ids);
+	char buf[32];
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof buf, "v_%d", i);
+		ids[i] = ir_intern(m, buf);
+		assert_int_equal(ir_intern(m, buf), ids[i]); /* at once */
+		if (i)
+			assert_int_not_equal(ids[i], ids[i - 1]);
+	}
+	for (int i = N - 1; i >= 0; i -= 7) {
+		snprintf(buf, sizeof buf, "v_%d", i);
+		assert_int_equal(ir_intern(m, buf), ids[i]);
+		assert_string_equal(ir_str(m, ids[i]), buf);
+	}
+	uint32_t n = m->nstrs;
+	for (int i = 0; i < N; i += 3) {
+		snprintf(buf, sizeof buf, "v_%d", i);
+		assert_int_equal(ir_internn(m, buf, strlen(buf)), ids[i]);
+		/* a prefix is a string of its own */
+		assert_int_not_equal(ir_internn(m, buf, 2), ids[i]);
+	}
+	assert_int_equal(m->nstrs, n + 1); /* only "v_" was new */
+	free(ids);
+	ir_free(m);
+}
+
 static void
 test_strings(void **state)
 {
@@ -568,6 +604,7 @@ main(void)
 		cmocka_unit_test(test_arena_mark_release),
 		cmocka_unit_test(test_arena_big_blocks_reuse),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_intern_many),
 		cmocka_unit_test(test_strings_prefixes),
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
