@@ -215,6 +215,51 @@ fold_transposes_a_weight(void **state)
 	assert_int_equal(ir_val(f->g, operand(f, mm, 1))->role, ROLE_CONST);
 }
 
+/* Equal folded results share one constant (and fold keeps one copy of
+ * the bytes): the same weight transposed twice.  A result with the same
+ * bytes under other dims stays a constant of its own. */
+static void
+fold_merges_equal_results_only(void **state)
+{
+	Fix *f = *state;
+	static const float z32[] = {1, 5, 4, 3, 2, 6}; /* z^T = w^T's bytes */
+	ValId w = input(f, "w", DT_F32, 2, d23, ROLE_PARAM, w23);
+	ValId z = input(f, "z", DT_F32, 2, d32, ROLE_PARAM, z32);
+	ValId x = input(f, "x", DT_F32, 2, (int64_t[]){4, 3},
+	    ROLE_USER_INPUT, NULL);
+	ValId a = input(f, "a", DT_F32, 2, (int64_t[]){4, 2},
+	    ROLE_USER_INPUT, NULL);
+	ValId t[3], y[3];
+	ValId src[3] = {w, w, z};
+	for (int i = 0; i < 3; i++) {
+		char tn[8], yn[8];
+		snprintf(tn, sizeof tn, "t%d", i);
+		snprintf(yn, sizeof yn, "y%d", i);
+		t[i] = fx(f, "aten::permute.default", tn, DT_F32, 2,
+		    i < 2 ? d32 : d23, 2, (Arg[]){arg_val(src[i]),
+		    ints(f, 2, (int64_t[]){1, 0})});
+		y[i] = fx(f, "aten::mm.default", yn, DT_F32, 2, i < 2
+		    ? (int64_t[]){4, 2} : (int64_t[]){4, 3}, 2,
+		    (Arg[]){arg_val(i < 2 ? x : a), arg_val(t[i])});
+		output(f, y[i]);
+	}
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 0);
+	NodeId mm[3];
+	for (NodeId n = 1, k = 0; n < f->g->nnodes && k < 3; n++)
+		if (ir_nodep(f->g, n)->op == ir_intern(f->m, "aten::mm.default"))
+			mm[k++] = n;
+	assert_int_equal(operand(f, mm[0], 1), operand(f, mm[1], 1));
+	assert_int_not_equal(operand(f, mm[0], 1), operand(f, mm[2], 1));
+	const Tensor *t0 = const_of(f, operand(f, mm[0], 1));
+	const Tensor *t2 = const_of(f, operand(f, mm[2], 1));
+	assert_non_null(t0);
+	assert_non_null(t2);
+	assert_int_equal(t0->dims[0], 3);
+	assert_int_equal(t2->dims[0], 2);
+	assert_memory_equal(t0->data, t2->data, 6 * sizeof(float));
+}
+
 static void
 fold_leaves_parameters_when_training(void **state)
 {
@@ -452,6 +497,7 @@ main(void)
 		T(cse_leaves_random_and_outputs),
 		T(cse_onnx_constants_by_bytes),
 		T(fold_transposes_a_weight),
+		T(fold_merges_equal_results_only),
 		T(fold_leaves_parameters_when_training),
 		T(fold_training_still_folds_lifted_constants),
 		T(fold_respects_max_size),

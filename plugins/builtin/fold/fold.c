@@ -311,9 +311,12 @@ materialize(Fold *f)
 		if (h->node_get(f->ctx, f->g, n, &ni) != ONNXC_OK)
 			return ONNXC_ERROR;
 		onnxc_value v = ni.out, in;
-		const Ten *r = f->known[v];
+		Ten *r = f->known[v], *first = r->twin ? r->twin : r;
 		if (f->uses[v] > f->folduses[v]) {
-			in = r->same;
+			/* an equal result made its input already: the host
+			 * would find that one again (constant_input merges
+			 * equal constants), without the copy */
+			in = r->same ? r->same : first->made;
 			if (!in) {
 				onnxc_value_info vi;
 				const char *name = h->str(f->ctx, ni.name);
@@ -335,6 +338,7 @@ materialize(Fold *f)
 				    : 0;
 				if (!in)
 					return ONNXC_ERROR;
+				first->made = in;
 			}
 			fold_replace(f, v, in);
 		}
@@ -435,6 +439,7 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 			free(f.known[v]);
 		}
 	free(f.known);
+	free(f.results);
 	free(f.uses);
 	free(f.folduses);
 	free(f.isout);

@@ -22,6 +22,9 @@ typedef struct Ten {
 	const void *data;
 	void *own;
 	onnxc_value same;  /* a constant input holding exactly this */
+	struct Ten *twin;  /* an earlier result equal to this, whose data
+	                    * this one borrows (fold_dedup) */
+	onnxc_value made;  /* the constant input made for this result */
 } Ten;
 
 typedef struct Fold {
@@ -39,6 +42,8 @@ typedef struct Fold {
 	onnxc_value *repl;   /* per value: what replaces it, or 0 */
 	uint32_t nrepl;      /* values with a replacement */
 	onnxc_str s_constant, s_value;
+	Ten **results;       /* distinct FX results by content, open addressing */
+	uint32_t nresults, cresults;
 	int hostfail;        /* a host call that should work did not */
 } Fold;
 
@@ -53,6 +58,10 @@ void fold_strides(const Ten *x, int64_t *st);
 /* set r's shape; SKIP when past max-size */
 int fold_shape(Fold *f, Ten *r, uint32_t dt, int rank, const int64_t *dims);
 int fold_storage(Fold *f, Ten *r);
+/* r, just computed: when an earlier result has the same type and bytes,
+ * r gives its storage up and borrows that one's (r->twin); false when
+ * memory runs out */
+int fold_dedup(Fold *f, Ten *r);
 /* view/reshape sizes: one -1 takes what is left; 0 when they do not fit */
 int fold_view_dims(const Ten *x, int64_t *dims, int n);
 

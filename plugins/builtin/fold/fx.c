@@ -493,6 +493,12 @@ fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 		free(r);
 		return s == FAIL ? ONNXC_ERROR : ONNXC_OK;
 	}
+	if (!fold_dedup(f, r)) {
+		free(r->own);
+		free(r);
+		f->hostfail = 1;
+		return ONNXC_ERROR;
+	}
 	f->known[v] = r;
 	f->folded[n] = 1;
 	return fold_count_node(f, f->folduses, n, ni);

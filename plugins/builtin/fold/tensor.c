@@ -78,6 +78,81 @@ fold_storage(Fold *f, Ten *r)
 	return DONE;
 }
 
+/* Results by content: a weight transposed for every layer that uses it
+ * (the permute -> addmm form) is one tensor, not one per use. */
+static uint64_t
+content_hash(const Ten *r, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ r->dt ^ (uint64_t)r->rank << 8;
+	for (int i = 0; i < r->rank; i++)
+		h = (h ^ (uint64_t)r->dims[i]) * 0xff51afd7ed558ccdu;
+	const unsigned char *p = r->data;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	return h ^ (h >> 32);
+}
+
+static int
+same_content(const Ten *a, const Ten *b, size_t n)
+{
+	if (a->dt != b->dt || a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return 0;
+	return n == 0 || memcmp(a->data, b->data, n) == 0;
+}
+
+int
+fold_dedup(Fold *f, Ten *r)
+{
+	size_t n = (size_t)r->numel * fold_elsize(r->dt);
+	if (!r->own || r->same)
+		return 1;  /* a view of an input, or equal to one */
+	if ((f->nresults + 1) * 2 > f->cresults) {
+		uint32_t cap = f->cresults ? f->cresults * 2 : 64;
+		Ten **t = calloc(cap, sizeof *t);
+		if (!t)
+			return 0;
+		for (uint32_t i = 0; i < f->cresults; i++) {
+			Ten *e = f->results[i];
+			if (!e)
+				continue;
+			uint64_t j = content_hash(e, (size_t)e->numel *
+			    fold_elsize(e->dt));
+			while (t[j & (cap - 1)])
+				j++;
+			t[j & (cap - 1)] = e;
+		}
+		free(f->results);
+		f->results = t;
+		f->cresults = cap;
+	}
+	uint64_t j = content_hash(r, n);
+	for (;; j++) {
+		Ten **slot = &f->results[j & (f->cresults - 1)];
+		if (!*slot) {
+			*slot = r;
+			f->nresults++;
+			return 1;
+		}
+		if (same_content(*slot, r, n)) {
+			free(r->own);
+			r->own = NULL;
+			r->data = (*slot)->data;
+			r->twin = *slot;
+			return 1;
+		}
+	}
+}
+
 /* r is x under another shape: the data is shared. */
 int
 fold_reshape(Fold *f, const Ten *x, Ten *r, int rank, const int64_t *dims)
