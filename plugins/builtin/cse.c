@@ -24,10 +24,18 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <onnxc/plugin.h>
 
-enum { MAXDEPTH = 64, MAXRANK = 64 };
+enum { MAXDEPTH = 64, MAXRANK = 64, OPCACHE = 64, AHEAD = 4 };
+
+/* Whether an op is mergeable, judged once by name (see mergeable). */
+typedef struct OpVerdict {
+	onnxc_str op, domain;
+	uint32_t dialect;
+	uint8_t used, ok;
+} OpVerdict;
 
 typedef struct Cse {
 	onnxc_ctx *ctx;
@@ -36,11 +44,12 @@ typedef struct Cse {
 	uint32_t nvals;
 	onnxc_value *repl;   /* per value: what it was merged into, or 0 */
 	uint8_t *isout;      /* per value: a graph output */
-	uint64_t *hash;      /* per node kept in the table */
-	onnxc_node *table;   /* open addressing; 0 is empty */
+	uint64_t *table;     /* open addressing: hash << 32 | node; 0 empty */
 	uint32_t mask;
+	uint32_t count;      /* nodes in the table */
 	uint32_t merged;     /* nodes merged so far */
 	int failed;          /* a host call failed: stop */
+	OpVerdict opcache[OPCACHE];
 } Cse;
 
 /* ------------------------------------------------------------- hashing */
@@ -258,12 +267,11 @@ fx_impure(const char *name, size_t len)
 	return 0;
 }
 
+/* Whether an op may be merged at all, by its name alone. */
 static int
-mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
+op_mergeable(Cse *c, const onnxc_node_info *ni)
 {
 	const onnxc_host_api *h = c->h;
-	if (ni->nout == 0)
-		return 0;
 	if (ni->dialect == ONNXC_ONNX) {
 		static const char *const random[] = {
 			"RandomNormal", "RandomNormalLike", "RandomUniform",
@@ -277,12 +285,6 @@ mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 		for (size_t i = 0; i < sizeof random / sizeof *random; i++)
 			if (strcmp(op, random[i]) == 0)
 				return 0;
-		for (uint32_t i = ni->npos; i < ni->nargs; i++) {
-			onnxc_arg a;
-			if (h->node_arg(c->ctx, c->g, n, i, &a) != ONNXC_OK ||
-			    a.kind == ONNXC_ARG_GRAPH)
-				return 0;
-		}
 		return 1;
 	}
 	if (ni->dialect != ONNXC_FX)
@@ -294,6 +296,31 @@ mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 		return 0;
 	const char *name = strstr(op, "::") + 2, *dot = strchr(name, '.');
 	return !fx_impure(name, dot ? (size_t)(dot - name) : strlen(name));
+}
+
+static int
+mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
+{
+	if (ni->nout == 0)
+		return 0;
+	/* a graph has few ops and many nodes: the names are judged once
+	 * per (dialect, op, domain), not once per node */
+	uint32_t slot = (uint32_t)(mix(ni->op, ni->domain) % OPCACHE);
+	OpVerdict *e = &c->opcache[slot];
+	if (!e->used || e->op != ni->op || e->domain != ni->domain ||
+	    e->dialect != ni->dialect)
+		*e = (OpVerdict){ni->op, ni->domain, ni->dialect, 1,
+		    (uint8_t)op_mergeable(c, ni)};
+	if (!e->ok)
+		return 0;
+	if (ni->dialect == ONNXC_ONNX)
+		for (uint32_t i = ni->npos; i < ni->nargs; i++) {
+			onnxc_arg a;
+			if (c->h->node_arg(c->ctx, c->g, n, i, &a) !=
+			    ONNXC_OK || a.kind == ONNXC_ARG_GRAPH)
+				return 0;
+		}
+	return 1;
 }
 
 /* ----------------------------------------------------------- the pass */
@@ -390,22 +417,74 @@ rewrite(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 	return ONNXC_OK;
 }
 
-/* Look n up; merge it into its twin or enter it. */
-static onnxc_status
-visit(Cse *c, onnxc_node n, const onnxc_node_info *ni)
+/* A zeroed table of n entries.  Its probes land anywhere: on 2 MiB pages
+ * they miss the TLB far less (a VM walks two page tables per miss). */
+static uint64_t *
+table_new(uint32_t n)
 {
-	uint64_t h = hash_node(c, n, ni);
-	if (c->failed)
+	size_t bytes = (size_t)n * sizeof(uint64_t);
+	uint64_t *t = calloc(n, sizeof *t);
+#ifdef MADV_HUGEPAGE
+	if (t && bytes >= (4u << 20)) {
+		uintptr_t a = ((uintptr_t)t + 0x1fffff) & ~(uintptr_t)0x1fffff;
+		uintptr_t e = ((uintptr_t)t + bytes) & ~(uintptr_t)0x1fffff;
+		if (e > a)
+			madvise((void *)a, e - a, MADV_HUGEPAGE);
+	}
+#endif
+	return t;
+}
+
+static void
+table_put(uint64_t *t, uint32_t mask, uint64_t e)
+{
+	uint32_t i = (uint32_t)(e >> 32) & mask;
+	while (t[i])
+		i = (i + 1) & mask;
+	t[i] = e;
+}
+
+/* Keep the table at most half full: it starts small, so a graph with few
+ * mergeable nodes touches little memory. */
+static int
+table_grow(Cse *c)
+{
+	if (2 * (uint64_t)(c->count + 1) <= (uint64_t)c->mask + 1)
+		return 1;
+	if (c->mask >= (1u << 31) - 1)
+		return 0;
+	uint32_t cap = 2 * (c->mask + 1);
+	uint64_t *t = table_new(cap);
+	if (!t)
+		return 0;
+	for (uint32_t i = 0; i <= c->mask; i++)
+		if (c->table[i])
+			table_put(t, cap - 1, c->table[i]);
+	free(c->table);
+	c->table = t;
+	c->mask = cap - 1;
+	return 1;
+}
+
+/* Look n up; merge it into its twin or enter it.  An entry keeps the top
+ * half of its node's hash, so a probe that meets another node reads
+ * nothing more. */
+static onnxc_status
+visit(Cse *c, onnxc_node n, const onnxc_node_info *ni, uint64_t h)
+{
+	if (c->failed || !table_grow(c))
 		return ONNXC_ERROR;
-	for (uint32_t i = (uint32_t)h & c->mask;; i = (i + 1) & c->mask) {
-		onnxc_node m = c->table[i];
-		if (!m) {
-			c->table[i] = n;
-			c->hash[n] = h;
+	uint64_t top = h >> 32;
+	for (uint32_t i = (uint32_t)top & c->mask;; i = (i + 1) & c->mask) {
+		uint64_t e = c->table[i];
+		if (!e) {
+			c->table[i] = top << 32 | n;
+			c->count++;
 			return ONNXC_OK;
 		}
-		if (c->hash[m] != h)
+		if (e >> 32 != top)
 			continue;
+		onnxc_node m = (onnxc_node)e;
 		onnxc_node_info mi;
 		if (c->h->node_get(c->ctx, c->g, m, &mi) != ONNXC_OK)
 			return ONNXC_ERROR;
@@ -415,6 +494,34 @@ visit(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 			return ONNXC_OK;
 		return merge(c, &mi, n, ni);
 	}
+}
+
+/* A node's hash, worked out AHEAD nodes before the sweep reaches it so
+ * that its table slot can be fetched meanwhile: the probes land anywhere
+ * in a table of millions of entries, and waiting for each was most of the
+ * pass.  A merge in between may change what the node's arguments stand
+ * for: the hash is then worked out again. */
+typedef struct Ahead {
+	onnxc_node n;        /* 0: none */
+	uint32_t merged;     /* c->merged when hashed */
+	uint64_t hash;
+} Ahead;
+
+static void
+look_ahead(Cse *c, Ahead *slot, onnxc_node n, uint32_t end)
+{
+	onnxc_node_info ni;
+	slot->n = 0;
+	if (n >= end || c->h->node_get(c->ctx, c->g, n, &ni) != ONNXC_OK ||
+	    !mergeable(c, n, &ni))
+		return;
+	uint64_t h = hash_node(c, n, &ni);
+	if (c->failed) {
+		c->failed = 0;   /* reported when the sweep gets there */
+		return;
+	}
+	*slot = (Ahead){n, c->merged, h};
+	__builtin_prefetch(&c->table[(uint32_t)(h >> 32) & c->mask]);
 }
 
 static onnxc_status
@@ -427,7 +534,12 @@ sweep(Cse *c, uint32_t end)
 		if (v && v < c->nvals)
 			c->isout[v] = 1;
 	}
+	Ahead ahead[AHEAD] = {{0}};
+	for (onnxc_node n = 1; n < AHEAD && n < end; n++)
+		look_ahead(c, &ahead[n % AHEAD], n, end);
 	for (onnxc_node n = 1; n < end; n++) {
+		Ahead got = ahead[n % AHEAD];
+		look_ahead(c, &ahead[n % AHEAD], n + AHEAD, end);
 		onnxc_node_info ni;
 		if (h->node_get(c->ctx, c->g, n, &ni) != ONNXC_OK)
 			continue; /* erased */
@@ -438,7 +550,9 @@ sweep(Cse *c, uint32_t end)
 		}
 		if (!mergeable(c, n, &ni))
 			continue;
-		if (visit(c, n, &ni) != ONNXC_OK) {
+		uint64_t hash = got.n == n && got.merged == c->merged
+		    ? got.hash : hash_node(c, n, &ni);
+		if (visit(c, n, &ni, hash) != ONNXC_OK) {
 			h->report(c->ctx, ONNXC_SEV_ERROR, c->g, n,
 			    "cse: the host refused to read or merge this node");
 			return ONNXC_ERROR;
@@ -454,23 +568,18 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	Cse c = {.ctx = ctx, .h = host, .g = host->graph(ctx)};
 	c.nvals = host->value_end(ctx, c.g);
 	uint32_t end = host->node_end(ctx, c.g);
-	uint32_t cap = 16;
-	while (cap < 2 * (uint64_t)end && cap < (1u << 31))
-		cap *= 2;
-	c.mask = cap - 1;
+	c.mask = 1023;
 	c.repl = calloc((size_t)c.nvals + 1, sizeof *c.repl);
 	c.isout = calloc((size_t)c.nvals + 1, 1);
-	c.hash = calloc((size_t)end + 1, sizeof *c.hash);
-	c.table = calloc(cap, sizeof *c.table);
+	c.table = table_new(c.mask + 1);
 	onnxc_status s = ONNXC_ERROR;
-	if (c.repl && c.isout && c.hash && c.table)
+	if (c.repl && c.isout && c.table)
 		s = sweep(&c, end);
 	else
 		host->report(ctx, ONNXC_SEV_ERROR, c.g, 0,
 		    "cse: out of memory");
 	free(c.repl);
 	free(c.isout);
-	free(c.hash);
 	free(c.table);
 	return s;
 }

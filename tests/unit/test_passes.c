@@ -180,6 +180,36 @@ cse_onnx_constants_by_bytes(void **state)
 	assert_int_equal(operand(f, mul, 0), operand(f, mul, 1));
 }
 
+/* Thousands of pairs: the table grows while it is in use, and each merge
+ * changes what the next nodes' arguments stand for after their hashes were
+ * worked out ahead of the sweep. */
+static void
+cse_many_pairs(void **state)
+{
+	Fix *f = *state;
+	enum { N = 3000 };
+	ValId v = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	for (int i = 0; i < N; i++) {
+		char na[16], nb[16], ns[16];
+		snprintf(na, sizeof na, "a%d", i);
+		snprintf(nb, sizeof nb, "b%d", i);
+		snprintf(ns, sizeof ns, "s%d", i);
+		ValId a = fx(f, "aten::sin.default", na, DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(v)});
+		ValId b = fx(f, "aten::sin.default", nb, DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(v)});
+		v = fx(f, "aten::add.Tensor", ns, DT_F32, 1, d3, 2,
+		    (Arg[]){arg_val(a), arg_val(b)});
+	}
+	output(f, v);
+	assert_int_equal(run(f, "cse,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::sin.default"), N);
+	assert_int_equal(count_op(f, "aten::add.Tensor"), N);
+	for (NodeId n = 1; n < f->g->nnodes; n++)
+		if (ir_nodep(f->g, n)->op == ir_intern(f->m, "aten::add.Tensor"))
+			assert_int_equal(operand(f, n, 0), operand(f, n, 1));
+}
+
 /* ---------------------------------------------------------------- fold */
 
 /* x[4,3] @ permute(w[2,3], [1,0]) with w bound: the classic linear. */
@@ -496,6 +526,7 @@ main(void)
 		T(cse_merges_equal_nodes),
 		T(cse_leaves_random_and_outputs),
 		T(cse_onnx_constants_by_bytes),
+		T(cse_many_pairs),
 		T(fold_transposes_a_weight),
 		T(fold_merges_equal_results_only),
 		T(fold_leaves_parameters_when_training),
