@@ -532,6 +532,26 @@ assignment(Ctx *c)
 		fx_expected(p, "end of line");
 }
 
+/* The name the next line defines is interned a line from now: its table
+ * slot is fetched while this line is parsed. */
+static void
+prefetch_next_name(Ctx *c, const Token *t)
+{
+	const Lexer *lx = &c->p.lx;
+	const char *end = lx->s + lx->n;
+	const char *q = memchr(t->p, '\n', (size_t)(end - t->p));
+	if (!q)
+		return;
+	while (++q < end && *q == ' ')
+		;
+	const char *name = q;
+	while (q < end && (*q == '_' || (*q >= 'a' && *q <= 'z') ||
+	    (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
+		q++;
+	if (q > name)
+		ir_intern_prefetch(c->m, name, (size_t)(q - name));
+}
+
 /* A returned value. */
 static bool
 retval(Ctx *c)
@@ -792,6 +812,7 @@ parsedef(Ctx *c, GraphId gid)
 			fx_skip_line(p);
 			return;
 		} else if (t->kind == T_NAME) {
+			prefetch_next_name(c, t);
 			assignment(c);
 		} else {
 			fx_expected(p, "a statement");

@@ -166,6 +166,16 @@ ir_internn(Module *m, const char *s, size_t n)
 	return m->nstrs++;
 }
 
+/* A hint: ir_internn(m, s, n) comes soon.  Its first probe lands anywhere
+ * in a table of millions of entries; fetching the line meanwhile saves
+ * most of the wait. */
+void
+ir_intern_prefetch(const Module *m, const char *s, size_t n)
+{
+	if (m->strhash)
+		__builtin_prefetch(&m->strhash[strhash(s, n) & (m->hcap - 1)]);
+}
+
 StrId
 ir_intern(Module *m, const char *s)
 {

@@ -149,6 +149,7 @@ test_intern_many(void **state)
 	char buf[32];
 	for (int i = 0; i < N; i++) {
 		snprintf(buf, sizeof buf, "v_%d", i);
+		ir_intern_prefetch(m, buf, strlen(buf)); /* a hint only */
 		ids[i] = ir_intern(m, buf);
 		assert_int_equal(ir_intern(m, buf), ids[i]); /* at once */
 		if (i)
