@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "onnx.h"
 
 typedef struct Buf {
@@ -303,8 +305,8 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 static uint32_t *
 count_users(const Graph *g)
 {
-	uint32_t *users = calloc(g->nnodes + 1, sizeof *users);
-	uint32_t *last = calloc(g->nnodes + 1, sizeof *last);
+	uint32_t *users = onnxc_table_calloc(g->nnodes + 1, sizeof *users);
+	uint32_t *last = onnxc_table_calloc(g->nnodes + 1, sizeof *last);
 	if (!users || !last)
 		BUG("out of memory");
 	for (NodeId n = 1; n < g->nnodes; n++) {
@@ -349,7 +351,7 @@ be_meta_new(Module *m, bool strip_paths)
 	x->ops = arena_new();
 	x->strip = strip_paths;
 	x->nat = m->nstrs;
-	x->at = calloc(x->nat + 1, sizeof *x->at);
+	x->at = onnxc_table_calloc(x->nat + 1, sizeof *x->at);
 	x->users = calloc(m->ngraphs + 1, sizeof *x->users);
 	if (!x->at || !x->users)
 		BUG("out of memory");

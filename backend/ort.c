@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <onnxc/table.h>
+
 #include "fbs.h"
 #include "opschema.h"
 #include "ort.h"
@@ -122,7 +124,7 @@ internal(Enc *e, const char *f, ...)
 static void *
 xcalloc(size_t n, size_t sz)
 {
-	void *p = calloc(n ? n : 1, sz);
+	void *p = onnxc_table_calloc(n, sz);
 	if (!p)
 		BUG("out of memory");
 	return p;

@@ -350,6 +350,8 @@ void vgrow_nz(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 /* transparent huge pages for the 2 MiB pages inside [p, p+n), where the
  * system has them: fewer page faults on big tables */
 void mem_advise_huge(void *p, size_t n);
+/* bytes of uninitialised memory, on 2 MiB pages from 1 MiB (free()) */
+void *mem_alloc_big(size_t bytes);
 
 /* module.c: the module, strings, expressions, tensors, diagnostics */
 Module *ir_module_new(void);

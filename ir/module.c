@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "ir.h"
 
 static uint32_t
@@ -115,10 +117,9 @@ rehash_strs(Module *m)
 	uint32_t cap = m->hcap ? m->hcap * 2 : 1024;
 	size_t bytes = (size_t)cap * sizeof *m->strhash;
 	free(m->strhash);
-	m->strhash = xrealloc(NULL, bytes);
-	if (bytes >= (4u << 20))
-		mem_advise_huge(m->strhash, bytes);
-	memset(m->strhash, 0, bytes);
+	m->strhash = onnxc_table_calloc(cap, sizeof *m->strhash);
+	if (!m->strhash)
+		BUG("out of memory (%zu bytes)", bytes);
 	m->hcap = cap;
 	for (uint32_t i = 0; i < m->nstrs; i++) {
 		uint32_t h = (uint32_t)(m->strkey[i] >> 32), j = h;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "ir.h"
 
 typedef struct Norm {
@@ -68,13 +70,13 @@ ir_normalize(Module *m, GraphId gid, uint32_t base, const char *who)
 	Graph *g = ir_graph(m, gid);
 	uint32_t nn = g->nnodes;
 	Norm z = {.m = m, .g = g, .who = who};
-	uint32_t *start = calloc(nn + 1, sizeof *start);
-	uint8_t *state = calloc(nn + 1, 1);
-	NodeId *order = calloc(nn + 1, sizeof *order);
+	uint32_t *start = onnxc_table_calloc(nn + 1, sizeof *start);
+	uint8_t *state = onnxc_table_calloc(nn + 1, 1);
+	NodeId *order = onnxc_table_calloc(nn + 1, sizeof *order);
 	struct {
 		NodeId n;
 		uint32_t k;
-	} *stack = calloc(nn + 1, sizeof *stack);
+	} *stack = onnxc_table_calloc(nn + 1, sizeof *stack);
 	if (!start || !state || !order || !stack)
 		BUG("out of memory");
 	for (NodeId n = 1; n < nn; n++) {
@@ -142,8 +144,8 @@ ir_normalize(Module *m, GraphId gid, uint32_t base, const char *who)
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < norder; i++)
 		total += g->nodes[order[i]].nargs;
-	Node *nodes = xrealloc(NULL, (norder + 1) * sizeof *nodes);
-	Arg *args = xrealloc(NULL, (total + 1) * sizeof *args);
+	Node *nodes = mem_alloc_big((norder + 1) * sizeof *nodes);
+	Arg *args = mem_alloc_big((total + 1) * sizeof *args);
 	nodes[0] = g->nodes[0];
 	for (NodeId n = 1; n < nn; n++) {
 		const Node *p = &g->nodes[n];

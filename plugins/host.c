@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "host.h"
 
 /* The ABI's enumerations are the IR's numbers: no tables in between. */
@@ -244,7 +246,7 @@ pl_uses(onnxc_ctx *c, GraphId gid, bool build)
 	if (!u && !build)
 		return NULL;
 	if (!u) {
-		u = calloc(g->nvals + 1, sizeof *u);
+		u = onnxc_table_calloc(g->nvals + 1, sizeof *u);
 		if (!u)
 			BUG("out of memory");
 		c->nuses[gid] = g->nvals;

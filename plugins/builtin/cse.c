@@ -24,9 +24,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <onnxc/plugin.h>
+#include <onnxc/table.h>
 
 enum { MAXDEPTH = 64, MAXRANK = 64, OPCACHE = 64, AHEAD = 4 };
 
@@ -422,17 +422,7 @@ rewrite(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 static uint64_t *
 table_new(uint32_t n)
 {
-	size_t bytes = (size_t)n * sizeof(uint64_t);
-	uint64_t *t = calloc(n, sizeof *t);
-#ifdef MADV_HUGEPAGE
-	if (t && bytes >= (4u << 20)) {
-		uintptr_t a = ((uintptr_t)t + 0x1fffff) & ~(uintptr_t)0x1fffff;
-		uintptr_t e = ((uintptr_t)t + bytes) & ~(uintptr_t)0x1fffff;
-		if (e > a)
-			madvise((void *)a, e - a, MADV_HUGEPAGE);
-	}
-#endif
-	return t;
+	return onnxc_table_calloc(n, sizeof(uint64_t));
 }
 
 static void
@@ -569,8 +559,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	c.nvals = host->value_end(ctx, c.g);
 	uint32_t end = host->node_end(ctx, c.g);
 	c.mask = 1023;
-	c.repl = calloc((size_t)c.nvals + 1, sizeof *c.repl);
-	c.isout = calloc((size_t)c.nvals + 1, 1);
+	c.repl = onnxc_table_calloc((size_t)c.nvals + 1, sizeof *c.repl);
+	c.isout = onnxc_table_calloc((size_t)c.nvals + 1, 1);
 	c.table = table_new(c.mask + 1);
 	onnxc_status s = ONNXC_ERROR;
 	if (c.repl && c.isout && c.table)

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include <onnxc/plugin.h>
+#include <onnxc/table.h>
 
 typedef struct Dce {
 	onnxc_ctx *ctx;
@@ -154,7 +155,7 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	(void)user;
 	Dce d = {.ctx = ctx, .h = host, .g = host->graph(ctx)};
 	d.nvals = host->value_end(ctx, d.g);
-	d.uses = calloc((size_t)d.nvals + 1, sizeof *d.uses);
+	d.uses = onnxc_table_calloc((size_t)d.nvals + 1, sizeof *d.uses);
 	if (!d.uses) {
 		host->report(ctx, ONNXC_SEV_ERROR, d.g, 0,
 		    "dce: out of memory");

@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include <onnxc/table.h>
+
 #include "ir/ir.h"
 
 /* Diagnostics of a module go to a growing string. */
@@ -133,6 +135,44 @@ test_arena_big_blocks_reuse(void **state)
 	assert_string_equal(s, "abc");
 	assert_int_equal(first[0], 0);
 	arena_free(a);
+}
+
+/* Tables from 1 MiB start on a 2 MiB boundary and come zeroed; smaller
+ * ones are plain calloc; a vector keeps its contents as it crosses into
+ * big tables and doubles there. */
+static void
+test_big_tables(void **state)
+{
+	(void)state;
+	const uintptr_t two = (uintptr_t)2 << 20;
+	size_t sizes[] = {1000, (1u << 20) - 8, 1u << 20, (3u << 20) + 5};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		unsigned char *t = onnxc_table_calloc(sizes[i], 1);
+		assert_non_null(t);
+		for (size_t k = 0; k < sizes[i]; k += 4093)
+			assert_int_equal(t[k], 0);
+		assert_int_equal(t[sizes[i] - 1], 0);
+#ifdef __linux__
+		if (sizes[i] >= (1u << 20))
+			assert_int_equal((uintptr_t)t % two, 0);
+#endif
+		memset(t, 0xee, sizes[i]);
+		free(t);
+	}
+	unsigned char *b = mem_alloc_big(3u << 20);
+	assert_int_equal((uintptr_t)b % two, 0);
+	b[(3u << 20) - 1] = 1;
+	free(b);
+	uint32_t *v = NULL, cap = 0;
+	for (uint32_t n = 0; n < (3u << 20) / 4; n++) {
+		vgrow_nz((void **)&v, &cap, n + 1, sizeof *v);
+		v[n] = n * 7u;
+	}
+	assert_true((size_t)cap * 4 >= (1u << 20));
+	assert_int_equal((uintptr_t)v % two, 0);
+	for (uint32_t n = 0; n < (3u << 20) / 4; n += 997)
+		assert_int_equal(v[n], n * 7u);
+	free(v);
 }
 
 /* Interning through growth and the cache of recent strings: every string
@@ -604,6 +644,7 @@ main(void)
 		cmocka_unit_test(test_arena),
 		cmocka_unit_test(test_arena_mark_release),
 		cmocka_unit_test(test_arena_big_blocks_reuse),
+		cmocka_unit_test(test_big_tables),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_intern_many),
 		cmocka_unit_test(test_strings_prefixes),

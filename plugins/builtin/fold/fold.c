@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "fold.h"
 
 enum { MAXDEPTH = 64 };
@@ -421,12 +423,12 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	f.nvals = host->value_end(ctx, f.g);
 	f.end = host->node_end(ctx, f.g);
 	size_t nv = (size_t)f.nvals + 1;
-	f.known = calloc(nv, sizeof *f.known);
-	f.uses = calloc(nv, sizeof *f.uses);
-	f.folduses = calloc(nv, sizeof *f.folduses);
-	f.isout = calloc(nv, 1);
-	f.folded = calloc((size_t)f.end + 1, 1);
-	f.repl = calloc(nv, sizeof *f.repl);
+	f.known = onnxc_table_calloc(nv, sizeof *f.known);
+	f.uses = onnxc_table_calloc(nv, sizeof *f.uses);
+	f.folduses = onnxc_table_calloc(nv, sizeof *f.folduses);
+	f.isout = onnxc_table_calloc(nv, 1);
+	f.folded = onnxc_table_calloc((size_t)f.end + 1, 1);
+	f.repl = onnxc_table_calloc(nv, sizeof *f.repl);
 	onnxc_status s = ONNXC_ERROR;
 	if (f.known && f.uses && f.folduses && f.isout && f.folded && f.repl)
 		s = sweep(&f);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "fn.h"
 
 static const ViewOp views[] = {
@@ -58,13 +60,17 @@ fn_val(Fn *f, onnxc_value v)
 		uint32_t cap = f->nv ? f->nv : 256;
 		while (cap <= n || cap <= v)
 			cap *= 2;
-		Val *p = realloc(f->v, cap * sizeof *p);
+		/* zeroed and on big pages: the table is as long as the
+		 * graph (64 bytes a value) once any value is tracked */
+		Val *p = onnxc_table_calloc(cap, sizeof *p);
 		if (!p) {
 			f->bad = 1;
 			memset(&none, 0, sizeof none);
 			return &none;
 		}
-		memset(p + f->nv, 0, (cap - f->nv) * sizeof *p);
+		if (f->nv)
+			memcpy(p, f->v, f->nv * sizeof *p);
+		free(f->v);
 		f->v = p;
 		f->nv = cap;
 	}

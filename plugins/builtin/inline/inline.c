@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include <onnxc/plugin.h>
+#include <onnxc/table.h>
 
 enum { MAXDEPTH = 64 }; /* nesting of bodies and of argument lists */
 
@@ -215,7 +216,7 @@ inline_body(In *in, onnxc_graph b, const onnxc_value *args, uint32_t nargs,
 	const onnxc_host_api *h = in->h;
 	Frame f = {.body = b, .prefix = prefix};
 	f.nmap = h->value_end(in->ctx, b);
-	f.map = calloc((size_t)f.nmap + 1, sizeof *f.map);
+	f.map = onnxc_table_calloc((size_t)f.nmap + 1, sizeof *f.map);
 	if (!f.map)
 		return ONNXC_NOMEM;
 	onnxc_status s = ONNXC_OK;

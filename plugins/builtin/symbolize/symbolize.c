@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <onnxc/table.h>
+
 #include "symbolize_int.h"
 
 /* ---------------------------------------------------------- reporting */
@@ -476,7 +478,7 @@ propagate(SymCtx *c)
 	const onnxc_host_api *h = c->h;
 	int errs = c->nerr;
 	c->ntouched = h->value_end(c->ctx, c->g);
-	c->touched = calloc(c->ntouched + 1, 1);
+	c->touched = onnxc_table_calloc(c->ntouched + 1, 1);
 	Dim (*o)[SYM_MAXR] = calloc(MAXOUT, sizeof *o);
 	if (!c->touched || !o) {
 		free(o);
