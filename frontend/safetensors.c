@@ -970,9 +970,14 @@ st_bind_value(Module *m, GraphId gid, ValId v, const Tensor *t,
 			snprintf(note->first, sizeof note->first, "%s '%s' is "
 			    "annotated %s %s, but %s has %s", what, own,
 			    ir_dtype_name(val->dtype), want, tn, got);
-		Dim *wd = &g->dims[val->dims];
+		ArenaMark mk = arena_mark(m->scratch);
+		Dim *wd = arena_array(m->scratch, (size_t)val->rank,
+		    sizeof *wd);
 		for (int32_t k = 0; k < val->rank; k++)
 			wd[k] = (Dim){t->dims[k], 0};
+		/* a new run: dims may be shared by values of one shape */
+		ir_set_tensor(g, v, (DType)val->dtype, val->rank, wd);
+		arena_release(m->scratch, mk);
 	}
 	Tensor b = *t;
 	b.name = ir_intern(m, target);

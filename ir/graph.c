@@ -44,6 +44,28 @@ ir_value(Graph *g, StrId name)
 	return g->nvals++;
 }
 
+static uint32_t
+shape_hash(const Dim *d, int32_t rank)
+{
+	uint64_t h = (uint64_t)rank;
+	for (int32_t i = 0; i < rank; i++)
+		h = (h ^ (uint64_t)d[i].n ^ (uint64_t)d[i].e << 40) *
+		    0x9e3779b97f4a7c15u;
+	return (uint32_t)(h >> 58) % SHAPE_CACHE;
+}
+
+static bool
+same_dims(const Dim *a, const Dim *b, int32_t rank)
+{
+	for (int32_t i = 0; i < rank; i++)
+		if (a[i].n != b[i].n || a[i].e != b[i].e)
+			return false;
+	return true;
+}
+
+/* Dims are never written in place, so a value takes the run of an earlier
+ * one of the same shape where the cache of recent shapes has it: a graph's
+ * values mostly share a few shapes. */
 void
 ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank, const Dim *dims)
 {
@@ -52,19 +74,35 @@ ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank, const Dim *dims)
 	p->dtype = (uint8_t)dt;
 	p->rank = rank;
 	p->dims = 0;
-	if (rank > 0) {
-		vgrow_nz((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
-		    sizeof *g->dims);
-		p = ir_val(g, v); /* (vals did not move, but stay honest) */
-		p->dims = g->ndims;
-		if (dims)
-			memcpy(&g->dims[g->ndims], dims,
-			    (size_t)rank * sizeof *dims);
-		else
-			memset(&g->dims[g->ndims], 0,
-			    (size_t)rank * sizeof *dims);
-		g->ndims += (uint32_t)rank;
+	if (rank <= 0)
+		return;
+	uint32_t h = 0;
+	if (dims) {
+		h = shape_hash(dims, rank);
+		uint32_t at = g->shapes[h];
+		if (at && (uint64_t)at + (uint32_t)rank <= g->ndims &&
+		    same_dims(&g->dims[at], dims, rank)) {
+			p->dims = at;
+			return;
+		}
 	}
+	/* dims may be a run of this table, which growing can move */
+	bool inside = dims && g->dims && dims >= g->dims &&
+	    dims < g->dims + g->ndims;
+	size_t off = inside ? (size_t)(dims - g->dims) : 0;
+	vgrow_nz((void **)&g->dims, &g->cdims, g->ndims + (uint32_t)rank,
+	    sizeof *g->dims);
+	if (inside)
+		dims = g->dims + off;
+	p = ir_val(g, v);
+	p->dims = g->ndims;
+	if (dims) {
+		memcpy(&g->dims[g->ndims], dims, (size_t)rank * sizeof *dims);
+		g->shapes[h] = g->ndims;
+	} else {
+		memset(&g->dims[g->ndims], 0, (size_t)rank * sizeof *dims);
+	}
+	g->ndims += (uint32_t)rank;
 }
 
 const Dim *

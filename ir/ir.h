@@ -257,6 +257,7 @@ struct Node {
 
 /* One graph: the main one, a higher-order op body, or the lowered graph.
  * Arrays grow with realloc and are released by ir_free. */
+enum { SHAPE_CACHE = 64 };  /* ir_set_tensor's recent shapes */
 struct Graph {
 	StrId name;
 	GraphId parent;  /* 0 for a top-level graph */
@@ -268,8 +269,9 @@ struct Graph {
 	uint32_t nargs, cargs;
 	Arg *items;      /* list elements, contiguous per list */
 	uint32_t nitems, citems;
-	Dim *dims;
+	Dim *dims;       /* shared: values of one shape may share a run */
 	uint32_t ndims, cdims;
+	uint32_t shapes[SHAPE_CACHE]; /* recent runs of dims, by hash */
 	ValId *inputs;   /* in signature order (params, buffers, ..., user) */
 	uint32_t ninputs, cinputs;
 	ValId *outputs;

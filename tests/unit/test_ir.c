@@ -332,6 +332,48 @@ small_graph(Module *m, ValId *relu_out)
 	return gid;
 }
 
+/* Values of one shape share a run of dims; other shapes get their own;
+ * copying the dims of a value of the same graph works while the table
+ * grows under them. */
+static void
+test_shared_dims(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Graph *g = ir_graph(m, ir_graph_new(m, "g", 0));
+	enum { N = 20000 };
+	ValId *v = malloc(N * sizeof *v);
+	assert_non_null(v);
+	Dim d816[2] = {{8, 0}, {16, 0}};
+	ValId a = ir_value(g, ir_intern(m, "a"));
+	ValId b = ir_value(g, ir_intern(m, "b"));
+	ir_set_tensor(g, a, DT_F32, 2, d816);
+	ir_set_tensor(g, b, DT_F32, 2, d816);
+	assert_int_equal(ir_val(g, a)->dims, ir_val(g, b)->dims);
+	uint32_t before = g->ndims;
+	for (int i = 0; i < N; i++) {
+		v[i] = ir_value(g, 0);
+		Dim d[2] = {{i, 0}, {7, 0}};
+		ir_set_tensor(g, v[i], DT_F32, 2, d);
+	}
+	assert_true(g->ndims > before + N); /* all different */
+	for (int i = 0; i < N; i += 3) {
+		ValId w = ir_value(g, 0);
+		ir_set_tensor(g, w, DT_I64, 2, ir_dims(g, v[i]));
+		assert_int_equal(ir_dims(g, w)[0].n, i);
+		assert_int_equal(ir_dims(g, w)[1].n, 7);
+		assert_int_equal(ir_val(g, w)->rank, 2);
+	}
+	/* a shape that differs in its symbol is another shape */
+	Dim ds[2] = {{8, ir_expr_sym(m, "s0")}, {16, 0}};
+	ValId c = ir_value(g, ir_intern(m, "c"));
+	ir_set_tensor(g, c, DT_F32, 2, ds);
+	assert_int_not_equal(ir_val(g, c)->dims, ir_val(g, a)->dims);
+	assert_int_equal(ir_dims(g, a)[0].e, 0);
+	free(v);
+	ir_free(m);
+}
+
 static void
 test_graph_building(void **state)
 {
@@ -651,6 +693,7 @@ main(void)
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
 		cmocka_unit_test(test_graph_building),
+		cmocka_unit_test(test_shared_dims),
 		cmocka_unit_test(test_verify_catches_use_before_def),
 		cmocka_unit_test(test_verify_catches_bad_dims),
 		cmocka_unit_test(test_verify_subgraphs),
