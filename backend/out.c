@@ -16,6 +16,7 @@
 enum {
 	BUFSZ = 1 << 20,
 	KERNEL_MIN = 1 << 16,   /* smaller pieces are cheaper buffered */
+	KICK = 16 << 20,        /* writeback is started every this much */
 	MAXPEND = 8,
 	MAXLINKS = 40,
 };
@@ -33,6 +34,7 @@ struct BeOut {
 	unsigned char *buf;
 	size_t len;
 	uint64_t pos;
+	uint64_t kicked;   /* bytes whose writeback was started */
 	int err;
 };
 
@@ -360,14 +362,30 @@ test_stop(uint64_t pos, size_t n)
 	}
 }
 
-int
-be_out_write(BeOut *o, const void *p, size_t n)
+/* Start writing back what reached the file since the last call, once
+ * that is KICK bytes: the fsync that commits the output then waits only
+ * for the tail, where it waited for the whole file after the CPU work
+ * (a fifth of a 1M-node conversion's wall time). */
+static void
+kick(BeOut *o)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+	uint64_t done = o->pos - o->len;
+	if (o->direct || o->err || done - o->kicked < KICK)
+		return;
+	(void)sync_file_range(o->fd, (off_t)o->kicked,
+	    (off_t)(done - o->kicked), SYNC_FILE_RANGE_WRITE);
+	o->kicked = done;
+#else
+	(void)o;
+#endif
+}
+
+static int
+write_piece(BeOut *o, const void *p, size_t n)
 {
 	int sfd;
 	uint64_t off;
-	if (o->err || n == 0)
-		return o->err;
-	test_stop(o->pos, n);
 	o->pos += n;
 	if (n >= KERNEL_MIN && be_src_find(p, n, &sfd, &off)) {
 		if (flush(o) == 0)
@@ -381,6 +399,17 @@ be_out_write(BeOut *o, const void *p, size_t n)
 	memcpy(o->buf + o->len, p, n);
 	o->len += n;
 	return 0;
+}
+
+int
+be_out_write(BeOut *o, const void *p, size_t n)
+{
+	if (o->err || n == 0)
+		return o->err;
+	test_stop(o->pos, n);
+	if (write_piece(o, p, n) == 0)
+		kick(o);
+	return o->err;
 }
 
 int

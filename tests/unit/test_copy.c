@@ -1,8 +1,9 @@
 /* test_copy.c - the kernel copy (backend/copy.c): into a file and into a
  * pipe (where copy_file_range gives way to sendfile), a source shorter
  * than asked (noted as changed), finding bytes in registered mappings,
- * and a read of a mapped page the file lost (zeros and a note, no
- * SIGBUS). */
+ * a read of a mapped page the file lost (zeros and a note, no SIGBUS),
+ * and an output of tens of MiB written in every way be_out_write has
+ * (buffered, direct, kernel copy) while its writeback is started. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@
 #include <cmocka.h>
 
 #include "backend/copy.h"
+#include "backend/out.h"
+#include "ir/ir.h"
 
 enum { N = 300000 };
 
@@ -145,6 +148,78 @@ test_truncated_mapping(void **state)
 	unlink(sp);
 }
 
+/* Byte i of the big output: a pattern, except in the copied piece. */
+enum { BIG = 40 << 20, COPIED_AT = 17 << 20 };
+
+typedef struct BigOut {
+	const unsigned char *map; /* the registered source */
+} BigOut;
+
+static int
+emit_big(void *ctx, BeOut *o)
+{
+	BigOut *b = ctx;
+	unsigned char *chunk = malloc(3 << 20);
+	assert_non_null(chunk);
+	size_t pos = 0;
+	for (int round = 0; pos < BIG; round++) {
+		size_t n = round % 3 == 0 ? 100 : round % 3 == 1 ? 3 << 20
+		    : 70000;
+		if (pos < COPIED_AT && pos + n > COPIED_AT)
+			n = COPIED_AT - pos;
+		if (pos == COPIED_AT) {
+			/* by the kernel, from the source at offset 0 */
+			if (be_out_write(o, b->map, N))
+				break;
+			pos += N;
+			continue;
+		}
+		if (n > BIG - pos)
+			n = BIG - pos;
+		for (size_t i = 0; i < n; i++)
+			chunk[i] = (unsigned char)((pos + i) * 13 + (pos + i) /
+			    4093);
+		if (be_out_write(o, chunk, n))
+			break;
+		pos += n;
+	}
+	free(chunk);
+	return be_out_pos(o) == BIG ? 0 : EIO;
+}
+
+static void
+test_big_output(void **state)
+{
+	(void)state;
+	char sp[64], dp[64];
+	int in = source(sp, sizeof sp);
+	const unsigned char *map = mmap(NULL, N, PROT_READ, MAP_SHARED, in, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(be_src_add(map, N, in, "big.bin"), 0);
+	snprintf(dp, sizeof dp, "/tmp/test_copy_out_%d.bin", (int)getpid());
+	Module *m = ir_module_new();
+	BigOut b = {map};
+	assert_int_equal(be_write_atomic(m, dp, emit_big, &b), 0);
+	FILE *f = fopen(dp, "rb");
+	assert_non_null(f);
+	unsigned char *got = malloc(BIG + 1);
+	assert_int_equal(fread(got, 1, BIG + 1, f), BIG);
+	fclose(f);
+	for (size_t i = 0; i < BIG; i++) {
+		unsigned char want = i >= COPIED_AT && i < COPIED_AT + N
+		    ? pat(i - COPIED_AT) : (unsigned char)(i * 13 + i / 4093);
+		if (got[i] != want)
+			fail_msg("byte %zu differs", i);
+	}
+	free(got);
+	ir_free(m);
+	be_src_remove(map);
+	munmap((void *)map, N);
+	close(in);
+	unlink(sp);
+	unlink(dp);
+}
+
 int
 main(void)
 {
@@ -153,6 +228,7 @@ main(void)
 		cmocka_unit_test(test_into_pipe),
 		cmocka_unit_test(test_short_source),
 		cmocka_unit_test(test_truncated_mapping),
+		cmocka_unit_test(test_big_output),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
