@@ -640,14 +640,16 @@ atbodyend(Ctx *c)
 }
 
 /* Before the body: the largest getitem index of each producer, so that
- * tuple-valued nodes are created with all their outputs. */
+ * tuple-valued nodes are created with all their outputs, and room in the
+ * graph for the body's lines. */
 static void
 prescan(Ctx *c)
 {
 	Parser *p = &c->p;
 	Parser save = *p;
 	p->join = 0;
-	for (;;) {
+	uint32_t lines = 0;
+	for (;; lines++) {
 		Token *t = fx_cur(p);
 		if (atbodyend(c) || (t->first && tokeq(t, "return")))
 			break;
@@ -689,6 +691,9 @@ prescan(Ctx *c)
 		fx_adv(p);
 	}
 	*p = save;
+	/* a statement a line, most of them a node with one output and a
+	 * few arguments */
+	ir_reserve(c->g, lines, lines, 3 * lines);
 }
 
 static void

@@ -33,6 +33,22 @@ ir_graph(const Module *m, GraphId g)
 	return m->graphs[g];
 }
 
+/* Room for that many more nodes, values and args without growing: a
+ * table that doubles as it fills touches twice its size in fresh memory
+ * (each copy lands in new pages), where room never used costs nothing but
+ * address space. */
+void
+ir_reserve(Graph *g, uint32_t nodes, uint32_t vals, uint32_t args)
+{
+	uint64_t n = (uint64_t)g->nnodes + nodes, v = (uint64_t)g->nvals + vals,
+	    a = (uint64_t)g->nargs + args;
+	if (n > UINT32_MAX / 2 || v > UINT32_MAX / 2 || a > UINT32_MAX / 2)
+		return; /* growth says "too large" when it gets there */
+	vgrow_nz((void **)&g->nodes, &g->cnodes, (uint32_t)n, sizeof *g->nodes);
+	vgrow_nz((void **)&g->vals, &g->cvals, (uint32_t)v, sizeof *g->vals);
+	vgrow_nz((void **)&g->args, &g->cargs, (uint32_t)a, sizeof *g->args);
+}
+
 ValId
 ir_value(Graph *g, StrId name)
 {

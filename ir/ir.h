@@ -395,6 +395,8 @@ const char *ir_srcline(const Module *m, uint32_t line, size_t *len);
 GraphId ir_graph_new(Module *m, const char *name, GraphId parent);
 Graph *ir_graph(const Module *m, GraphId g);
 ValId ir_value(Graph *g, StrId name);           /* a fresh VK_UNKNOWN */
+/* room for this many more nodes, values and args (a hint: tables grow) */
+void ir_reserve(Graph *g, uint32_t nodes, uint32_t vals, uint32_t args);
 void ir_set_tensor(Graph *g, ValId v, DType dt, int32_t rank,
     const Dim *dims);
 const Dim *ir_dims(const Graph *g, ValId v);    /* NULL if rank <= 0 */

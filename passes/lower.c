@@ -349,6 +349,9 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 	L.dstid = ir_graph_new(m, "main_graph", 0);
 	L.src = ir_graph(m, srcid);
 	L.dst = ir_graph(m, L.dstid);
+	/* most FX nodes become one ONNX node, a few become several */
+	ir_reserve(L.dst, L.src->nnodes + L.src->nnodes / 4,
+	    L.src->nvals + L.src->nvals / 4, L.src->nargs + L.src->nargs / 2);
 	ArenaMark mk = arena_mark(m->scratch);
 	L.map = arena_array(m->scratch, L.src->nvals + 1, sizeof *L.map);
 	int rc = lower_inputs(&L);

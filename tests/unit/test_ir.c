@@ -374,6 +374,35 @@ test_shared_dims(void **state)
 	ir_free(m);
 }
 
+/* Room reserved is used without growing: the tables stay where they are. */
+static void
+test_reserve(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Graph *g = ir_graph(m, ir_graph_new(m, "g", 0));
+	ir_reserve(g, 100000, 100000, 300000);
+	const Node *nodes = g->nodes;
+	const Value *vals = g->vals;
+	const Arg *args = g->args;
+	ValId x = ir_value(g, ir_intern(m, "x"));
+	StrId relu = ir_intern(m, "aten::relu.default");
+	for (int i = 0; i < 99000; i++) {
+		NodeId n = ir_node(g, D_FX, relu, 1);
+		ir_push_arg(g, n, arg_val(x));
+		ir_push_arg(g, n, arg_int(i));
+		x = ir_nodep(g, n)->out;
+	}
+	assert_ptr_equal(g->nodes, nodes);
+	assert_ptr_equal(g->vals, vals);
+	assert_ptr_equal(g->args, args);
+	assert_int_equal(g->nnodes, 99001);
+	assert_int_equal(ir_arg(g, 99000, 1)->u.i, 98999);
+	ir_reserve(g, UINT32_MAX, 0, 0); /* too much: a hint, ignored */
+	assert_ptr_equal(g->nodes, nodes);
+	ir_free(m);
+}
+
 static void
 test_graph_building(void **state)
 {
@@ -694,6 +723,7 @@ main(void)
 		cmocka_unit_test(test_dtypes),
 		cmocka_unit_test(test_graph_building),
 		cmocka_unit_test(test_shared_dims),
+		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_verify_catches_use_before_def),
 		cmocka_unit_test(test_verify_catches_bad_dims),
 		cmocka_unit_test(test_verify_subgraphs),
