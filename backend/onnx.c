@@ -157,6 +157,13 @@ vname(Enc *e, GraphId gid, const Graph *g, ValId v)
 	return ir_str(e->m, valname(e, gid, g, v));
 }
 
+/* An interned string as a field, its length known. */
+static void
+pb_strid(Pb *w, uint32_t field, const Module *m, StrId s)
+{
+	pb_bytes(w, field, ir_str(m, s), ir_strlen(m, s));
+}
+
 static bool
 is_top(const Enc *e, GraphId gid)
 {
@@ -505,7 +512,7 @@ static void
 emit_value(Enc *e, Pb *w, GraphId gid, const Graph *g, ValId v)
 {
 	const Value *p = ir_val(g, v);
-	pb_str(w, VI_NAME, vname(e, gid, g, v));
+	pb_strid(w, VI_NAME, e->m, valname(e, gid, g, v));
 	if (!has_type(p))
 		return;
 	pb_open(w, VI_TYPE);
@@ -619,14 +626,16 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 	pb_open(w, GRAPH_NODE);
 	for (uint32_t i = 0; i < nin; i++) {
 		const Arg *a = ir_arg(g, id, i);
-		pb_str(w, NODE_INPUT, a->kind == A_VAL
-		    ? vname(e, gid, g, a->u.v) : "");
+		if (a->kind == A_VAL)
+			pb_strid(w, NODE_INPUT, m, valname(e, gid, g, a->u.v));
+		else
+			pb_str(w, NODE_INPUT, "");
 	}
 	for (uint32_t i = 0; i < n->nout; i++)
-		pb_str(w, NODE_OUTPUT, vname(e, gid, g, n->out + i));
+		pb_strid(w, NODE_OUTPUT, m, valname(e, gid, g, n->out + i));
 	char name[BE_NODE_NAME_MAX];
 	pb_str(w, NODE_NAME, be_node_text(m, np->name, name));
-	pb_str(w, NODE_OP_TYPE, ir_str(m, n->op));
+	pb_strid(w, NODE_OP_TYPE, m, n->op);
 	for (uint32_t i = npos; i < n->nargs; i++) {
 		const Arg *a = ir_arg(g, id, i);
 		/* subgraphs name outer values themselves */

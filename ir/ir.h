@@ -539,6 +539,15 @@ ir_str(const Module *m, StrId s)
 	return m->strs[s];
 }
 
+/* its length, kept beside its hash: no strlen */
+static inline uint32_t
+ir_strlen(const Module *m, StrId s)
+{
+	if (s >= m->nstrs)
+		BUG("bad StrId %u", s);
+	return (uint32_t)m->strkey[s];
+}
+
 static inline Value *
 ir_val(const Graph *g, ValId v)
 {

@@ -199,6 +199,7 @@ test_intern_many(void **state)
 		snprintf(buf, sizeof buf, "v_%d", i);
 		assert_int_equal(ir_intern(m, buf), ids[i]);
 		assert_string_equal(ir_str(m, ids[i]), buf);
+		assert_int_equal(ir_strlen(m, ids[i]), strlen(buf));
 	}
 	uint32_t n = m->nstrs;
 	for (int i = 0; i < N; i += 3) {
