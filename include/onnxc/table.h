@@ -23,6 +23,8 @@
 static inline void *
 onnxc_table_calloc(size_t n, size_t size)
 {
+	/* MADV_HUGEPAGE is defined where madvise and posix_memalign are
+	 * declared (the default feature macros); strict ISO C gets calloc */
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 	const size_t big = (size_t)2 << 20;
 	if (size && n >= big / 2 / size && n <= (SIZE_MAX - big) / size) {
@@ -30,11 +32,11 @@ onnxc_table_calloc(size_t n, size_t size)
 		 * where a table's ends share a big page with something else,
 		 * that page is 512 small ones */
 		size_t bytes = (n * size + big - 1) & ~(big - 1);
-		void *p = aligned_alloc(big, bytes);
-		if (p) {
-			(void)madvise(p, bytes, MADV_HUGEPAGE);
-			memset(p, 0, bytes);
-		}
+		void *p = NULL;
+		if (posix_memalign(&p, big, bytes) != 0)
+			return NULL;
+		(void)madvise(p, bytes, MADV_HUGEPAGE);
+		memset(p, 0, bytes);
 		return p;
 	}
 #endif

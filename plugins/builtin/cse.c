@@ -462,8 +462,10 @@ table_grow(Cse *c)
 static onnxc_status
 visit(Cse *c, onnxc_node n, const onnxc_node_info *ni, uint64_t h)
 {
-	if (c->failed || !table_grow(c))
+	if (c->failed)
 		return ONNXC_ERROR;
+	if (!table_grow(c))
+		return ONNXC_NOMEM;
 	uint64_t top = h >> 32;
 	for (uint32_t i = (uint32_t)top & c->mask;; i = (i + 1) & c->mask) {
 		uint64_t e = c->table[i];
@@ -542,9 +544,11 @@ sweep(Cse *c, uint32_t end)
 			continue;
 		uint64_t hash = got.n == n && got.merged == c->merged
 		    ? got.hash : hash_node(c, n, &ni);
-		if (visit(c, n, &ni, hash) != ONNXC_OK) {
-			h->report(c->ctx, ONNXC_SEV_ERROR, c->g, n,
-			    "cse: the host refused to read or merge this node");
+		onnxc_status st = visit(c, n, &ni, hash);
+		if (st != ONNXC_OK) {
+			h->report(c->ctx, ONNXC_SEV_ERROR, c->g, n, st ==
+			    ONNXC_NOMEM ? "cse: out of memory" : "cse: the host "
+			    "refused to read or merge this node");
 			return ONNXC_ERROR;
 		}
 	}
