@@ -84,6 +84,17 @@ typedef struct Init {
 	bool ext;
 } Init;
 
+/* A tensor type's encoded TypeProto, by its dims run: values of one dtype
+ * and shape share the run (ir_set_tensor), and so write the same bytes. */
+enum { TYPECACHE = 64 };
+typedef struct TypeBytes {
+	const Dim *dims;     /* the run (NULL for rank 0 or unknown) */
+	int32_t rank;
+	uint8_t dtype;
+	uint8_t *p;          /* NULL: slot empty */
+	uint32_t n;
+} TypeBytes;
+
 typedef struct Enc {
 	Module *m;
 	Arena *a;            /* prepared data of this model */
@@ -101,6 +112,8 @@ typedef struct Enc {
 	GraphId gid;         /* the graph written */
 	int ir;              /* its ir_version */
 	Pb w;
+	Pb tw;               /* encodes tensor types (type_bytes) */
+	TypeBytes types[TYPECACHE];
 	int errs;            /* m->nerrors on entry */
 } Enc;
 
@@ -506,27 +519,65 @@ emit_dim(Enc *e, Pb *w, Dim d)
 	pb_close(w);
 }
 
-/* A ValueInfoProto's name and type (none for a value that is no typed
- * tensor); an unknown rank has no shape at all. */
+/* A TypeProto's fields for a tensor type; an unknown rank has no shape. */
 static void
-emit_value(Enc *e, Pb *w, GraphId gid, const Graph *g, ValId v)
+emit_type(Enc *e, Pb *w, const Value *p, const Dim *d)
 {
-	const Value *p = ir_val(g, v);
-	pb_strid(w, VI_NAME, e->m, valname(e, gid, g, v));
-	if (!has_type(p))
-		return;
-	pb_open(w, VI_TYPE);
 	pb_open(w, TYPE_TENSOR);
 	pb_varint(w, TTYPE_ELEM_TYPE, p->dtype);
 	if (p->rank >= 0) {
 		pb_open(w, TTYPE_SHAPE);
-		const Dim *d = ir_dims(g, v);
 		for (int32_t i = 0; i < p->rank; i++)
 			emit_dim(e, w, d[i]);
 		pb_close(w);
 	}
 	pb_close(w);
-	pb_close(w);
+}
+
+/* The TypeProto of v (a typed tensor), encoded once per recent shape: a
+ * value then costs one copy and no entries in the writer's table of
+ * lengths. */
+static const TypeBytes *
+type_bytes(Enc *e, const Graph *g, ValId v)
+{
+	const Value *p = ir_val(g, v);
+	const Dim *d = ir_dims(g, v);
+	uintptr_t k = (uintptr_t)d ^ ((uintptr_t)p->rank << 8) ^ p->dtype;
+	TypeBytes *t = &e->types[(k ^ k >> 7 ^ k >> 17) % TYPECACHE];
+	if (t->p && t->dims == d && t->rank == p->rank &&
+	    t->dtype == p->dtype)
+		return t;
+	pb_size(&e->tw);
+	emit_type(e, &e->tw, p, d);
+	uint64_t n = e->tw.pos;
+	uint8_t *buf = arena_alloc(e->a, n ? n : 1);
+	pb_write(&e->tw, NULL, buf);
+	emit_type(e, &e->tw, p, d);
+	pb_flush(&e->tw);
+	*t = (TypeBytes){d, p->rank, p->dtype, buf, (uint32_t)n};
+	return t;
+}
+
+/* A ValueInfoProto's name and type (none for a value that is no typed
+ * tensor); vi_len is its length. */
+static void
+emit_value(Enc *e, Pb *w, GraphId gid, const Graph *g, ValId v)
+{
+	pb_strid(w, VI_NAME, e->m, valname(e, gid, g, v));
+	if (has_type(ir_val(g, v))) {
+		const TypeBytes *t = type_bytes(e, g, v);
+		pb_bytes(w, VI_TYPE, t->p, t->n);
+	}
+}
+
+static uint64_t
+vi_len(Enc *e, GraphId gid, const Graph *g, ValId v)
+{
+	uint64_t n = pb_bytes_size(VI_NAME, ir_strlen(e->m,
+	    valname(e, gid, g, v)));
+	if (has_type(ir_val(g, v)))
+		n += pb_bytes_size(VI_TYPE, type_bytes(e, g, v)->n);
+	return n;
 }
 
 /* A TensorProto with t's bytes as raw_data, or in the data file when
@@ -712,9 +763,8 @@ emit_graph(Enc *e, Pb *w, GraphId gid)
 		const Value *val = ir_val(g, v);
 		if (!val->def || gp->isout[v] || !has_type(val))
 			continue;
-		pb_open(w, GRAPH_VALUE_INFO);
+		pb_open_sized(w, GRAPH_VALUE_INFO, vi_len(e, gid, g, v));
 		emit_value(e, w, gid, g, v);
-		pb_close(w);
 	}
 	if (gp->sig) {
 		/* torch.onnx's graph keys */
@@ -794,6 +844,7 @@ enc_free(Enc *e)
 	free(e->graphs);
 	free(e->inits);
 	pb_free(&e->w);
+	pb_free(&e->tw);
 }
 
 /* Check that graph g can be written as a model and settle what emit

@@ -379,6 +379,72 @@ test_tiny_model(void **state)
 	free(buf);
 }
 
+/* Value types are encoded once per recent shape: many shapes in turn (more
+ * than the cache holds), scalars, unknown ranks and dtypes that differ
+ * with the same dims all come out as each value's own type. */
+static void
+test_value_types(void **state)
+{
+	Fix *f = *state;
+	Module *m = f->m;
+	GraphId gid = ir_graph_new(m, "main_graph", 0);
+	m->main = gid;
+	Graph *g = ir_graph(m, gid);
+	Dim xd[1] = {{4, 0}};
+	ValId x = ir_value(g, S(f, "x"));
+	ir_set_tensor(g, x, DT_F32, 1, xd);
+	ir_val(g, x)->role = ROLE_USER_INPUT;
+	ir_add_input(g, x);
+	enum { N = 300 };
+	ValId prev = x;
+	for (int i = 0; i < N; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "v%d", i);
+		/* pairs of one shape (so one run of dims), two dtypes */
+		int k = i / 2;
+		Dim d[2] = {{k % 97 + 1, 0}, {k % 5 == 0 ? 0 : 3,
+		    k % 5 == 0 ? ir_expr_sym(m, "s0") : 0}};
+		int32_t rank = k % 7 == 0 ? -1 : k % 11 == 0 ? 0 : 2;
+		DType dt = i % 2 ? DT_F32 : DT_I64;
+		NodeId n = node(f, g, "Identity", NULL, name, dt, rank, d);
+		ir_push_arg(g, n, arg_val(prev));
+		prev = out(g, n);
+	}
+	NodeId last = node(f, g, "Identity", NULL, "y", DT_F32, 1, xd);
+	ir_push_arg(g, last, arg_val(prev));
+	ir_add_output(g, out(g, last), OUT_USER, 0);
+	uint8_t *buf;
+	size_t len;
+	Onnx__ModelProto *p = encode(f, gid, 18, &buf, &len);
+	Onnx__GraphProto *gp = p->graph;
+	assert_int_equal(gp->n_value_info, N);
+	for (int i = 0; i < N; i++) {
+		Onnx__ValueInfoProto *v = gp->value_info[i];
+		char name[16];
+		snprintf(name, sizeof name, "v%d", i);
+		assert_string_equal(v->name, name);
+		Onnx__TypeProto__Tensor *t = v->type->tensor_type;
+		assert_int_equal(t->elem_type, i % 2 ? DT(FLOAT) : DT(INT64));
+		int k = i / 2;
+		int32_t rank = k % 7 == 0 ? -1 : k % 11 == 0 ? 0 : 2;
+		if (rank < 0) {
+			assert_null(t->shape);
+			continue;
+		}
+		assert_non_null(t->shape);
+		assert_int_equal(t->shape->n_dim, (size_t)rank);
+		if (rank == 0)
+			continue;
+		assert_int_equal(t->shape->dim[0]->dim_value, k % 97 + 1);
+		if (k % 5 == 0)
+			assert_string_equal(t->shape->dim[1]->dim_param, "s0");
+		else
+			assert_int_equal(t->shape->dim[1]->dim_value, 3);
+	}
+	onnx__model_proto__free_unpacked(p, NULL);
+	free(buf);
+}
+
 static void
 test_namespace_from_fx(void **state)
 {
@@ -726,6 +792,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ir_version),
 		cmocka_unit_test(test_node_names),
+		cmocka_unit_test_setup_teardown(test_value_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tiny_model, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_from_fx, setup,
