@@ -11,10 +11,11 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "dio.h"
 #include "onnx.h"
 
 enum {
-	BUFSZ = 1 << 20,
+	BUFSZ = BE_DIO_BUF,
 	KERNEL_MIN = 1 << 16,   /* smaller pieces are cheaper buffered */
 	KICK = 16 << 20,        /* writeback is started every this much */
 	MAXPEND = 8,
@@ -29,11 +30,15 @@ struct BeOut {
 	int fd;
 	bool direct;       /* into an existing device or FIFO */
 	bool unnamed;      /* O_TMPFILE */
+	bool moved;        /* the writer moved past the file position */
 	int pend;          /* slot of tmp in the removal table, or -1 */
 	char tmp[32];      /* a temporary name in dirfd */
-	unsigned char *buf;
+	BeDio *dio;        /* whole blocks by O_DIRECT; NULL: buffered */
+	unsigned char *buf; /* the dio's buffer, or our own */
+	unsigned char *own;
 	size_t len;
-	uint64_t pos;
+	uint64_t pos;      /* bytes appended */
+	uint64_t at;       /* the file offset of buf[0] */
 	uint64_t kicked;   /* bytes whose writeback was started */
 	int err;
 };
@@ -229,9 +234,10 @@ out_free(BeOut *o)
 		close(o->fd);
 	if (o->dirfd >= 0)
 		close(o->dirfd);
+	be_dio_free(o->dio);
 	free(o->path);
 	free(o->target);
-	free(o->buf);
+	free(o->own);
 	free(o);
 }
 
@@ -296,8 +302,11 @@ be_out_open(Module *m, const char *path)
 	memset(o, 0, sizeof *o);
 	o->fd = o->dirfd = o->pend = -1;
 	o->path = strdup(path);
-	o->buf = malloc(BUFSZ);
+	o->buf = o->own = malloc(BUFSZ);
 	int err = o->path && o->buf ? open_target(m, o) : ENOMEM;
+	const char *no = getenv("ONNXC_NO_DIRECT_IO");  /* benchmarks */
+	if (err == 0 && !o->direct && (!no || !*no))
+		o->dio = be_dio_new(o->fd, &o->buf);
 	if (err == 0)
 		return o;
 	if (err > 0)
@@ -336,12 +345,64 @@ write_all(BeOut *o, const void *p, size_t n)
 	return o->err;
 }
 
+/* Before the owner's own I/O: the writer done, O_DIRECT off, and the
+ * file position where the next byte goes. */
+static int
+settle(BeOut *o)
+{
+	if (!o->err && o->dio && (o->err = be_dio_wait(o->dio)) == 0 &&
+	    o->moved && lseek(o->fd, (off_t)o->at, SEEK_SET) < 0)
+		o->err = errno;
+	o->moved = false;
+	return o->err;
+}
+
+/* Write the first n bytes of the buffer ourselves; the rest moves to its
+ * front. */
+static void
+write_head(BeOut *o, size_t n)
+{
+	if (settle(o) == 0)
+		write_all(o, o->buf, n);
+	memmove(o->buf, o->buf + n, o->len - n);
+	o->len -= n;
+	o->at += n;
+}
+
+/* Make room in a full buffer: its whole blocks to the writer (after the
+ * bytes up to a block boundary, where a kernel copy ended between two),
+ * or all of it by write. */
+static int
+drain(BeOut *o)
+{
+	if (!o->dio) {
+		write_head(o, o->len);
+		return o->err;
+	}
+	size_t head = (size_t)(-o->at & (BE_DIO_ALIGN - 1));
+	if (head)
+		write_head(o, head);
+	size_t n = o->len & ~(size_t)(BE_DIO_ALIGN - 1);
+	if (!o->err && (o->err = be_dio_submit(o->dio, &o->buf, n,
+	    o->len - n, o->at)) == 0) {
+		o->len -= n;
+		o->at += n;
+		o->moved = true;
+	}
+	return o->err;
+}
+
 static int
 flush(BeOut *o)
 {
-	write_all(o, o->buf, o->len);
-	o->len = 0;
+	write_head(o, o->len);
 	return o->err;
+}
+
+uint64_t
+be_out_direct_bytes(void)
+{
+	return be_dio_bytes();
 }
 
 /* Tests stop the process at a known point of writing with
@@ -370,7 +431,7 @@ static void
 kick(BeOut *o)
 {
 #ifdef SYNC_FILE_RANGE_WRITE
-	uint64_t done = o->pos - o->len;
+	uint64_t done = o->at;
 	if (o->direct || o->err || done - o->kicked < KICK)
 		return;
 	(void)sync_file_range(o->fd, (off_t)o->kicked,
@@ -390,15 +451,25 @@ write_piece(BeOut *o, const void *p, size_t n)
 	if (n >= KERNEL_MIN && be_src_find(p, n, &sfd, &off)) {
 		if (flush(o) == 0)
 			o->err = be_copy(o->fd, sfd, off, n);
+		o->at = o->pos;
 		return o->err;
 	}
-	if (o->len + n > BUFSZ && flush(o))
+	if (n >= BUFSZ && !o->dio) {
+		if (flush(o) == 0)
+			write_all(o, p, n);
+		o->at = o->pos;
 		return o->err;
-	if (n >= BUFSZ)
-		return write_all(o, p, n);
-	memcpy(o->buf + o->len, p, n);
-	o->len += n;
-	return 0;
+	}
+	while (n && !o->err) {
+		if (o->len == BUFSZ && drain(o))
+			break;
+		size_t k = BUFSZ - o->len < n ? BUFSZ - o->len : n;
+		memcpy(o->buf + o->len, p, k);
+		o->len += k;
+		p = (const char *)p + k;
+		n -= k;
+	}
+	return o->err;
 }
 
 int

@@ -2,10 +2,14 @@
  * pipe (where copy_file_range gives way to sendfile), a source shorter
  * than asked (noted as changed), finding bytes in registered mappings,
  * a read of a mapped page the file lost (zeros and a note, no SIGBUS),
- * and an output of tens of MiB written in every way be_out_write has
- * (buffered, direct, kernel copy) while its writeback is started. */
+ * an output of tens of MiB written in every way be_out_write has
+ * (buffered, whole blocks by O_DIRECT on the writer thread, kernel copies
+ * at aligned and unaligned offsets) while its writeback is started, with
+ * and without O_DIRECT, and a failure on the writer thread reported. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -148,8 +154,20 @@ test_truncated_mapping(void **state)
 	unlink(sp);
 }
 
-/* Byte i of the big output: a pattern, except in the copied piece. */
-enum { BIG = 40 << 20, COPIED_AT = 17 << 20 };
+/* Byte i of the big output: a pattern, except in the copied pieces (the
+ * first starts on a block, the second 100 bytes after one; both end
+ * between blocks). */
+enum { BIG = 40 << 20, COPIED_AT = 17 << 20, COPIED2_AT = (29 << 20) + 100 };
+
+static unsigned char
+big_byte(size_t i)
+{
+	if (i >= COPIED_AT && i < COPIED_AT + N)
+		return pat(i - COPIED_AT);
+	if (i >= COPIED2_AT && i < COPIED2_AT + N)
+		return pat(i - COPIED2_AT);
+	return (unsigned char)(i * 13 + i / 4093);
+}
 
 typedef struct BigOut {
 	const unsigned char *map; /* the registered source */
@@ -167,7 +185,9 @@ emit_big(void *ctx, BeOut *o)
 		    : 70000;
 		if (pos < COPIED_AT && pos + n > COPIED_AT)
 			n = COPIED_AT - pos;
-		if (pos == COPIED_AT) {
+		if (pos < COPIED2_AT && pos + n > COPIED2_AT)
+			n = COPIED2_AT - pos;
+		if (pos == COPIED_AT || pos == COPIED2_AT) {
 			/* by the kernel, from the source at offset 0 */
 			if (be_out_write(o, b->map, N))
 				break;
@@ -177,8 +197,7 @@ emit_big(void *ctx, BeOut *o)
 		if (n > BIG - pos)
 			n = BIG - pos;
 		for (size_t i = 0; i < n; i++)
-			chunk[i] = (unsigned char)((pos + i) * 13 + (pos + i) /
-			    4093);
+			chunk[i] = big_byte(pos + i);
 		if (be_out_write(o, chunk, n))
 			break;
 		pos += n;
@@ -187,10 +206,26 @@ emit_big(void *ctx, BeOut *o)
 	return be_out_pos(o) == BIG ? 0 : EIO;
 }
 
-static void
-test_big_output(void **state)
+/* Whether the file system of /tmp takes O_DIRECT writes. */
+static bool
+tmp_takes_direct(void)
 {
-	(void)state;
+	char p[64];
+	snprintf(p, sizeof p, "/tmp/test_copy_dio_%d", (int)getpid());
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+	void *b = NULL;
+	bool ok = fd >= 0 && posix_memalign(&b, 4096, 4096) == 0 &&
+	    (memset(b, 1, 4096), write(fd, b, 4096) == 4096);
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	unlink(p);
+	return ok;
+}
+
+static void
+big_output(bool direct)
+{
 	char sp[64], dp[64];
 	int in = source(sp, sizeof sp);
 	const unsigned char *map = mmap(NULL, N, PROT_READ, MAP_SHARED, in, 0);
@@ -199,18 +234,26 @@ test_big_output(void **state)
 	snprintf(dp, sizeof dp, "/tmp/test_copy_out_%d.bin", (int)getpid());
 	Module *m = ir_module_new();
 	BigOut b = {map};
+	setenv("ONNXC_NO_DIRECT_IO", direct ? "" : "1", 1);
+	uint64_t before = be_out_direct_bytes();
 	assert_int_equal(be_write_atomic(m, dp, emit_big, &b), 0);
+	uint64_t by_dio = be_out_direct_bytes() - before;
+	unsetenv("ONNXC_NO_DIRECT_IO");
+	if (!direct || !tmp_takes_direct())
+		assert_int_equal(by_dio, 0);
+	else if (by_dio < BIG - 4 * N - (4 << 20))
+		/* all but the copies, what a kernel copy left between two
+		 * blocks and the last buffer */
+		fail_msg("only %llu bytes by O_DIRECT", (unsigned long long)
+		    by_dio);
 	FILE *f = fopen(dp, "rb");
 	assert_non_null(f);
 	unsigned char *got = malloc(BIG + 1);
 	assert_int_equal(fread(got, 1, BIG + 1, f), BIG);
 	fclose(f);
-	for (size_t i = 0; i < BIG; i++) {
-		unsigned char want = i >= COPIED_AT && i < COPIED_AT + N
-		    ? pat(i - COPIED_AT) : (unsigned char)(i * 13 + i / 4093);
-		if (got[i] != want)
+	for (size_t i = 0; i < BIG; i++)
+		if (got[i] != big_byte(i))
 			fail_msg("byte %zu differs", i);
-	}
 	free(got);
 	ir_free(m);
 	be_src_remove(map);
@@ -218,6 +261,59 @@ test_big_output(void **state)
 	close(in);
 	unlink(sp);
 	unlink(dp);
+}
+
+static void
+test_big_output(void **state)
+{
+	(void)state;
+	big_output(true);
+	big_output(false);
+}
+
+static int
+emit_ones(void *ctx, BeOut *o)
+{
+	(void)ctx;
+	static unsigned char chunk[100000];
+	memset(chunk, 1, sizeof chunk);
+	int err = 0;
+	for (int i = 0; !err && i < 100; i++)
+		err = be_out_write(o, chunk, sizeof chunk);
+	return err;
+}
+
+/* A write that fails on the writer thread (the file size limit stands in
+ * for a full disk) fails the output, says why, and leaves no file. */
+static void
+test_writer_error(void **state)
+{
+	(void)state;
+	char dir[64], path[96];
+	snprintf(dir, sizeof dir, "/tmp/test_copy_err_XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/out.bin", dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit rl = {3 << 20, 3 << 20};
+		setrlimit(RLIMIT_FSIZE, &rl);
+		Module *m = ir_module_new();
+		char *text = NULL;
+		size_t len = 0;
+		m->diagout = open_memstream(&text, &len);
+		int r = be_write_atomic(m, path, emit_ones, NULL);
+		fclose(m->diagout);
+		_exit(r == -1 && text && strstr(text, "File too large") ? 0 : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(rmdir(dir), 0);   /* nothing else left in it */
 }
 
 int
@@ -229,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_short_source),
 		cmocka_unit_test(test_truncated_mapping),
 		cmocka_unit_test(test_big_output),
+		cmocka_unit_test(test_writer_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
