@@ -30,7 +30,7 @@ typedef struct FxAt {
 /* An op's target texts: str() (torch.onnx), its repr() and FX's str(). */
 typedef struct OpText {
 	StrId op;
-	const char *plain, *repr, *fx;
+	BeText plain, repr, fx;
 } OpText;
 
 enum { NOPTEXT = 64 };  /* a direct-mapped cache: models use few ops */
@@ -66,6 +66,19 @@ puts_(Buf *b, const char *s)
 	put(b, s, strlen(s));
 }
 
+/* an interned string: its length is kept beside it */
+static void
+put_id(Buf *b, Module *m, StrId s)
+{
+	put(b, ir_str(m, s), ir_strlen(m, s));
+}
+
+static void
+put_text(Buf *b, BeText t)
+{
+	put(b, t.s, t.n);
+}
+
 static void
 putf(Buf *b, const char *f, ...)
 {
@@ -90,12 +103,21 @@ putf(Buf *b, const char *f, ...)
 }
 
 /* the buffer's text into the arena; the buffer starts over */
-static const char *
+static BeText
 take(BeMeta *x)
 {
-	const char *s = arena_strndup(x->a, x->b.p ? x->b.p : "", x->b.n);
+	BeText t = {arena_strndup(x->a, x->b.p ? x->b.p : "", x->b.n), x->b.n};
 	x->b.n = 0;
-	return s;
+	return t;
+}
+
+/* t's text into the op cache's arena; t starts over */
+static BeText
+keep(BeMeta *x, Buf *t)
+{
+	BeText k = {arena_strndup(x->ops, t->p ? t->p : "", t->n), t->n};
+	t->n = 0;
+	return k;
 }
 
 /* Python's repr() of a str: single quotes unless the text has one and
@@ -162,20 +184,18 @@ static const OpText *
 optext(BeMeta *x, StrId op)
 {
 	OpText *c = &x->optext[op & (NOPTEXT - 1)];
-	if (c->op == op && c->plain)
+	if (c->op == op && c->plain.s)
 		return c;
 	const char *s = ir_str(x->m, op);
 	Buf *t = &x->t;
 	c->op = op;
 	t->n = 0;
 	target(t, s, true);
-	c->fx = arena_strndup(x->ops, t->p ? t->p : "", t->n);
-	t->n = 0;
+	c->fx = keep(x, t);
 	target(t, s, false);
-	c->plain = arena_strndup(x->ops, t->p ? t->p : "", t->n);
-	t->n = 0;
-	pyrepr(t, c->plain);
-	c->repr = arena_strndup(x->ops, t->p, t->n);
+	c->plain = keep(x, t);
+	pyrepr(t, c->plain.s);
+	c->repr = keep(x, t);
 	return c;
 }
 
@@ -224,7 +244,7 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 	case A_NONE: puts_(b, "None"); break;
 	case A_VAL:
 		puts_(b, "%");
-		puts_(b, ir_str(m, ir_val(g, a->u.v)->name));
+		put_id(b, m, ir_val(g, a->u.v)->name);
 		break;
 	case A_INT: putf(b, "%lld", (long long)a->u.i); break;
 	case A_FLOAT: pyfloat(b, a->u.f); break;
@@ -236,7 +256,7 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 	case A_LAYOUT:
 	case A_MEMFMT:
 		puts_(b, "torch.");
-		puts_(b, ir_str(m, a->u.s));
+		put_id(b, m, a->u.s);
 		break;
 	case A_LIST:
 	case A_TUPLE: {
@@ -254,14 +274,14 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 	}
 	case A_GRAPH: puts_(b, ir_str(m, ir_graph(m, a->u.g)->name)); break;
 	case A_TENSOR: puts_(b, "tensor"); break;
-	default: puts_(b, ir_str(m, a->u.s)); break; /* STR, DEVICE, OP */
+	default: put_id(b, m, a->u.s); break; /* STR, DEVICE, OP */
 	}
 }
 
 /* Node.format_node() of FX node n of graph gid:
  * "%add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor]
  * (args = (%x, %y), kwargs = {})" */
-static const char *
+static BeText
 format_node(BeMeta *x, GraphId gid, NodeId id)
 {
 	Module *m = x->m;
@@ -275,11 +295,11 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 		*--u = (char)('0' + cnt % 10);
 	while (cnt /= 10);
 	puts_(b, "%");
-	puts_(b, ir_str(m, n->name));
+	put_id(b, m, n->name);
 	puts_(b, " : [num_users=");
 	put(b, u, (size_t)(users + sizeof users - u));
 	puts_(b, "] = call_function[target=");
-	puts_(b, optext(x, n->op)->fx);
+	put_text(b, optext(x, n->op)->fx);
 	puts_(b, "](args = (");
 	uint32_t npos = ir_npos(g, id);
 	for (uint32_t i = 0; i < npos; i++) {
@@ -292,7 +312,7 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 		const Arg *a = ir_arg(g, id, i);
 		if (i > npos)
 			puts_(b, ", ");
-		puts_(b, ir_str(m, a->key));
+		put_id(b, m, a->key);
 		puts_(b, ": ");
 		fxarg(x, g, a);
 	}
@@ -390,7 +410,7 @@ be_meta_free(BeMeta *x)
 
 /* The trace with every "File: /dir/f.py" or 'File "/dir/f.py"' path cut
  * to its file name. */
-static const char *
+static BeText
 strip_paths(BeMeta *x, const char *s)
 {
 	Buf *b = &x->b;
@@ -470,12 +490,12 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 			l += len + (nl != NULL);
 		}
 		if (view == 0) {
-			puts_(b, name);
+			put_id(b, m, n->name);
 			puts_(b, ": ");
-			puts_(b, op->plain);
+			put_text(b, op->plain);
 			out->ns = take(x);
 		} else if (view == 1) {
-			puts_(b, op->repr);
+			put_text(b, op->repr);
 			puts_(b, "]");
 			out->classes = take(x);
 		} else {
@@ -484,10 +504,12 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 			out->scopes = take(x);
 		}
 	}
-	out->fx_node = fx ? format_node(x, at.g, at.n) : "";
-	const char *tr = n->trace ? ir_str(m, n->trace) : fx && fx->trace
-	    ? ir_str(m, fx->trace) : "";
-	out->trace = x->strip && *tr ? strip_paths(x, tr) : tr;
+	out->fx_node = fx ? format_node(x, at.g, at.n) : (BeText){"", 0};
+	StrId tr = n->trace ? n->trace : fx ? fx->trace : 0;
+	out->trace = (BeText){tr ? ir_str(m, tr) : "", tr ? ir_strlen(m, tr)
+	    : 0};
+	if (x->strip && out->trace.n)
+		out->trace = strip_paths(x, out->trace.s);
 	return true;
 }
 
@@ -558,5 +580,5 @@ be_meta_signature(BeMeta *x, GraphId gid)
 			putf(b, " target='%s'", ir_str(m, g->outtarget[i]));
 		puts_(b, "\n");
 	}
-	return take(x);
+	return take(x).s;
 }

@@ -456,14 +456,24 @@ prep_graph(Enc *e, GraphId gid)
 static void emit_graph(Enc *e, Pb *w, GraphId gid);
 
 static void
-emit_entry(Pb *w, uint32_t field, const char *key, const char *value)
+emit_entryn(Pb *w, uint32_t field, const char *key, size_t kl,
+    const char *value, size_t vl)
 {
-	size_t kl = strlen(key), vl = strlen(value);
 	pb_open_sized(w, field, pb_bytes_size(ENTRY_KEY, kl) +
 	    pb_bytes_size(ENTRY_VALUE, vl));
 	pb_bytes(w, ENTRY_KEY, key, kl);
 	pb_bytes(w, ENTRY_VALUE, value, vl);
 }
+
+static void
+emit_entry(Pb *w, uint32_t field, const char *key, const char *value)
+{
+	emit_entryn(w, field, key, strlen(key), value, strlen(value));
+}
+
+/* a node's metadata: literal keys, texts of known length */
+#define NODE_ENTRY(w, key, t) \
+	emit_entryn(w, NODE_METADATA, key, sizeof key - 1, (t).s, (t).n)
 
 /* The signature keys of graph input v (a ValueInfoProto's or an
  * initializer's), and its FX name when it was renamed. */
@@ -685,7 +695,9 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 	for (uint32_t i = 0; i < n->nout; i++)
 		pb_strid(w, NODE_OUTPUT, m, valname(e, gid, g, n->out + i));
 	char name[BE_NODE_NAME_MAX];
-	pb_str(w, NODE_NAME, be_node_text(m, np->name, name));
+	size_t nl;
+	be_node_text(m, np->name, name, &nl);
+	pb_bytes(w, NODE_NAME, name, nl);
 	pb_strid(w, NODE_OP_TYPE, m, n->op);
 	for (uint32_t i = npos; i < n->nargs; i++) {
 		const Arg *a = ir_arg(g, id, i);
@@ -701,15 +713,11 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 	ArenaMark mk;
 	if (e->meta && (mk = be_meta_mark(e->meta),
 	    be_meta_node(e->meta, n, &nm))) {
-		emit_entry(w, NODE_METADATA, "namespace", nm.ns);
-		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.class_hierarchy",
-		    nm.classes);
-		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.fx_node",
-		    nm.fx_node);
-		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.name_scopes",
-		    nm.scopes);
-		emit_entry(w, NODE_METADATA, "pkg.torch.onnx.stack_trace",
-		    nm.trace);
+		NODE_ENTRY(w, "namespace", nm.ns);
+		NODE_ENTRY(w, "pkg.torch.onnx.class_hierarchy", nm.classes);
+		NODE_ENTRY(w, "pkg.torch.onnx.fx_node", nm.fx_node);
+		NODE_ENTRY(w, "pkg.torch.onnx.name_scopes", nm.scopes);
+		NODE_ENTRY(w, "pkg.torch.onnx.stack_trace", nm.trace);
 		be_meta_release(e->meta, mk);
 	}
 	pb_close(w);

@@ -48,19 +48,25 @@ typedef struct BeNames {
  * StrId of what follows "node_"; be_node_text writes it out */
 StrId be_node_name(Module *m, BeNames *nm, StrId base);
 enum { BE_NODE_NAME_MAX = 320 };
-const char *be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX]);
+const char *be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX],
+    size_t *len);
 void be_names_free(BeNames *nm);
 
 /* meta.c: torch.onnx's metadata texts (keys and formats of
  * torch/onnx/_internal/exporter/_core.py).  Strings live until
  * be_meta_free. */
 typedef struct BeMeta BeMeta;
+/* a text and its length (written with the length; NUL-terminated too) */
+typedef struct BeText {
+	const char *s;
+	size_t n;
+} BeText;
 typedef struct BeNodeMeta {
-	const char *ns;      /* namespace: "path: Class/.../name: target" */
-	const char *classes; /* pkg.torch.onnx.class_hierarchy: repr(list) */
-	const char *scopes;  /* pkg.torch.onnx.name_scopes: repr(list) */
-	const char *fx_node; /* pkg.torch.onnx.fx_node: Node.format_node() */
-	const char *trace;   /* pkg.torch.onnx.stack_trace ("" if none) */
+	BeText ns;      /* namespace: "path: Class/.../name: target" */
+	BeText classes; /* pkg.torch.onnx.class_hierarchy: repr(list) */
+	BeText scopes;  /* pkg.torch.onnx.name_scopes: repr(list) */
+	BeText fx_node; /* pkg.torch.onnx.fx_node: Node.format_node() */
+	BeText trace;   /* pkg.torch.onnx.stack_trace ("" if none) */
 } BeNodeMeta;
 BeMeta *be_meta_new(Module *m, bool strip_paths);
 void be_meta_free(BeMeta *x);

@@ -644,7 +644,7 @@ node(Enc *e, NodeId id)
 	attrs = fbs_vec_refs(e->b, refs, na);
 	argc = fbs_vec_scalars(e->b, counts, (uint32_t)nformal, 4);
 	char name[BE_NODE_NAME_MAX];
-	nm = cstr(e, be_node_text(m, e->p.nodename[id], name));
+	nm = cstr(e, be_node_text(m, e->p.nodename[id], name, NULL));
 	opname = str(e, n->op);
 	dom = str(e, 0);    /* "" for ai.onnx: the only domain with schemas */
 	/* the outer values its subgraphs read: its captures, each once */

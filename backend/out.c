@@ -628,13 +628,16 @@ be_node_name(Module *m, BeNames *nm, StrId base)
 }
 
 const char *
-be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX])
+be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX], size_t *len)
 {
-	const char *s = ir_str(m, name);
-	size_t n = strnlen(s, BE_NODE_NAME_MAX - 6);
+	size_t n = ir_strlen(m, name);
+	if (n > BE_NODE_NAME_MAX - 6)
+		n = BE_NODE_NAME_MAX - 6;
 	memcpy(buf, "node_", 5);
-	memcpy(buf + 5, s, n);
+	memcpy(buf + 5, ir_str(m, name), n);
 	buf[5 + n] = 0;
+	if (len)
+		*len = 5 + n;
 	return buf;
 }
 

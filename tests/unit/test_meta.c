@@ -18,6 +18,12 @@ typedef struct Fix {
 	NodeId lin, out;  /* FX nodes: linear, and one that reads it */
 } Fix;
 
+/* a text's bytes and its length agree */
+#define assert_text(t, want) do { \
+	assert_string_equal((t).s, want); \
+	assert_int_equal((t).n, strlen((t).s)); \
+} while (0)
+
 static StrId
 S(Fix *f, const char *s)
 {
@@ -116,31 +122,31 @@ test_module_stack(void **state)
 	BeNodeMeta nm;
 	assert_true(be_meta_node(x, &n, &nm));
 	/* as _get_node_namespace builds them from nn_module_stack */
-	assert_string_equal(nm.ns, ": mymodel.Net/blocks.0: mymodel.Block/"
+	assert_text(nm.ns, ": mymodel.Net/blocks.0: mymodel.Block/"
 	    "blocks.0.fc: torch.nn.modules.linear.Linear/"
 	    "linear: aten.linear.default");
-	assert_string_equal(nm.classes, "['mymodel.Net', 'mymodel.Block', "
+	assert_text(nm.classes, "['mymodel.Net', 'mymodel.Block', "
 	    "'torch.nn.modules.linear.Linear', 'aten.linear.default']");
-	assert_string_equal(nm.scopes, "['', 'blocks.0', 'blocks.0.fc', "
+	assert_text(nm.scopes, "['', 'blocks.0', 'blocks.0.fc', "
 	    "'linear']");
 	/* linear feeds to, cat (twice: one user) and scale, and is an
 	 * output: four users */
-	assert_string_equal(nm.fx_node, "%linear : [num_users=4] = "
+	assert_text(nm.fx_node, "%linear : [num_users=4] = "
 	    "call_function[target=torch.ops.aten.linear.default](args = "
 	    "(%x, %p_w, None), kwargs = {})");
-	assert_string_equal(nm.trace, ir_str(f->m, ir_nodep(ir_graph(f->m,
+	assert_text(nm.trace, ir_str(f->m, ir_nodep(ir_graph(f->m,
 	    f->fx), f->lin)->trace));
 
 	/* no module stack: the node alone, as torch.onnx falls back */
 	n = onnx_node(f, "scale");
 	assert_true(be_meta_node(x, &n, &nm));
-	assert_string_equal(nm.ns, "scale: <built-in function mul>");
-	assert_string_equal(nm.classes, "['<built-in function mul>']");
-	assert_string_equal(nm.scopes, "['scale']");
-	assert_string_equal(nm.fx_node, "%scale : [num_users=0] = "
+	assert_text(nm.ns, "scale: <built-in function mul>");
+	assert_text(nm.classes, "['<built-in function mul>']");
+	assert_text(nm.scopes, "['scale']");
+	assert_text(nm.fx_node, "%scale : [num_users=0] = "
 	    "call_function[target=operator.mul](args = (%linear, 0.5), "
 	    "kwargs = {})");
-	assert_string_equal(nm.trace, "");
+	assert_text(nm.trace, "");
 
 	/* a node made by no FX node has no metadata */
 	n.name = 0;
@@ -156,12 +162,12 @@ test_args_and_repr(void **state)
 	BeNodeMeta nm;
 	Node n = onnx_node(f, "to");
 	assert_true(be_meta_node(x, &n, &nm));
-	assert_string_equal(nm.fx_node, "%to : [num_users=0] = call_function"
+	assert_text(nm.fx_node, "%to : [num_users=0] = call_function"
 	    "[target=torch.ops.aten.to.dtype](args = (%linear, "
 	    "torch.float16), kwargs = {copy: False})");
 	n = onnx_node(f, "cat");
 	assert_true(be_meta_node(x, &n, &nm));
-	assert_string_equal(nm.fx_node, "%cat : [num_users=1] = call_function"
+	assert_text(nm.fx_node, "%cat : [num_users=1] = call_function"
 	    "[target=torch.ops.aten.cat.default](args = ([%linear, %linear], "
 	    "-1), kwargs = {})");
 	be_meta_free(x);
@@ -172,8 +178,8 @@ test_args_and_repr(void **state)
 	x = be_meta_new(f->m, false);
 	n = onnx_node(f, "linear");
 	assert_true(be_meta_node(x, &n, &nm));
-	assert_string_equal(nm.scopes, "[\"it's\", 'linear']");
-	assert_string_equal(nm.classes, "['m.A\\\\B', 'aten.linear.default']");
+	assert_text(nm.scopes, "[\"it's\", 'linear']");
+	assert_text(nm.classes, "['m.A\\\\B', 'aten.linear.default']");
 	be_meta_free(x);
 }
 
@@ -185,7 +191,7 @@ test_strip_paths(void **state)
 	Node n = onnx_node(f, "linear");
 	BeNodeMeta nm;
 	assert_true(be_meta_node(x, &n, &nm));
-	assert_string_equal(nm.trace, "File \"mymodel.py\", line 7, in "
+	assert_text(nm.trace, "File \"mymodel.py\", line 7, in "
 	    "forward\n    return self.fc(x)\nFile: linear.py:134 in forward, "
 	    "code: return F.linear(input)");
 	be_meta_free(x);

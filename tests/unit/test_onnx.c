@@ -235,16 +235,20 @@ test_node_names(void **state)
 	    "node_b", "node_b_2", "node_a_2"};
 	for (size_t i = 0; i < sizeof bases / sizeof *bases; i++) {
 		StrId s = be_node_name(m, &nm, ir_intern(m, bases[i]));
-		assert_string_equal(be_node_text(m, s, buf), want[i]);
+		size_t len = 0;
+		assert_string_equal(be_node_text(m, s, buf, &len), want[i]);
+		assert_int_equal(len, strlen(want[i]));
 	}
 	char long_base[400];
 	memset(long_base, 'x', sizeof long_base - 1);
 	long_base[sizeof long_base - 1] = 0;
 	StrId l1 = be_node_name(m, &nm, ir_intern(m, long_base));
 	StrId l2 = be_node_name(m, &nm, ir_intern(m, long_base));
-	assert_int_equal(strlen(be_node_text(m, l1, buf)), 5 + 280);
-	be_node_text(m, l2, buf);
+	assert_int_equal(strlen(be_node_text(m, l1, buf, NULL)), 5 + 280);
+	size_t len = 0;
+	be_node_text(m, l2, buf, &len);
 	assert_int_equal(strlen(buf), 5 + 280 + 2);
+	assert_int_equal(len, 5 + 280 + 2);
 	assert_string_equal(buf + 5 + 280, "_1");
 	be_names_free(&nm);
 	ir_free(m);
