@@ -20,6 +20,7 @@
 typedef struct Buf {
 	char *p;
 	size_t n, cap;
+	bool count;    /* only count the bytes (be_meta_measure) */
 } Buf;
 
 typedef struct FxAt {
@@ -51,6 +52,10 @@ struct BeMeta {
 static void
 put(Buf *b, const char *s, size_t n)
 {
+	if (b->count) {
+		b->n += n;
+		return;
+	}
 	if (b->n + n + 1 > b->cap) {
 		b->cap = (b->n + n + 1) * 2;
 		b->p = xrealloc(b->p, b->cap);
@@ -82,6 +87,14 @@ put_text(Buf *b, BeText t)
 static void
 putf(Buf *b, const char *f, ...)
 {
+	if (b->count) {
+		va_list ap;
+		va_start(ap, f);
+		int n = vsnprintf(NULL, 0, f, ap);
+		va_end(ap);
+		b->n += n > 0 ? (size_t)n : 0;
+		return;
+	}
 	put(b, "", 0);  /* room for the terminator at least */
 	for (;;) {
 		va_list ap;
@@ -106,7 +119,8 @@ putf(Buf *b, const char *f, ...)
 static BeText
 take(BeMeta *x)
 {
-	BeText t = {arena_strndup(x->a, x->b.p ? x->b.p : "", x->b.n), x->b.n};
+	BeText t = {x->b.count ? NULL : arena_strndup(x->a, x->b.p ? x->b.p
+	    : "", x->b.n), x->b.n};
 	x->b.n = 0;
 	return t;
 }
@@ -451,6 +465,13 @@ be_meta_release(BeMeta *x, ArenaMark mk)
 	arena_release(x->a, mk);
 }
 
+void
+be_meta_measure(BeMeta *x, bool on)
+{
+	x->b.count = on;
+	x->b.n = 0;
+}
+
 bool
 be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 {
@@ -560,6 +581,8 @@ be_meta_signature(BeMeta *x, GraphId gid)
 	Module *m = x->m;
 	const Graph *g = ir_graph(m, gid);
 	Buf *b = &x->b;
+	bool count = b->count;
+	b->count = false;   /* a text that is kept: always made */
 	puts_(b, "\n# inputs\n");
 	for (uint32_t i = 0; i < g->ninputs; i++) {
 		const Value *v = ir_val(g, g->inputs[i]);
@@ -580,5 +603,7 @@ be_meta_signature(BeMeta *x, GraphId gid)
 			putf(b, " target='%s'", ir_str(m, g->outtarget[i]));
 		puts_(b, "\n");
 	}
-	return take(x).s;
+	const char *sig = take(x).s;
+	b->count = count;
+	return sig;
 }

@@ -101,6 +101,7 @@ typedef struct Enc {
 	BeNames names;       /* node names taken */
 	const OnnxOptions *o;
 	BeMeta *meta;        /* provenance texts; NULL: --no-metadata */
+	uint64_t measured;   /* the model's size by the last sizing walk */
 	StrId *domains;      /* non-default domains the nodes use */
 	uint32_t ndomains, cdomains;
 	GraphPrep *graphs;   /* graph occurrences in the order emitted */
@@ -808,7 +809,12 @@ static uint64_t
 measure(Enc *e)
 {
 	pb_size(&e->w);
+	if (e->meta)
+		be_meta_measure(e->meta, true);
 	emit_model(e, &e->w);
+	if (e->meta)
+		be_meta_measure(e->meta, false);
+	e->measured = e->w.pos;
 	return e->w.pos;
 }
 
@@ -818,9 +824,10 @@ emit_into(Enc *e, BeOut *o, uint8_t *mem)
 {
 	pb_write(&e->w, o, mem);
 	emit_model(e, &e->w);
-	if (e->w.next != e->w.nlens)
-		BUG("protobuf writer: %u submessages written, %u sized",
-		    e->w.next, e->w.nlens);
+	if (e->w.next != e->w.nlens || e->w.pos != e->measured)
+		BUG("protobuf writer: %u submessages and %llu bytes written, "
+		    "%u and %llu sized", e->w.next, (unsigned long long)
+		    e->w.pos, e->w.nlens, (unsigned long long)e->measured);
 	return pb_flush(&e->w);
 }
 

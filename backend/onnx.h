@@ -75,6 +75,9 @@ void be_meta_free(BeMeta *x);
  * makes them as it writes each node and keeps none. */
 bool be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out);
 ArenaMark be_meta_mark(BeMeta *x);
+/* While on, be_meta_node only measures: each text has its length and a
+ * NULL s (the writer's sizing walk needs no more). */
+void be_meta_measure(BeMeta *x, bool on);
 void be_meta_release(BeMeta *x, ArenaMark mk);
 /* str(ExportGraphSignature) of graph g, its inputs and outputs under
  * their FX names */

@@ -113,6 +113,25 @@ onnx_node(Fix *f, const char *name)
 		.name = S(f, name)};
 }
 
+/* Measuring (the writer's sizing walk) gives each text's length, and no
+ * text where one would be made. */
+static void
+check_measure(BeMeta *x, const Node *n, const BeNodeMeta *want)
+{
+	BeNodeMeta got;
+	be_meta_measure(x, true);
+	assert_true(be_meta_node(x, n, &got));
+	be_meta_measure(x, false);
+	const BeText *g = &got.ns, *w = &want->ns;
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(g[i].n, w[i].n);
+		if (g[i].s)   /* only a text kept as it is (a trace) */
+			assert_string_equal(g[i].s, w[i].s);
+	}
+	assert_null(got.ns.s);
+	assert_null(got.fx_node.s);
+}
+
 static void
 test_module_stack(void **state)
 {
@@ -136,6 +155,7 @@ test_module_stack(void **state)
 	    "(%x, %p_w, None), kwargs = {})");
 	assert_text(nm.trace, ir_str(f->m, ir_nodep(ir_graph(f->m,
 	    f->fx), f->lin)->trace));
+	check_measure(x, &n, &nm);
 
 	/* no module stack: the node alone, as torch.onnx falls back */
 	n = onnx_node(f, "scale");
@@ -147,6 +167,7 @@ test_module_stack(void **state)
 	    "call_function[target=operator.mul](args = (%linear, 0.5), "
 	    "kwargs = {})");
 	assert_text(nm.trace, "");
+	check_measure(x, &n, &nm);
 
 	/* a node made by no FX node has no metadata */
 	n.name = 0;
@@ -165,11 +186,13 @@ test_args_and_repr(void **state)
 	assert_text(nm.fx_node, "%to : [num_users=0] = call_function"
 	    "[target=torch.ops.aten.to.dtype](args = (%linear, "
 	    "torch.float16), kwargs = {copy: False})");
+	check_measure(x, &n, &nm);
 	n = onnx_node(f, "cat");
 	assert_true(be_meta_node(x, &n, &nm));
 	assert_text(nm.fx_node, "%cat : [num_users=1] = call_function"
 	    "[target=torch.ops.aten.cat.default](args = ([%linear, %linear], "
 	    "-1), kwargs = {})");
+	check_measure(x, &n, &nm);
 	be_meta_free(x);
 
 	/* a quote in a module path: repr() switches to double quotes */
@@ -180,6 +203,7 @@ test_args_and_repr(void **state)
 	assert_true(be_meta_node(x, &n, &nm));
 	assert_text(nm.scopes, "[\"it's\", 'linear']");
 	assert_text(nm.classes, "['m.A\\\\B', 'aten.linear.default']");
+	check_measure(x, &n, &nm);
 	be_meta_free(x);
 }
 
@@ -194,6 +218,7 @@ test_strip_paths(void **state)
 	assert_text(nm.trace, "File \"mymodel.py\", line 7, in "
 	    "forward\n    return self.fc(x)\nFile: linear.py:134 in forward, "
 	    "code: return F.linear(input)");
+	check_measure(x, &n, &nm);
 	be_meta_free(x);
 }
 
