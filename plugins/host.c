@@ -70,11 +70,13 @@ pl_ctx_fini(onnxc_ctx *c)
 	free(c->nuses);
 	free(c->base);
 	free(c->haslw);
+	free(c->plw);
 	c->uses = NULL;
 	c->nuses = NULL;
 	c->base = NULL;
 	c->haslw = NULL;
-	c->cuses = c->cbase = c->chaslw = 0;
+	c->plw = NULL;
+	c->cuses = c->cbase = c->chaslw = c->cplw = 0;
 }
 
 /* ------------------------------------------------------------- checking */

@@ -145,6 +145,14 @@ pl_lower_node(onnxc_ctx *c, PlLowerSite *s)
 	const char *op = ir_str(m, node->op);
 	PlRegistry *reg = c->reg;
 	Graph *d = s->dst;
+	if (s->opset == c->opset) {   /* the answers are for c->opset */
+		vgrow((void **)&c->plw, &c->cplw, node->op + 1, 1);
+		if (!c->plw[node->op])
+			c->plw[node->op] = pl_lowering_applies(reg, op,
+			    c->opset) ? 1 : 2;
+		if (c->plw[node->op] == 2)
+			return 1;
+	}
 	for (uint32_t i = 0; i < reg->nlowerings; i++) {
 		const PlLowering *lo = &reg->lowerings[i];
 		if (strcmp(lo->info.target, op) ||

@@ -122,9 +122,13 @@ struct onnxc_ctx {
 	ValId *consts;
 	uint32_t cconsts, nconsts;
 	uint32_t consts_upto;  /* inputs [0, consts_upto) are indexed */
-	/* has_lowering answers per op StrId: 0 unknown, 1 yes, 2 no */
+	/* per op StrId, 0 unknown, 1 yes, 2 no: has_lowering's answers,
+	 * and whether a plugin lowering for this opset targets the op (so
+	 * offering a node no plugin wants costs no scan of them all) */
 	uint8_t *haslw;
 	uint32_t chaslw;
+	uint8_t *plw;
+	uint32_t cplw;
 	/* inside a lowering: the node offered, what the call emitted
 	 * from, and how many outputs it bound */
 	PlLowerSite *site;

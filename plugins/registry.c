@@ -265,12 +265,11 @@ h_has_lowering(onnxc_ctx *c, const char *op)
 {
 	if (!c || !pl_okname(op))
 		return 0;
-	if (pl_lowering_applies(c->reg, op, c->opset))
-		return 1;
 	StrId s = ir_intern(c->m, op);
 	vgrow((void **)&c->haslw, &c->chaslw, s + 1, 1);
 	if (!c->haslw[s])
-		c->haslw[s] = c->reg && c->reg->has_rule &&
-		    c->reg->has_rule(c->m, s) ? 1 : 2;
+		c->haslw[s] = pl_lowering_applies(c->reg, op, c->opset) ||
+		    (c->reg && c->reg->has_rule && c->reg->has_rule(c->m, s))
+		    ? 1 : 2;
 	return c->haslw[s] == 1;
 }
