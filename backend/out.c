@@ -33,7 +33,9 @@ struct BeOut {
 	bool moved;        /* the writer moved past the file position */
 	int pend;          /* slot of tmp in the removal table, or -1 */
 	char tmp[32];      /* a temporary name in dirfd */
-	BeDio *dio;        /* whole blocks by O_DIRECT; NULL: buffered */
+	bool dio_ok;       /* O_DIRECT may be tried (a regular file) */
+	BeDio *dio;        /* whole blocks by O_DIRECT, from the first
+	                    * buffer filled; NULL: buffered */
 	unsigned char *buf; /* the dio's buffer, or our own */
 	unsigned char *own;
 	size_t len;
@@ -305,8 +307,7 @@ be_out_open(Module *m, const char *path)
 	o->buf = o->own = malloc(BUFSZ);
 	int err = o->path && o->buf ? open_target(m, o) : ENOMEM;
 	const char *no = getenv("ONNXC_NO_DIRECT_IO");  /* benchmarks */
-	if (err == 0 && !o->direct && (!no || !*no))
-		o->dio = be_dio_new(o->fd, &o->buf);
+	o->dio_ok = !o->direct && (!no || !*no);
 	if (err == 0)
 		return o;
 	if (err > 0)
@@ -375,6 +376,18 @@ write_head(BeOut *o, size_t n)
 static int
 drain(BeOut *o)
 {
+	if (!o->dio && o->dio_ok) {
+		/* an output of more than a buffer: start the writer */
+		unsigned char *first;
+		o->dio = be_dio_new(o->fd, &first);
+		o->dio_ok = o->dio != NULL;
+		if (o->dio) {
+			memcpy(first, o->buf, o->len);
+			o->buf = first;
+			free(o->own);
+			o->own = NULL;
+		}
+	}
 	if (!o->dio) {
 		write_head(o, o->len);
 		return o->err;
@@ -454,7 +467,7 @@ write_piece(BeOut *o, const void *p, size_t n)
 		o->at = o->pos;
 		return o->err;
 	}
-	if (n >= BUFSZ && !o->dio) {
+	if (n >= BUFSZ && !o->dio_ok) {
 		if (flush(o) == 0)
 			write_all(o, p, n);
 		o->at = o->pos;

@@ -271,16 +271,41 @@ test_big_output(void **state)
 	big_output(false);
 }
 
+/* 100000 bytes of ones, *(int *)ctx times (100 without ctx) */
 static int
 emit_ones(void *ctx, BeOut *o)
 {
-	(void)ctx;
 	static unsigned char chunk[100000];
 	memset(chunk, 1, sizeof chunk);
-	int err = 0;
-	for (int i = 0; !err && i < 100; i++)
+	int err = 0, times = ctx ? *(int *)ctx : 100;
+	for (int i = 0; !err && i < times; i++)
 		err = be_out_write(o, chunk, sizeof chunk);
 	return err;
+}
+
+/* An output that fits one buffer goes by plain writes: the writer thread
+ * starts only with the second buffer. */
+static void
+test_small_output(void **state)
+{
+	(void)state;
+	char dp[64];
+	snprintf(dp, sizeof dp, "/tmp/test_copy_small_%d.bin", (int)getpid());
+	Module *m = ir_module_new();
+	int times = 10;
+	uint64_t before = be_out_direct_bytes();
+	assert_int_equal(be_write_atomic(m, dp, emit_ones, &times), 0);
+	assert_int_equal(be_out_direct_bytes(), before);
+	FILE *f = fopen(dp, "rb");
+	assert_non_null(f);
+	unsigned char *got = malloc(1000001);
+	assert_int_equal(fread(got, 1, 1000001, f), 1000000);
+	fclose(f);
+	for (size_t i = 0; i < 1000000; i++)
+		assert_int_equal(got[i], 1);
+	free(got);
+	unlink(dp);
+	ir_free(m);
 }
 
 /* A write that fails on the writer thread (the file size limit stands in
@@ -326,6 +351,7 @@ main(void)
 		cmocka_unit_test(test_truncated_mapping),
 		cmocka_unit_test(test_big_output),
 		cmocka_unit_test(test_writer_error),
+		cmocka_unit_test(test_small_output),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
