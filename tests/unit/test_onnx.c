@@ -103,15 +103,22 @@ out(Graph *g, NodeId n)
 	return ir_nodep(g, n)->out;
 }
 
+/* A new graph, the module's main one. */
+static Graph *
+main_graph(Fix *f)
+{
+	GraphId gid = ir_graph_new(f->m, "main_graph", 0);
+	f->m->main = gid;
+	return ir_graph(f->m, gid);
+}
+
 /* x: f32[s0, 3] -> MatMul(x, fc.weight) -> Clip(mm, "", six)
  *   -> Transpose(perm=[1, 0]) -> LeakyRelu(alpha=0.1) -> y: f32[2, s0] */
 static GraphId
 tiny(Fix *f)
 {
 	Module *m = f->m;
-	GraphId gid = ir_graph_new(m, "main_graph", 0);
-	m->main = gid;
-	Graph *g = ir_graph(m, gid);
+	Graph *g = main_graph(f);
 	Dim s0 = {0, ir_expr_sym(m, "s0")};
 	Dim xd[2] = {s0, {3, 0}}, wd[2] = {{3, 0}, {2, 0}};
 	Dim md[2] = {s0, {2, 0}}, yd[2] = {{2, 0}, s0};
@@ -161,7 +168,7 @@ tiny(Fix *f)
 	ir_push_arg(g, lr, arg_keyed(arg_float(0.1), S(f, "alpha")));
 
 	ir_add_output(g, out(g, lr), OUT_USER, 0);
-	return gid;
+	return m->main;
 }
 
 static Onnx__ModelProto *
@@ -391,9 +398,7 @@ test_value_types(void **state)
 {
 	Fix *f = *state;
 	Module *m = f->m;
-	GraphId gid = ir_graph_new(m, "main_graph", 0);
-	m->main = gid;
-	Graph *g = ir_graph(m, gid);
+	Graph *g = main_graph(f);
 	Dim xd[1] = {{4, 0}};
 	ValId x = ir_value(g, S(f, "x"));
 	ir_set_tensor(g, x, DT_F32, 1, xd);
@@ -419,7 +424,7 @@ test_value_types(void **state)
 	ir_add_output(g, out(g, last), OUT_USER, 0);
 	uint8_t *buf;
 	size_t len;
-	Onnx__ModelProto *p = encode(f, gid, 18, &buf, &len);
+	Onnx__ModelProto *p = encode(f, m->main, 18, &buf, &len);
 	Onnx__GraphProto *gp = p->graph;
 	assert_int_equal(gp->n_value_info, N);
 	for (int i = 0; i < N; i++) {
@@ -475,9 +480,7 @@ test_attribute_kinds(void **state)
 {
 	Fix *f = *state;
 	Module *m = f->m;
-	GraphId gid = ir_graph_new(m, "main_graph", 0);
-	m->main = gid;
-	Graph *g = ir_graph(m, gid);
+	Graph *g = main_graph(f);
 	ValId x = ir_value(g, S(f, "x"));
 	ir_set_tensor(g, x, DT_BOOL, 0, NULL);
 	ir_add_input(g, x);
@@ -497,9 +500,9 @@ test_attribute_kinds(void **state)
 	ir_add_input(g, q);
 
 	/* then-branch subgraph: Identity of the outer x */
-	GraphId sub = ir_graph_new(m, "then_branch", gid);
+	GraphId sub = ir_graph_new(m, "then_branch", m->main);
 	Graph *sg = ir_graph(m, sub);
-	g = ir_graph(m, gid);
+	g = ir_graph(m, m->main);
 	NodeId si = ir_node(sg, D_ONNX, S(f, "Identity"), 1);
 	ir_val(sg, ir_nodep(sg, si)->out)->name = S(f, "inner");
 	ir_set_tensor(sg, ir_nodep(sg, si)->out, DT_BOOL, 0, NULL);
@@ -540,7 +543,7 @@ test_attribute_kinds(void **state)
 
 	uint8_t *buf;
 	size_t len;
-	Onnx__ModelProto *p = encode(f, gid, 23, &buf, &len);
+	Onnx__ModelProto *p = encode(f, m->main, 23, &buf, &len);
 	assert_int_equal(p->ir_version, 11);
 	assert_int_equal(p->n_opset_import, 3);
 	assert_string_equal(p->opset_import[0]->domain, "");
@@ -765,9 +768,7 @@ test_too_big(void **state)
 {
 	Fix *f = *state;
 	Module *m = f->m;
-	GraphId gid = ir_graph_new(m, "main_graph", 0);
-	m->main = gid;
-	Graph *g = ir_graph(m, gid);
+	Graph *g = main_graph(f);
 	/* 3 GB of weights and --no-external-data: refused before a byte is
 	 * read, and nothing is left behind */
 	int64_t n = INT64_C(3) << 28;
@@ -784,7 +785,7 @@ test_too_big(void **state)
 	char path[128];
 	snprintf(path, sizeof path, "%s/big.onnx", f->dir);
 	OnnxOptions o = {.opset = 17, .external = ONNX_EXT_NEVER};
-	assert_int_equal(onnx_write(m, gid, &o, path), -1);
+	assert_int_equal(onnx_write(m, m->main, &o, path), -1);
 	assert_non_null(strstr(diag(f), "over the 2 GB limit of a single "
 	    "ONNX file, and --no-external-data forbids"));
 	assert_int_equal(count_files(f->dir), 0);
