@@ -31,7 +31,9 @@ int
 fx_dotted(Ctx *c, Token *parts, int max)
 {
 	Parser *p = &c->p;
-	int n = 0;
+	int n = fx_dotted_fast(p, parts, max);
+	if (n)
+		return n;
 	for (;;) {
 		Token *t = fx_cur(p);
 		if (t->kind != T_NAME) {

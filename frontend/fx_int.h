@@ -135,6 +135,12 @@ fx_cur(Parser *p)
 	return fx_peek_slow(p, 0);
 }
 void fx_adv(Parser *p);
+/* A dotted name a.b.c written without blanks and followed by '(' (an op
+ * in a call: torch.ops.aten.add.Tensor(...)), read from the text rather
+ * than token by token: its parts into parts (at most max) and the '(' the
+ * current token, as fx_dotted leaves them.  0 where the text is anything
+ * else (fx_dotted then reads it token by token). */
+int fx_dotted_fast(Parser *p, Token *parts, int max);
 void fx_skip_line(Parser *p);      /* the rest of the line and its newline */
 /* The same without lexing it, if the line holds no "[ INT ]" (for a scan
  * that looks for getitems only); false if it does, or if the lookahead

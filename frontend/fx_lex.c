@@ -645,6 +645,55 @@ fx_adv(Parser *p)
 	p->nla--;
 }
 
+int
+fx_dotted_fast(Parser *p, Token *parts, int max)
+{
+	Lexer *lx = &p->lx;
+	if (p->nla < 1 || p->nsoft || p->la[0].kind != T_NAME)
+		return 0;
+	/* the tokens looked ahead at lie end to end from the current one,
+	 * and the lexer stopped after the last: the text is read again from
+	 * there, and the lexer goes on at the '(' it ends at */
+	const Token *t = &p->la[0];
+	const char *s = lx->s, *q = t->p, *end = s + lx->n, *e = t->p + t->n;
+	for (int i = 1; i < p->nla; i++) {
+		if (p->la[i].p != e || (p->la[i].kind != T_NAME &&
+		    p->la[i].kind != T_PUNCT))
+			return 0;
+		e += p->la[i].n;
+	}
+	if (lx->pos != (size_t)(e - s))
+		return 0;
+	int n = 0;
+	for (;;) {
+		const char *a = q;
+		if (q >= end || !isname0(*q) || n == max)
+			return 0;
+		while (q < end && isnamec(*q))
+			q++;
+		if (q - a > 1024)
+			return 0;   /* the token path says what is wrong */
+		memset(&parts[n], 0, sizeof parts[n]);
+		parts[n].kind = T_NAME;
+		parts[n].p = a;
+		parts[n].n = (uint32_t)(q - a);
+		parts[n].loc = (Loc){t->loc.line, t->loc.col +
+		    (uint32_t)(a - t->p)};
+		parts[n].indent = t->indent;
+		n++;
+		if (q < end && *q == '(')
+			break;
+		if (q >= end || *q != '.')
+			return 0;
+		q++;
+	}
+	parts[0].first = t->first;
+	lx->col = t->loc.col + (uint32_t)(q - t->p);
+	lx->pos = (size_t)(q - s);
+	p->nla = 0;
+	return n;
+}
+
 /* Skip the rest of the line, newline included. */
 void
 fx_skip_line(Parser *p)

@@ -775,6 +775,43 @@ test_untyped_forms(void **state)
 	done(&r);
 }
 
+/* An op written as PyTorch prints it is read from the text at once
+ * (fx_dotted_fast); written with blanks, or followed by other than '(',
+ * token by token: the same ops, and the same positions after them. */
+static void
+test_dotted_ops(void **state)
+{
+	(void)state;
+	Run r = ok("def forward(self, x: \"f32[2]\"):\n"
+	    "    a: \"f32[2]\" = torch.ops.aten.neg.default(x)\n"
+	    "    b: \"f32[2]\" = torch . ops.aten .neg. default (a)\n"
+	    "    c: \"f32[2]\" = torch.ops.aten.add.Tensor(a, b)\n"
+	    "    return (c,)\n");
+	const Graph *g = G(&r);
+	assert_string_equal(opof(r.m, g, node(r.m, g, "a")),
+	    "aten::neg.default");
+	assert_string_equal(opof(r.m, g, node(r.m, g, "b")),
+	    "aten::neg.default");
+	assert_string_equal(opof(r.m, g, node(r.m, g, "c")),
+	    "aten::add.Tensor");
+	assert_int_equal(ir_nodep(g, node(r.m, g, "c"))->loc.line, 4);
+	assert_int_equal(ir_nodep(g, node(r.m, g, "c"))->loc.col, 19);
+	done(&r);
+
+	r = runs("def forward(self, x: \"f32[2]\"):\n"
+	    "    a: \"f32[2]\" = torch.ops.aten.neg.default(q)\n"
+	    "    b: \"f32[2]\" = torch.ops . aten.neg.default(q)\n"
+	    "    c: \"f32[2]\" = torch.ops.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o(x)\n"
+	    "    d: \"f32[2]\" = torch.ops.aten.neg.default x\n"
+	    "    return (x,)\n");
+	assert_int_equal(r.rc, -1);
+	has_error(&r, 2, 46, "use of undefined value 'q'");
+	has_error(&r, 3, 48, "use of undefined value 'q'");
+	has_error(&r, 4, 57, "dotted name too long");
+	has_error(&r, 5, 46, "expected '('");
+	done(&r);
+}
+
 /* "input_1 = input": a second name for a value, with a comment in the
  * body; an undefined right-hand side is an error. */
 static void
@@ -1037,6 +1074,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_lambda_subgraphs),
 		cmocka_unit_test(test_wrapped),
 		cmocka_unit_test(test_untyped_forms),
+		cmocka_unit_test(test_dotted_ops),
 		cmocka_unit_test(test_alias_assignment),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_more_errors),
