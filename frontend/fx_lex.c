@@ -196,18 +196,17 @@ linestart(Lexer *lx)
 		skipbytes(lx, k);
 		uint32_t ind = 0;
 		for (;;) {
-			if (lx->pos >= lx->n)
-				break;
-			char c = lx->s[lx->pos];
-			if (c == ' ' || c == '\t') {
-				ind++;
-				skipbytes(lx, 1);
-			} else if (c == 0x1b) {
+			/* a run of blanks at once: dumps indent by 8 or 12 */
+			size_t i = lx->pos;
+			while (i < lx->n && (lx->s[i] == ' ' || lx->s[i] == '\t'))
+				i++;
+			ind += (uint32_t)(i - lx->pos);
+			skipbytes(lx, i - lx->pos);
+			if (lx->pos < lx->n && lx->s[lx->pos] == 0x1b)
 				skipbytes(lx, ansilen(lx->s + lx->pos,
 				    lx->n - lx->pos));
-			} else {
+			else
 				break;
-			}
 		}
 		lx->indent = ind;
 		if (!wrapperline(lx->s + lx->pos, lx->n - lx->pos))
@@ -673,14 +672,9 @@ fx_dotted_fast(Parser *p, Token *parts, int max)
 			q++;
 		if (q - a > 1024)
 			return 0;   /* the token path says what is wrong */
-		memset(&parts[n], 0, sizeof parts[n]);
-		parts[n].kind = T_NAME;
-		parts[n].p = a;
-		parts[n].n = (uint32_t)(q - a);
-		parts[n].loc = (Loc){t->loc.line, t->loc.col +
-		    (uint32_t)(a - t->p)};
-		parts[n].indent = t->indent;
-		n++;
+		parts[n++] = (Token){.kind = T_NAME, .p = a,
+		    .n = (uint32_t)(q - a), .indent = t->indent,
+		    .loc = {t->loc.line, t->loc.col + (uint32_t)(a - t->p)}};
 		if (q < end && *q == '(')
 			break;
 		if (q >= end || *q != '.')
