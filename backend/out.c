@@ -247,6 +247,16 @@ static int
 open_target(Module *m, BeOut *o)
 {
 	struct stat st;
+	/* a pipe or socket behind /dev/stdout or /proc/self/fd/N: its
+	 * link reads "pipe:[N]", no path to follow, but opening the name
+	 * reaches it */
+	if (stat(o->path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode))) {
+		o->direct = true;
+		o->target = strdup(o->path);
+		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		return !o->target ? ENOMEM : o->fd < 0 ? errno : 0;
+	}
 	int err = follow(o->path, &o->target);
 	if (err)
 		return err;

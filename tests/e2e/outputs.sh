@@ -111,6 +111,13 @@ wait $reader
 	bad "fifo output" "replaced, or the bytes read differ"
 run "/dev/null output" 0 "" -- $B -o /dev/null && [ -c /dev/null ] &&
     ok "/dev/null output"
+# /dev/stdout into a pipe: its link reads "pipe:[N]", not a path
+if timeout 20 "$onnxc" $B -o /dev/stdout 2>"$work/err.txt" |
+    cmp -s - "$work/ref_b.onnx"; then
+	ok "/dev/stdout pipe output"
+else
+	bad "/dev/stdout pipe output" "$(head -c 300 "$work/err.txt")"
+fi
 if [ "$(id -u)" = 0 ] && mknod "$d/null" c 1 3 2>/dev/null; then
 	run "device output" 0 "" -- $S -o "$d/null" && [ -c "$d/null" ] &&
 	    ok "device output"
