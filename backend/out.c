@@ -247,19 +247,18 @@ static int
 open_target(Module *m, BeOut *o)
 {
 	struct stat st;
-	/* a pipe or socket behind /dev/stdout or /proc/self/fd/N: its
-	 * link reads "pipe:[N]", no path to follow, but opening the name
-	 * reaches it */
-	if (stat(o->path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
-	    S_ISSOCK(st.st_mode))) {
-		o->direct = true;
-		o->target = strdup(o->path);
-		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-		return !o->target ? ENOMEM : o->fd < 0 ? errno : 0;
-	}
 	int err = follow(o->path, &o->target);
 	if (err)
 		return err;
+	/* a device, FIFO or socket is the user's: write into it, opened by
+	 * the name given (the link of a pipe behind /dev/stdout reads
+	 * "pipe:[N]", no path to follow); inputs are regular files */
+	if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode)) {
+		o->direct = true;
+		o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		return o->fd < 0 ? errno : 0;
+	}
 	if (stat(o->target, &st) == 0) {
 		const char *in = input_named(&st);
 		if (in) {
@@ -269,13 +268,6 @@ open_target(Module *m, BeOut *o)
 		}
 		if (S_ISDIR(st.st_mode))
 			return EISDIR;
-		if (!S_ISREG(st.st_mode)) {
-			/* a device or FIFO is the user's: write into it */
-			o->direct = true;
-			o->fd = open(o->target, O_WRONLY | O_CLOEXEC |
-			    O_NOCTTY);
-			return o->fd < 0 ? errno : 0;
-		}
 	} else if (errno != ENOENT) {
 		return errno;
 	}
@@ -420,12 +412,6 @@ flush(BeOut *o)
 {
 	write_head(o, o->len);
 	return o->err;
-}
-
-uint64_t
-be_out_direct_bytes(void)
-{
-	return be_dio_bytes();
 }
 
 /* Tests stop the process at a known point of writing with

@@ -25,8 +25,6 @@ int be_out_write(BeOut *o, const void *p, size_t n);
 /* Zeros up to the next multiple of align (a power of two). */
 int be_out_align(BeOut *o, uint64_t align);
 uint64_t be_out_pos(const BeOut *o);
-/* Bytes this process wrote to outputs by O_DIRECT (dio.h; for tests). */
-uint64_t be_out_direct_bytes(void);
 /* The file written: the path given, symbolic links followed. */
 const char *be_out_target(const BeOut *o);
 /* Report err, a failure of writing o ("cannot write PATH: ..."). */

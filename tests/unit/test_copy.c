@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "backend/copy.h"
+#include "backend/dio.h"
 #include "backend/out.h"
 #include "ir/ir.h"
 
@@ -235,9 +236,9 @@ big_output(bool direct)
 	Module *m = ir_module_new();
 	BigOut b = {map};
 	setenv("ONNXC_NO_DIRECT_IO", direct ? "" : "1", 1);
-	uint64_t before = be_out_direct_bytes();
+	uint64_t before = be_dio_bytes();
 	assert_int_equal(be_write_atomic(m, dp, emit_big, &b), 0);
-	uint64_t by_dio = be_out_direct_bytes() - before;
+	uint64_t by_dio = be_dio_bytes() - before;
 	unsetenv("ONNXC_NO_DIRECT_IO");
 	if (!direct || !tmp_takes_direct())
 		assert_int_equal(by_dio, 0);
@@ -293,9 +294,9 @@ test_small_output(void **state)
 	snprintf(dp, sizeof dp, "/tmp/test_copy_small_%d.bin", (int)getpid());
 	Module *m = ir_module_new();
 	int times = 10;
-	uint64_t before = be_out_direct_bytes();
+	uint64_t before = be_dio_bytes();
 	assert_int_equal(be_write_atomic(m, dp, emit_ones, &times), 0);
-	assert_int_equal(be_out_direct_bytes(), before);
+	assert_int_equal(be_dio_bytes(), before);
 	FILE *f = fopen(dp, "rb");
 	assert_non_null(f);
 	unsigned char *got = malloc(1000001);
