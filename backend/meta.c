@@ -115,23 +115,22 @@ putf(Buf *b, const char *f, ...)
 	}
 }
 
-/* the buffer's text into the arena; the buffer starts over */
+/* b's text into arena a (only its length while b counts); b starts
+ * over */
 static BeText
-take(BeMeta *x)
+take_into(Arena *a, Buf *b)
 {
-	BeText t = {x->b.count ? NULL : arena_strndup(x->a, x->b.p ? x->b.p
-	    : "", x->b.n), x->b.n};
-	x->b.n = 0;
+	BeText t = {b->count ? NULL : arena_strndup(a, b->p ? b->p : "", b->n),
+	    b->n};
+	b->n = 0;
 	return t;
 }
 
-/* t's text into the op cache's arena; t starts over */
+/* the node texts' buffer, into the arena released after each node */
 static BeText
-keep(BeMeta *x, Buf *t)
+take(BeMeta *x)
 {
-	BeText k = {arena_strndup(x->ops, t->p ? t->p : "", t->n), t->n};
-	t->n = 0;
-	return k;
+	return take_into(x->a, &x->b);
 }
 
 /* Python's repr() of a str: single quotes unless the text has one and
@@ -205,11 +204,11 @@ optext(BeMeta *x, StrId op)
 	c->op = op;
 	t->n = 0;
 	target(t, s, true);
-	c->fx = keep(x, t);
+	c->fx = take_into(x->ops, t);
 	target(t, s, false);
-	c->plain = keep(x, t);
+	c->plain = take_into(x->ops, t);
 	pyrepr(t, c->plain.s);
-	c->repr = keep(x, t);
+	c->repr = take_into(x->ops, t);
 	return c;
 }
 
