@@ -45,6 +45,7 @@ struct BeMeta {
 	FxAt *at;          /* FX node by its name (StrId) */
 	uint32_t nat;
 	uint32_t **users;  /* per FX graph: num_users per node */
+	bool borrowed;     /* at and users are another BeMeta's (a fork) */
 	OpText optext[NOPTEXT]; /* by op & (NOPTEXT - 1) */
 	Buf b, t;
 };
@@ -373,8 +374,8 @@ count_users(const Graph *g)
 	return users;
 }
 
-BeMeta *
-be_meta_new(Module *m, bool strip_paths)
+static BeMeta *
+meta_alloc(Module *m, bool strip_paths)
 {
 	BeMeta *x = calloc(1, sizeof *x);
 	if (!x)
@@ -383,6 +384,13 @@ be_meta_new(Module *m, bool strip_paths)
 	x->a = arena_new();
 	x->ops = arena_new();
 	x->strip = strip_paths;
+	return x;
+}
+
+BeMeta *
+be_meta_new(Module *m, bool strip_paths)
+{
+	BeMeta *x = meta_alloc(m, strip_paths);
 	x->nat = m->nstrs;
 	x->at = onnxc_table_calloc(x->nat + 1, sizeof *x->at);
 	x->users = calloc(m->ngraphs + 1, sizeof *x->users);
@@ -405,15 +413,28 @@ be_meta_new(Module *m, bool strip_paths)
 	return x;
 }
 
+BeMeta *
+be_meta_fork(const BeMeta *x)
+{
+	BeMeta *f = meta_alloc(x->m, x->strip);
+	f->at = x->at;
+	f->nat = x->nat;
+	f->users = x->users;
+	f->borrowed = true;
+	return f;
+}
+
 void
 be_meta_free(BeMeta *x)
 {
 	if (!x)
 		return;
-	for (GraphId gi = 0; gi <= x->m->ngraphs; gi++)
-		free(x->users[gi]);
-	free(x->users);
-	free(x->at);
+	if (!x->borrowed) {
+		for (GraphId gi = 0; gi <= x->m->ngraphs; gi++)
+			free(x->users[gi]);
+		free(x->users);
+		free(x->at);
+	}
 	free(x->b.p);
 	free(x->t.p);
 	arena_free(x->a);

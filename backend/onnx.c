@@ -8,11 +8,12 @@
  * and settles everything that takes work or state (node names, metadata
  * texts, which initializers go to external data), then the emit functions
  * run twice through the streaming writer (pb.h), once to size every
- * message and once to write it.  Tensor bytes are never copied: raw_data is
- * written straight from the weights mapping (or the module's constants),
- * which out.c turns into a kernel copy from the weights file.  With
- * external data (forced, or when the model would pass 2 GB) initializers
- * go to <model>.data instead.  Fields are emitted in field-number order,
+ * message and once to write it; a big graph's nodes are made on two
+ * threads in both runs (pbsplit.h).  Tensor bytes are never copied:
+ * raw_data is written straight from the weights mapping (or the module's
+ * constants), which out.c turns into a kernel copy from the weights file.
+ * With external data (forced, or when the model would pass 2 GB)
+ * initializers go to <model>.data instead.  Fields are emitted in field-number order,
  * so the bytes are those of any protobuf library.
  */
 #include <errno.h>
@@ -23,6 +24,7 @@
 
 #include "onnx.h"
 #include "pb.h"
+#include "pbsplit.h"
 
 /* A single protobuf message cannot exceed 2 GB. */
 #define MAX_MODEL_BYTES ((UINT64_C(2) << 30) - 1)
@@ -75,6 +77,8 @@ typedef struct GraphPrep {
 	uint8_t *isout;   /* by ValId: the value is a graph output */
 	uint32_t init0;   /* its first entry of Enc.inits */
 	const char *sig, *ranges; /* top graphs' metadata texts */
+	PbSplit *split;   /* its nodes on two threads, or NULL */
+	BeMeta *fork;     /* the helper thread's metadata texts */
 } GraphPrep;
 
 /* An initializer, in model order. */
@@ -386,6 +390,8 @@ names_unique(Enc *e, GraphId gid, const Graph *g)
 	return ok;
 }
 
+static void plan_split(Enc *e, GraphId gid, const Graph *g, GraphPrep *gp);
+
 static bool
 prep_graph(Enc *e, GraphId gid)
 {
@@ -445,6 +451,7 @@ prep_graph(Enc *e, GraphId gid)
 		gp.ranges = m->nrng ? sym_ranges_text(m) : m->ranges
 		    ? ir_str(m, m->ranges) : "{}";
 	}
+	plan_split(e, gid, g, &gp);
 	e->graphs[k] = gp;
 	return names_unique(e, gid, g);
 }
@@ -725,6 +732,67 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 }
 
 /* The fields of a GraphProto, in field-number order. */
+/* A split's context on one thread: the nodes of one graph occurrence.
+ * The helper's Enc has only what emit_node reads (m, o, its own meta). */
+typedef struct NodeRun {
+	Enc *e;
+	GraphId gid;
+	const NodePrep *nodes;
+} NodeRun;
+
+/* PbEmitRange: nodes [lo, hi) */
+static void
+emit_nodes(void *ctx, Pb *w, uint32_t lo, uint32_t hi)
+{
+	NodeRun *r = ctx;
+	const Graph *g = ir_graph(r->e->m, r->gid);
+	if (r->e->meta)
+		be_meta_measure(r->e->meta, !w->writing);
+	for (NodeId n = lo; n < hi; n++)
+		emit_node(r->e, w, r->gid, g, n, &r->nodes[n]);
+}
+
+/* The nodes of graph gid on two threads, when it has enough of them for
+ * that to pay and they only need reading to be written: no subgraph (its
+ * emission numbers occurrences), every value named (valname would intern
+ * a name).  Chunks with a tensor attribute stay on the calling thread,
+ * where its bytes can go by kernel copy. */
+static void
+plan_split(Enc *e, GraphId gid, const Graph *g, GraphPrep *gp)
+{
+	uint32_t chunk = e->o->split_nodes ? e->o->split_nodes
+	    : ONNX_SPLIT_NODES;
+	if (chunk == UINT32_MAX || g->nnodes <= 1 ||
+	    (g->nnodes - 1) / chunk < 2)
+		return;
+	uint32_t nchunks = (g->nnodes - 2) / chunk + 1;
+	bool *helpable = arena_alloc(e->a, nchunks * sizeof *helpable);
+	for (NodeId id = 1; id < g->nnodes; id++) {
+		const Node *n = ir_nodep(g, id);
+		bool ok = true;
+		for (uint32_t i = 0; i < n->nargs; i++) {
+			const Arg *a = ir_arg(g, id, i);
+			if (a->kind == A_GRAPH || (a->kind == A_VAL &&
+			    !ir_val(g, a->u.v)->name))
+				return;
+			ok &= a->kind != A_TENSOR;
+		}
+		for (uint32_t i = 0; i < n->nout; i++)
+			if (!ir_val(g, n->out + i)->name)
+				return;
+		uint32_t c = (id - 1) / chunk;
+		helpable[c] = (id - 1) % chunk ? helpable[c] && ok : ok;
+	}
+	NodeRun *runs = arena_alloc(e->a, 2 * sizeof *runs);
+	Enc *he = arena_alloc(e->a, sizeof *he);
+	gp->fork = e->meta ? be_meta_fork(e->meta) : NULL;
+	*he = (Enc){.m = e->m, .o = e->o, .meta = gp->fork};
+	runs[0] = (NodeRun){e, gid, gp->nodes};
+	runs[1] = (NodeRun){he, gid, gp->nodes};
+	gp->split = pb_split_new(1, g->nnodes, chunk, helpable, emit_nodes,
+	    &runs[0], &runs[1], e->o->threads);
+}
+
 static void
 emit_graph(Enc *e, Pb *w, GraphId gid)
 {
@@ -732,8 +800,11 @@ emit_graph(Enc *e, Pb *w, GraphId gid)
 	const Graph *g = ir_graph(m, gid);
 	const GraphPrep *gp = &e->graphs[e->emitted++];
 	bool top = is_top(e, gid), weights = !e->o->no_weights;
-	for (NodeId n = 1; n < g->nnodes; n++)
-		emit_node(e, w, gid, g, n, &gp->nodes[n]);
+	if (gp->split)
+		pb_split_run(gp->split, w);
+	else
+		for (NodeId n = 1; n < g->nnodes; n++)
+			emit_node(e, w, gid, g, n, &gp->nodes[n]);
 	pb_str(w, GRAPH_NAME, g->name ? ir_str(m, g->name) : "main_graph");
 	/* an index, not a pointer: e->inits is NULL in a model without
 	 * initializers, and NULL + 0 is undefined */
@@ -854,6 +925,10 @@ enc_free(Enc *e)
 {
 	arena_free(e->a);
 	be_names_free(&e->names);
+	for (uint32_t i = 0; i < e->ngraphs; i++) {
+		pb_split_free(e->graphs[i].split);
+		be_meta_free(e->graphs[i].fork);
+	}
 	be_meta_free(e->meta);
 	free(e->domains);
 	free(e->graphs);

@@ -25,7 +25,14 @@ typedef struct OnnxOptions {
 	bool no_weights;     /* no initializers: weights are graph inputs */
 	OnnxExternal external;
 	uint64_t ext_threshold; /* smaller initializers stay inline */
+	/* the nodes of a graph go out in chunks of this many, two threads
+	 * making them (pbsplit.h): 0 for ONNX_SPLIT_NODES, UINT32_MAX for
+	 * one thread and no chunks */
+	uint32_t split_nodes;
+	int threads;         /* 1: chunks made on one thread (a check) */
 } OnnxOptions;
+
+#define ONNX_SPLIT_NODES 4096
 
 /* ir_version for an opset (opset 18 -> 8, ...) */
 int onnx_ir_version(int opset);
@@ -70,6 +77,9 @@ typedef struct BeNodeMeta {
 } BeNodeMeta;
 BeMeta *be_meta_new(Module *m, bool strip_paths);
 void be_meta_free(BeMeta *x);
+/* A BeMeta for another thread: it reads x's tables, which must outlive
+ * it, and has buffers and caches of its own. */
+BeMeta *be_meta_fork(const BeMeta *x);
 /* the keys of a node made from an FX node; false if n has no FX name.
  * The texts last until a release to a mark taken before: the writer
  * makes them as it writes each node and keeps none. */

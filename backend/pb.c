@@ -40,6 +40,7 @@ pb_write(Pb *w, BeOut *out, uint8_t *mem)
 	w->next = 0;
 	w->out = out;
 	w->mem = mem;
+	w->membase = 0;
 	w->nbuf = 0;
 	w->err = 0;
 	if (!w->buf)
@@ -49,8 +50,11 @@ pb_write(Pb *w, BeOut *out, uint8_t *mem)
 static void
 drain(Pb *w)
 {
+	if (!w->nbuf)
+		return;
 	if (w->mem)
-		memcpy(w->mem + w->pos - w->nbuf, w->buf, w->nbuf);
+		memcpy(w->mem + (w->pos - w->membase) - w->nbuf, w->buf,
+		    w->nbuf);
 	else if (!w->err)
 		w->err = be_out_write(w->out, w->buf, w->nbuf);
 	w->nbuf = 0;
@@ -61,6 +65,42 @@ pb_flush(Pb *w)
 {
 	drain(w);
 	return w->err;
+}
+
+/* Writing: n bytes to the destination themselves, after the buffer. */
+static void
+put_direct(Pb *w, const void *p, size_t n)
+{
+	drain(w);
+	w->pos += n;
+	if (w->mem)
+		memcpy(w->mem + (w->pos - w->membase) - n, p, n);
+	else if (!w->err)
+		w->err = be_out_write(w->out, p, n);
+}
+
+void
+pb_to_mem(Pb *w, uint8_t *mem)
+{
+	drain(w);
+	w->mem = mem;
+	w->membase = w->pos;
+}
+
+void
+pb_raw(Pb *w, const void *p, uint64_t n)
+{
+	if (!w->writing || n == 0) {
+		w->pos += n;
+		return;
+	}
+	if (w->nbuf + n <= BUFSZ) {
+		memcpy(w->buf + w->nbuf, p, (size_t)n);
+		w->nbuf += (size_t)n;
+		w->pos += n;
+		return;
+	}
+	put_direct(w, p, (size_t)n);
 }
 
 void
@@ -154,12 +194,7 @@ bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
 	put_varint(w, n);
 	if (n == 0)
 		return;
-	drain(w);
-	w->pos += n;
-	if (w->mem)
-		memcpy(w->mem + w->pos - n, p, n);
-	else if (!w->err)
-		w->err = be_out_write(w->out, p, n);
+	put_direct(w, p, n);
 }
 
 void

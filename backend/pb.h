@@ -32,7 +32,9 @@ typedef struct Pb {
 	uint32_t depth, copen;
 	/* writing: the destination and a buffer in front of it */
 	BeOut *out;
-	uint8_t *mem;        /* instead of out: memory for pos bytes */
+	uint8_t *mem;        /* instead of out: memory for the bytes from
+	                      * position membase on */
+	uint64_t membase;
 	uint8_t *buf;
 	size_t nbuf;
 	int err;             /* errno value of the first failed write */
@@ -44,6 +46,12 @@ void pb_size(Pb *w);
 void pb_write(Pb *w, BeOut *out, uint8_t *mem);
 /* End a writing run: flush; returns 0 or the errno value of a failure. */
 int pb_flush(Pb *w);
+/* Writing: the bytes from the current position on go to mem (flushed
+ * first: what was emitted so far goes where it was headed). */
+void pb_to_mem(Pb *w, uint8_t *mem);
+/* n bytes of fields another Pb emitted, as they are: counted when
+ * sizing, copied when writing. */
+void pb_raw(Pb *w, const void *p, uint64_t n);
 void pb_free(Pb *w);
 
 /* Fields: field is the field number. */

@@ -791,6 +791,92 @@ test_too_big(void **state)
 	assert_int_equal(count_files(f->dir), 0);
 }
 
+/* A long chain, written with its nodes on two threads (pbsplit.h): the
+ * bytes are those of one thread, with the helper running, with its
+ * chunks made on the calling thread, into memory and into a file (chunks
+ * of more than the writer's 64 KiB buffer), and where the graph cannot
+ * be split (a value without a name). */
+static void
+test_split_nodes(void **state)
+{
+	Fix *f = *state;
+	Module *m = f->m;
+	Graph *g = main_graph(f);
+	Dim d[2] = {{2, 0}, {3, 0}};
+	ValId x = ir_value(g, S(f, "x"));
+	ir_set_tensor(g, x, DT_F32, 2, d);
+	ir_val(g, x)->role = ROLE_USER_INPUT;
+	ir_add_input(g, x);
+	char trace[700];
+	memset(trace, 'a', sizeof trace - 1);
+	trace[sizeof trace - 1] = 0;
+	ValId prev = x;
+	enum { N = 3000 };
+	for (int i = 0; i < N; i++) {
+		char nm[32], fx[32];
+		snprintf(nm, sizeof nm, "v%d", i);
+		snprintf(fx, sizeof fx, "fx_%d", i % 97);
+		NodeId n;
+		if (i % 500 == 250) {   /* a tensor attribute: not helpable */
+			Tensor c = {.dtype = DT_F32, .rank = 0, .data = &f->six,
+			    .nbytes = 4};
+			n = node(f, g, "Constant", fx, nm, DT_F32, 0, NULL);
+			ir_push_arg(g, n, arg_keyed((Arg){.kind = A_TENSOR,
+			    .u.t = ir_tensor(m, &c)}, S(f, "value")));
+			continue;
+		}
+		n = node(f, g, i % 7 ? "Relu" : "LeakyRelu", fx, nm, DT_F32, 2,
+		    d);
+		ir_push_arg(g, n, arg_val(prev));
+		if (i % 7 == 0)
+			ir_push_arg(g, n, arg_keyed(arg_float(0.5 + i),
+			    S(f, "alpha")));
+		if (i % 3 == 0)
+			ir_nodep(g, n)->trace = S(f, trace + i % 600);
+		prev = out(g, n);
+	}
+	ir_add_output(g, prev, OUT_USER, 0);
+
+	OnnxOptions one = {.opset = 17, .split_nodes = UINT32_MAX};
+	uint8_t *want, *buf;
+	size_t wlen, len;
+	assert_int_equal(onnx_encode(m, m->main, &one, &want, &wlen), 0);
+	Onnx__ModelProto *p = onnx__model_proto__unpack(NULL, wlen, want);
+	assert_non_null(p);
+	assert_int_equal(p->graph->n_node, N);
+	onnx__model_proto__free_unpacked(p, NULL);
+	for (int threads = 0; threads <= 1; threads++) {
+		OnnxOptions o = {.opset = 17, .split_nodes = 100,
+			.threads = threads};
+		assert_int_equal(onnx_encode(m, m->main, &o, &buf, &len), 0);
+		assert_int_equal(len, wlen);
+		assert_memory_equal(buf, want, wlen);
+		free(buf);
+		char path[128];
+		snprintf(path, sizeof path, "%s/split.onnx", f->dir);
+		assert_int_equal(onnx_write(m, m->main, &o, path), 0);
+		char *file = slurp(path, &len);
+		assert_non_null(file);
+		assert_int_equal(len, wlen);
+		assert_memory_equal(file, want, wlen);
+		free(file);
+	}
+	free(want);
+
+	/* a value without a name is named as the model is written: the
+	 * nodes stay on one thread, and the bytes are still the same */
+	ir_val(g, ir_nodep(g, 1234)->out)->name = 0;
+	assert_int_equal(onnx_encode(m, m->main, &one, &want, &wlen), 0);
+	OnnxOptions o = {.opset = 17, .split_nodes = 100};
+	assert_int_equal(onnx_encode(m, m->main, &o, &buf, &len), 0);
+	assert_int_equal(len, wlen);
+	assert_memory_equal(buf, want, wlen);
+	assert_non_null(memmem(buf, len, "_v", 2));
+	free(buf);
+	free(want);
+	assert_int_equal(m->nerrors, 0);
+}
+
 int
 main(void)
 {
@@ -798,6 +884,7 @@ main(void)
 		cmocka_unit_test(test_ir_version),
 		cmocka_unit_test(test_node_names),
 		cmocka_unit_test_setup_teardown(test_value_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tiny_model, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_from_fx, setup,

@@ -1,0 +1,211 @@
+/* pbsplit.c - a run of protobuf fields emitted by two threads (pbsplit.h).
+ *
+ * The helper's chunks travel through NSLOT buffers: the helper fills one
+ * while the caller appends the other, and each is reused, so memory stays
+ * at NSLOT chunks whatever the graph's size. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "pbsplit.h"
+
+enum { NSLOT = 2 };
+
+typedef struct Slot {
+	uint8_t *buf;
+	size_t cap;
+	bool full;       /* holds its chunk, not yet appended */
+} Slot;
+
+struct PbSplit {
+	uint32_t lo, hi, chunk, nchunks;
+	bool *helped;    /* per chunk: the helper emits it */
+	uint64_t *size;  /* per chunk the helper emits: its bytes */
+	PbEmitRange emit;
+	void *mine, *helper;
+	bool threaded;   /* a second CPU may run the helper */
+	Pb hw;           /* the helper's writer, its lengths kept from the
+	                  * sizing run to the writing run */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	Slot slot[NSLOT];
+};
+
+static int
+cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+PbSplit *
+pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk, const bool *helpable,
+    PbEmitRange emit, void *mine, void *helper, int threads)
+{
+	PbSplit *s = xrealloc(NULL, sizeof *s);
+	*s = (PbSplit){.lo = lo, .hi = hi, .chunk = chunk, .emit = emit,
+		.mine = mine, .helper = helper};
+	s->nchunks = (hi - lo + chunk - 1) / chunk;
+	s->helped = xrealloc(NULL, s->nchunks * sizeof *s->helped);
+	s->size = xrealloc(NULL, s->nchunks * sizeof *s->size);
+	/* every second chunk, so that both threads have as much to do */
+	for (uint32_t c = 0; c < s->nchunks; c++)
+		s->helped[c] = helpable[c] && (c & 1);
+	s->threaded = threads != 1 && cpus() > 1;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	return s;
+}
+
+void
+pb_split_free(PbSplit *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < NSLOT; i++)
+		free(s->slot[i].buf);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	pb_free(&s->hw);
+	free(s->helped);
+	free(s->size);
+	free(s);
+}
+
+static void
+range(const PbSplit *s, uint32_t c, uint32_t *lo, uint32_t *hi)
+{
+	*lo = s->lo + c * s->chunk;
+	*hi = s->hi - *lo > s->chunk ? *lo + s->chunk : s->hi;
+}
+
+static void
+emit_chunk(PbSplit *s, void *ctx, Pb *w, uint32_t c)
+{
+	uint32_t lo, hi;
+	range(s, c, &lo, &hi);
+	s->emit(ctx, w, lo, hi);
+}
+
+/* Sizing: the helper's chunks, each one's bytes noted. */
+static void *
+size_helped(void *arg)
+{
+	PbSplit *s = arg;
+	pb_size(&s->hw);
+	for (uint32_t c = 0; c < s->nchunks; c++) {
+		if (!s->helped[c])
+			continue;
+		uint64_t start = s->hw.pos;
+		emit_chunk(s, s->helper, &s->hw, c);
+		s->size[c] = s->hw.pos - start;
+	}
+	return NULL;
+}
+
+/* Writing: helped chunk c into slot, which is free. */
+static void
+fill(PbSplit *s, uint32_t c, Slot *slot)
+{
+	if (slot->cap < s->size[c]) {
+		free(slot->buf);
+		slot->cap = (size_t)s->size[c];
+		slot->buf = xrealloc(NULL, slot->cap);
+	}
+	uint64_t start = s->hw.pos;
+	pb_to_mem(&s->hw, slot->buf);
+	emit_chunk(s, s->helper, &s->hw, c);
+	pb_flush(&s->hw);
+	if (s->hw.pos - start != s->size[c])
+		BUG("split writer: chunk %u wrote %llu bytes, sized %llu", c,
+		    (unsigned long long)(s->hw.pos - start),
+		    (unsigned long long)s->size[c]);
+}
+
+/* The helper's writing run: its chunks in order, each into the next
+ * slot once the caller has appended what that slot held. */
+static void *
+write_helped(void *arg)
+{
+	PbSplit *s = arg;
+	uint32_t k = 0;
+	for (uint32_t c = 0; c < s->nchunks; c++) {
+		if (!s->helped[c])
+			continue;
+		Slot *slot = &s->slot[k++ % NSLOT];
+		pthread_mutex_lock(&s->mu);
+		while (slot->full)
+			pthread_cond_wait(&s->cv, &s->mu);
+		pthread_mutex_unlock(&s->mu);
+		fill(s, c, slot);
+		pthread_mutex_lock(&s->mu);
+		slot->full = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	return NULL;
+}
+
+static void
+run_sizing(PbSplit *s, Pb *w)
+{
+	pthread_t t;
+	bool async = s->threaded && pthread_create(&t, NULL, size_helped,
+	    s) == 0;
+	for (uint32_t c = 0; c < s->nchunks; c++)
+		if (!s->helped[c])
+			emit_chunk(s, s->mine, w, c);
+	if (async)
+		pthread_join(t, NULL);
+	else
+		size_helped(s);
+	pb_raw(w, NULL, s->hw.pos);
+}
+
+static void
+run_writing(PbSplit *s, Pb *w)
+{
+	pb_write(&s->hw, NULL, NULL);
+	for (int i = 0; i < NSLOT; i++)
+		s->slot[i].full = false;
+	pthread_t t;
+	bool async = s->threaded && pthread_create(&t, NULL, write_helped,
+	    s) == 0;
+	uint32_t k = 0;
+	for (uint32_t c = 0; c < s->nchunks; c++) {
+		if (!s->helped[c]) {
+			emit_chunk(s, s->mine, w, c);
+			continue;
+		}
+		Slot *slot = &s->slot[k++ % NSLOT];
+		if (async) {
+			pthread_mutex_lock(&s->mu);
+			while (!slot->full)
+				pthread_cond_wait(&s->cv, &s->mu);
+			pthread_mutex_unlock(&s->mu);
+		} else {
+			fill(s, c, slot);
+		}
+		pb_raw(w, slot->buf, s->size[c]);
+		pthread_mutex_lock(&s->mu);
+		slot->full = false;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
+	if (async)
+		pthread_join(t, NULL);
+	if (s->hw.next != s->hw.nlens)
+		BUG("split writer: %u submessages written, %u sized",
+		    s->hw.next, s->hw.nlens);
+}
+
+void
+pb_split_run(PbSplit *s, Pb *w)
+{
+	if (w->writing)
+		run_writing(s, w);
+	else
+		run_sizing(s, w);
+}

@@ -1,0 +1,41 @@
+/* pbsplit.h - a long run of protobuf fields emitted by two threads.
+ *
+ * The nodes of a big graph are most of a model's bytes, and each is
+ * encoded on its own.  A split cuts items [lo, hi) into chunks; the chunks
+ * the caller marks helpable alternate between the calling thread, which
+ * emits its chunks straight into its Pb, and a helper thread, which emits
+ * its chunks into memory that the caller then appends in order.  The bytes
+ * are those of emitting every item in order on one thread, in the sizing
+ * and the writing run alike (pb.h): the helper sizes its chunks in the
+ * sizing run and reuses those lengths in the writing run.
+ *
+ * The emit callback runs on both threads at once, with the context meant
+ * for each: it must only read shared state.  Chunks holding anything else
+ * (a tensor that should go by kernel copy, a subgraph) are left
+ * unhelpable, and the caller emits them.  Without a second CPU, or when a
+ * thread cannot be started, the caller emits the helper's chunks itself.
+ */
+#ifndef ONNXC_PBSPLIT_H
+#define ONNXC_PBSPLIT_H
+
+#include "pb.h"
+
+/* Emit items [lo, hi) into w, sizing or writing as w is. */
+typedef void (*PbEmitRange)(void *ctx, Pb *w, uint32_t lo, uint32_t hi);
+
+typedef struct PbSplit PbSplit;
+
+/* A split of items [lo, hi) into chunks of chunk items; helpable[c] says
+ * whether chunk c may go to the helper.  mine and helper are the
+ * contexts emit runs with on each thread.  threads is 1 to emit
+ * everything on the calling thread (as a check), 0 for as many as the
+ * process may use (at most 2). */
+PbSplit *pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk,
+    const bool *helpable, PbEmitRange emit, void *mine, void *helper,
+    int threads);
+/* Emit every item into w, in order (the sizing run before the writing
+ * run, as for w itself). */
+void pb_split_run(PbSplit *s, Pb *w);
+void pb_split_free(PbSplit *s);
+
+#endif
