@@ -9,7 +9,7 @@
 
 #include "pbsplit.h"
 
-enum { NSLOT = 2 };
+enum { NSLOT = 3 };
 
 typedef struct Slot {
 	uint8_t *buf;
@@ -50,9 +50,10 @@ pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk, const bool *helpable,
 	s->nchunks = (hi - lo + chunk - 1) / chunk;
 	s->helped = xrealloc(NULL, s->nchunks * sizeof *s->helped);
 	s->size = xrealloc(NULL, s->nchunks * sizeof *s->size);
-	/* every second chunk, so that both threads have as much to do */
+	/* two chunks of three: the calling thread also appends them and
+	 * writes what follows the run */
 	for (uint32_t c = 0; c < s->nchunks; c++)
-		s->helped[c] = helpable[c] && (c & 1);
+		s->helped[c] = helpable[c] && c % 3 != 0;
 	s->threaded = threads != 1 && cpus() > 1;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);

@@ -1,10 +1,11 @@
 /* pbsplit.h - a long run of protobuf fields emitted by two threads.
  *
  * The nodes of a big graph are most of a model's bytes, and each is
- * encoded on its own.  A split cuts items [lo, hi) into chunks; the chunks
- * the caller marks helpable alternate between the calling thread, which
- * emits its chunks straight into its Pb, and a helper thread, which emits
- * its chunks into memory that the caller then appends in order.  The bytes
+ * encoded on its own.  A split cuts items [lo, hi) into chunks; of the
+ * chunks the caller marks helpable, two of three go to a helper thread,
+ * which emits them into memory that the caller appends in order, and the
+ * rest stay with the calling thread, which emits them straight into its
+ * Pb.  The bytes
  * are those of emitting every item in order on one thread, in the sizing
  * and the writing run alike (pb.h): the helper sizes its chunks in the
  * sizing run and reuses those lengths in the writing run.
