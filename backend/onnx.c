@@ -71,6 +71,8 @@ typedef struct NodePrep {
 	StrId name;
 } NodePrep;
 
+typedef struct Enc Enc;
+
 /* One occurrence of a graph in the model (a subgraph attribute is one). */
 typedef struct GraphPrep {
 	NodePrep *nodes;  /* by NodeId */
@@ -78,7 +80,8 @@ typedef struct GraphPrep {
 	uint32_t init0;   /* its first entry of Enc.inits */
 	const char *sig, *ranges; /* top graphs' metadata texts */
 	PbSplit *split;   /* its nodes on two threads, or NULL */
-	BeMeta *fork;     /* the helper thread's metadata texts */
+	PbSplit *vsplit;  /* its value_info the same way */
+	Enc *helper;      /* what the helper thread writes them with */
 } GraphPrep;
 
 /* An initializer, in model order. */
@@ -99,7 +102,7 @@ typedef struct TypeBytes {
 	uint32_t n;
 } TypeBytes;
 
-typedef struct Enc {
+struct Enc {
 	Module *m;
 	Arena *a;            /* prepared data of this model */
 	BeNames names;       /* node names taken */
@@ -120,7 +123,7 @@ typedef struct Enc {
 	Pb tw;               /* encodes tensor types (type_bytes) */
 	TypeBytes types[TYPECACHE];
 	int errs;            /* m->nerrors on entry */
-} Enc;
+};
 
 int
 onnx_ir_version(int opset)
@@ -732,19 +735,21 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 }
 
 /* The fields of a GraphProto, in field-number order. */
-/* A split's context on one thread: the nodes of one graph occurrence.
- * The helper's Enc has only what emit_node reads (m, o, its own meta). */
-typedef struct NodeRun {
+/* A split's context on one thread: one graph occurrence.  The helper's
+ * Enc has only what emit_node and emit_value read: m, o, and its own
+ * meta, arena and type cache. */
+typedef struct Run {
 	Enc *e;
 	GraphId gid;
 	const NodePrep *nodes;
-} NodeRun;
+	const uint8_t *isout;
+} Run;
 
 /* PbEmitRange: nodes [lo, hi) */
 static void
 emit_nodes(void *ctx, Pb *w, uint32_t lo, uint32_t hi)
 {
-	NodeRun *r = ctx;
+	Run *r = ctx;
 	const Graph *g = ir_graph(r->e->m, r->gid);
 	if (r->e->meta)
 		be_meta_measure(r->e->meta, !w->writing);
@@ -752,11 +757,28 @@ emit_nodes(void *ctx, Pb *w, uint32_t lo, uint32_t hi)
 		emit_node(r->e, w, r->gid, g, n, &r->nodes[n]);
 }
 
-/* The nodes of graph gid on two threads, when it has enough of them for
- * that to pay and they only need reading to be written: no subgraph (its
- * emission numbers occurrences), every value named (valname would intern
- * a name).  Chunks with a tensor attribute stay on the calling thread,
- * where its bytes can go by kernel copy. */
+/* PbEmitRange: the value_info of values [lo, hi), the types the lowering
+ * knows for intermediate values, so that viewers and runtimes need not
+ * infer them */
+static void
+emit_values(void *ctx, Pb *w, uint32_t lo, uint32_t hi)
+{
+	Run *r = ctx;
+	const Graph *g = ir_graph(r->e->m, r->gid);
+	for (ValId v = lo; v < hi; v++) {
+		const Value *val = ir_val(g, v);
+		if (!val->def || r->isout[v] || !has_type(val))
+			continue;
+		pb_open_sized(w, GRAPH_VALUE_INFO, vi_len(r->e, r->gid, g, v));
+		emit_value(r->e, w, r->gid, g, v);
+	}
+}
+
+/* The nodes and value_info of graph gid on two threads, when it has
+ * enough nodes for that to pay and they only need reading to be written:
+ * no subgraph (its emission numbers occurrences), every value named
+ * (valname would intern a name).  Chunks of nodes with a tensor attribute
+ * stay on the calling thread, where its bytes can go by kernel copy. */
 static void
 plan_split(Enc *e, GraphId gid, const Graph *g, GraphPrep *gp)
 {
@@ -783,13 +805,21 @@ plan_split(Enc *e, GraphId gid, const Graph *g, GraphPrep *gp)
 		uint32_t c = (id - 1) / chunk;
 		helpable[c] = (id - 1) % chunk ? helpable[c] && ok : ok;
 	}
-	NodeRun *runs = arena_alloc(e->a, 2 * sizeof *runs);
+	Run *runs = arena_alloc(e->a, 2 * sizeof *runs);
 	Enc *he = arena_alloc(e->a, sizeof *he);
-	gp->fork = e->meta ? be_meta_fork(e->meta) : NULL;
-	*he = (Enc){.m = e->m, .o = e->o, .meta = gp->fork};
-	runs[0] = (NodeRun){e, gid, gp->nodes};
-	runs[1] = (NodeRun){he, gid, gp->nodes};
-	gp->split = pb_split_new(1, g->nnodes, chunk, helpable, emit_nodes,
+	*he = (Enc){.m = e->m, .o = e->o, .a = arena_new(),
+		.meta = e->meta ? be_meta_fork(e->meta) : NULL};
+	gp->helper = he;
+	runs[0] = (Run){e, gid, gp->nodes, gp->isout};
+	runs[1] = (Run){he, gid, gp->nodes, gp->isout};
+	/* the shares that kept the threads even on long chains (callgrind:
+	 * the calling thread also prepares, appends and writes the rest) */
+	gp->split = pb_split_new(1, g->nnodes, chunk, helpable, 60,
+	    emit_nodes, &runs[0], &runs[1], e->o->threads);
+	uint32_t nv = (g->nvals - 2) / chunk + 1;
+	bool *all = arena_alloc(e->a, nv * sizeof *all);
+	memset(all, 1, nv * sizeof *all);
+	gp->vsplit = pb_split_new(1, g->nvals, chunk, all, 50, emit_values,
 	    &runs[0], &runs[1], e->o->threads);
 }
 
@@ -837,15 +867,11 @@ emit_graph(Enc *e, Pb *w, GraphId gid)
 			    (OutKind)g->outkind[i]);
 		pb_close(w);
 	}
-	/* the types the lowering knows for intermediate values, so that
-	 * viewers and runtimes need not infer them */
-	for (ValId v = 1; v < g->nvals; v++) {
-		const Value *val = ir_val(g, v);
-		if (!val->def || gp->isout[v] || !has_type(val))
-			continue;
-		pb_open_sized(w, GRAPH_VALUE_INFO, vi_len(e, gid, g, v));
-		emit_value(e, w, gid, g, v);
-	}
+	if (gp->vsplit)
+		pb_split_run(gp->vsplit, w);
+	else
+		emit_values(&(Run){e, gid, gp->nodes, gp->isout}, w, 1,
+		    g->nvals);
 	if (gp->sig) {
 		/* torch.onnx's graph keys */
 		emit_entry(w, GRAPH_METADATA,
@@ -923,12 +949,18 @@ enc_init(Enc *e, Module *m)
 static void
 enc_free(Enc *e)
 {
-	arena_free(e->a);
 	be_names_free(&e->names);
 	for (uint32_t i = 0; i < e->ngraphs; i++) {
-		pb_split_free(e->graphs[i].split);
-		be_meta_free(e->graphs[i].fork);
+		const GraphPrep *gp = &e->graphs[i];
+		pb_split_free(gp->split);
+		pb_split_free(gp->vsplit);
+		if (gp->helper) {
+			be_meta_free(gp->helper->meta);
+			arena_free(gp->helper->a);
+			pb_free(&gp->helper->tw);
+		}
 	}
+	arena_free(e->a);   /* after the helpers: they live in it */
 	be_meta_free(e->meta);
 	free(e->domains);
 	free(e->graphs);

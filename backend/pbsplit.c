@@ -42,7 +42,7 @@ cpus(void)
 
 PbSplit *
 pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk, const bool *helpable,
-    PbEmitRange emit, void *mine, void *helper, int threads)
+    unsigned share, PbEmitRange emit, void *mine, void *helper, int threads)
 {
 	PbSplit *s = xrealloc(NULL, sizeof *s);
 	*s = (PbSplit){.lo = lo, .hi = hi, .chunk = chunk, .emit = emit,
@@ -50,10 +50,10 @@ pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk, const bool *helpable,
 	s->nchunks = (hi - lo + chunk - 1) / chunk;
 	s->helped = xrealloc(NULL, s->nchunks * sizeof *s->helped);
 	s->size = xrealloc(NULL, s->nchunks * sizeof *s->size);
-	/* two chunks of three: the calling thread also appends them and
-	 * writes what follows the run */
-	for (uint32_t c = 0; c < s->nchunks; c++)
-		s->helped[c] = helpable[c] && c % 3 != 0;
+	/* share percent of the chunks, spread evenly */
+	for (uint64_t c = 0; c < s->nchunks; c++)
+		s->helped[c] = helpable[c] &&
+		    (c + 1) * share / 100 > c * share / 100;
 	s->threaded = threads != 1 && cpus() > 1;
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
