@@ -44,6 +44,11 @@ PmStat *dr_report_stats(DrReport *r, uint32_t nsteps, uint32_t **count);
 /* The ONNX graph written (0 when conversion did not get that far) and
  * how its weights were written. */
 void dr_report_result(DrReport *r, GraphId onnx, const char *weights);
+/* How long a phase of the conversion took, for the report's Phases
+ * table: reading the input (parse or archive, weights), the passes,
+ * writing the model.  A phase not reached has no row. */
+typedef enum DrPhase { DR_READ, DR_PASSES, DR_WRITE, DR_NPHASES } DrPhase;
+void dr_report_phase(DrReport *r, DrPhase p, double ms);
 /* Write the report; ok says whether the conversion succeeded.  0, or -1
  * (reported) if the file cannot be written. */
 int dr_report_write(DrReport *r, Module *m, const PlRegistry *reg, bool ok);

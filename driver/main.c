@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend/copy.h"
@@ -567,6 +568,14 @@ weights_text(const Options *o)
 	return "inline as initializers (no external data)";
 }
 
+static double
+now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 /* -1 on an input error, -2 on a usage error found only now (more names
  * than inputs or outputs). */
 static int
@@ -575,6 +584,7 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 {
 	GraphId fx, onnx;
 	Pt2 *arch = NULL;
+	double t0 = now_ms();
 	/* an archive is a zip; anything else is a dump */
 	bool zip = zip_sniff((const unsigned char *)m->src, m->srclen);
 	if (rep)
@@ -621,6 +631,8 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		int wfd = st_fd(w, &wmap, &wlen);
 		be_src_add(wmap, wlen, wfd, o->weights);
 	}
+	if (rep)
+		dr_report_phase(rep, DR_READ, now_ms() - t0);
 	PmRun run = {.opset = o->opset, .training = o->training,
 		.verify_each = o->verify_each, .print_all = o->print_all,
 		.print_after = o->print_after, .irout = stdout};
@@ -631,7 +643,10 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 	run.have = ONNXC_PROP_FX;
 	run.want = o->out ? ONNXC_PROP_ONNX : 0;
 	onnx = fx;
+	t0 = now_ms();
 	int rc = pm_run(m, r, pipe, &run, &onnx);
+	if (rep)
+		dr_report_phase(rep, DR_PASSES, now_ms() - t0);
 	if (rc == 0 && onnx != fx)
 		rc = ir_verify(m, onnx);
 	if (rc == 0 && o->print_ir && onnx != fx)
@@ -651,8 +666,11 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 			.no_weights = o->no_weights,
 			.external = o->external,
 			.ext_threshold = o->ext_threshold};
+		t0 = now_ms();
 		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
 		    : onnx_write(m, onnx, &oo, o->out);
+		if (rep && rc == 0)
+			dr_report_phase(rep, DR_WRITE, now_ms() - t0);
 	}
 	if (rc == 0 && be_src_changed()) {
 		/* the IR read zeros where the file lost pages (copy.c) */

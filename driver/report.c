@@ -2,8 +2,8 @@
  * succeeded or not (torch.onnx.export's report=True for onnxc): the
  * command, the input, the model's inputs and outputs, every FX op with
  * the lowering that handled it and the ONNX ops it became, the ops no
- * lowering handles with a hint, the passes with their time and node
- * count, and the weights.
+ * lowering handles with a hint, the time of each phase, the passes with
+ * their time and node count, and the weights.
  *
  * ONNX nodes are traced to FX ops by Node.name, which lowering and the
  * passes keep (Node.via names a plugin lowering); the FX ops are those
@@ -42,6 +42,7 @@ struct DrReport {
 	uint32_t nrowof;  /* strings when parsed: the size of both */
 	PmStat *stats;
 	uint32_t nstats;
+	double phase_ms[DR_NPHASES]; /* < 0: not reached */
 };
 
 DrReport *
@@ -53,7 +54,15 @@ dr_report_new(const char *path, int argc, char **argv)
 	r->path = path;
 	r->argc = argc;
 	r->argv = argv;
+	for (int i = 0; i < DR_NPHASES; i++)
+		r->phase_ms[i] = -1;
 	return r;
+}
+
+void
+dr_report_phase(DrReport *r, DrPhase p, double ms)
+{
+	r->phase_ms[p] = ms;
 }
 
 void
@@ -349,6 +358,21 @@ passes(FILE *f, const DrReport *r)
 	}
 }
 
+/* Where the time went: a conversion of a big graph is the sum of these
+ * (the Passes table splits the second). */
+static void
+phases(FILE *f, const DrReport *r)
+{
+	static const char *const name[DR_NPHASES] = {
+		[DR_READ] = "read (parse or archive, weights)",
+		[DR_PASSES] = "passes", [DR_WRITE] = "write",
+	};
+	fputs("\n## Phases\n\n| Phase | Time (ms) |\n|---|---:|\n", f);
+	for (int i = 0; i < DR_NPHASES; i++)
+		if (r->phase_ms[i] >= 0)
+			fprintf(f, "| %s | %.3f |\n", name[i], r->phase_ms[i]);
+}
+
 static void
 weights(FILE *f, const DrReport *r, Module *m)
 {
@@ -400,6 +424,7 @@ emit_text(void *ctx, FILE *f)
 		op_table(f, r, m, reg, ok);
 		unsupported(f, r, m);
 	}
+	phases(f, r);
 	passes(f, r);
 	if (r->fx || r->onnx)
 		weights(f, r, m);

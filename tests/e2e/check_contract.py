@@ -7,6 +7,7 @@ Every model must pass onnx.checker (full_check, opset 17).
 Prints 'PASS name' / 'FAIL name: why'; exit 1 if any failed.
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -179,6 +180,10 @@ def _():
                  "| lower | onnxc-lower |", "- 3 tensors, 72 bytes",
                  "Unsupported ops\n\nNone."]:
         assert want in text, "%r not in the report:\n%s" % (want, text)
+    # every phase ran, each with a time
+    for phase in ["read (parse or archive, weights)", "passes", "write"]:
+        assert re.search(r"\| %s \| \d+\.\d{3} \|" % re.escape(phase),
+                         text), "no time for %r:\n%s" % (phase, text)
 
 
 @check("report names plugin lowerings")
@@ -212,6 +217,8 @@ def _():
                  "| `mylib.baz.default` | 1 | `%s:5:32` |" % bad,
                  "add one in a plugin", "| lower (failed) |"]:
         assert want in text, "%r not in the report:\n%s" % (want, text)
+    # the passes failed: no model was written, so no write phase
+    assert "| passes |" in text and "| write |" not in text, text
 
 
 @check("usage errors")
