@@ -38,8 +38,7 @@ enum { NOPTEXT = 64 };  /* a direct-mapped cache: models use few ops */
 
 struct BeMeta {
 	Module *m;
-	Arena *a;          /* every string handed out (node texts: until
-	                    * be_meta_release) */
+	Arena *a;          /* the graph signature's text */
 	Arena *ops;        /* the op texts of the cache */
 	bool strip;        /* --strip-paths */
 	FxAt *at;          /* FX node by its name (StrId) */
@@ -127,12 +126,6 @@ take_into(Arena *a, Buf *b)
 	return t;
 }
 
-/* the node texts' buffer, into the arena released after each node */
-static BeText
-take(BeMeta *x)
-{
-	return take_into(x->a, &x->b);
-}
 
 /* Python's repr() of a str: single quotes unless the text has one and
  * no double quote. */
@@ -295,7 +288,7 @@ fxarg(BeMeta *x, const Graph *g, const Arg *a)
 /* Node.format_node() of FX node n of graph gid:
  * "%add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor]
  * (args = (%x, %y), kwargs = {})" */
-static BeText
+static void
 format_node(BeMeta *x, GraphId gid, NodeId id)
 {
 	Module *m = x->m;
@@ -331,7 +324,6 @@ format_node(BeMeta *x, GraphId gid, NodeId id)
 		fxarg(x, g, a);
 	}
 	puts_(b, "})");
-	return take(x);
 }
 
 /* num_users of every node of an FX graph: distinct nodes reading one of
@@ -444,7 +436,7 @@ be_meta_free(BeMeta *x)
 
 /* The trace with every "File: /dir/f.py" or 'File "/dir/f.py"' path cut
  * to its file name. */
-static BeText
+static void
 strip_paths(BeMeta *x, const char *s)
 {
 	Buf *b = &x->b;
@@ -470,19 +462,6 @@ strip_paths(BeMeta *x, const char *s)
 				base = q + 1;
 		s = base;
 	}
-	return take(x);
-}
-
-ArenaMark
-be_meta_mark(BeMeta *x)
-{
-	return arena_mark(x->a);
-}
-
-void
-be_meta_release(BeMeta *x, ArenaMark mk)
-{
-	arena_release(x->a, mk);
 }
 
 void
@@ -504,8 +483,12 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 	const OpText *op = optext(x, fx ? fx->op : n->op);
 	StrId scope = n->scope ? n->scope : fx ? fx->scope : 0;
 
-	/* scope lines "path\tClass" -> the three views torch.onnx makes */
+	/* the texts one after the other in b, where they stay until the
+	 * next node (no copies): off[k] is where text k starts */
 	Buf *b = &x->b;
+	size_t off[5] = {0};
+	b->n = 0;
+	/* scope lines "path\tClass" -> the three views torch.onnx makes */
 	const char *sc = scope ? ir_str(m, scope) : "";
 	for (int view = 0; view < 3; view++) {
 		if (view)
@@ -534,23 +517,32 @@ be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out)
 			put_id(b, m, n->name);
 			puts_(b, ": ");
 			put_text(b, op->plain);
-			out->ns = take(x);
 		} else if (view == 1) {
 			put_text(b, op->repr);
 			puts_(b, "]");
-			out->classes = take(x);
 		} else {
 			pyrepr(b, name);
 			puts_(b, "]");
-			out->scopes = take(x);
 		}
+		off[view + 1] = b->n;
 	}
-	out->fx_node = fx ? format_node(x, at.g, at.n) : (BeText){"", 0};
+	if (fx)
+		format_node(x, at.g, at.n);
+	off[4] = b->n;
 	StrId tr = n->trace ? n->trace : fx ? fx->trace : 0;
 	out->trace = (BeText){tr ? ir_str(m, tr) : "", tr ? ir_strlen(m, tr)
 	    : 0};
-	if (x->strip && out->trace.n)
-		out->trace = strip_paths(x, out->trace.s);
+	if (x->strip && out->trace.n) {
+		strip_paths(x, out->trace.s);
+		out->trace = (BeText){NULL, b->n - off[4]};
+	}
+	/* b has moved as it grew: the places only now (none when counting) */
+	const char *p = b->count ? NULL : b->p;
+	BeText *t[4] = {&out->ns, &out->classes, &out->scopes, &out->fx_node};
+	for (int k = 0; k < 4; k++)
+		*t[k] = (BeText){p ? p + off[k] : NULL, off[k + 1] - off[k]};
+	if (x->strip && out->trace.n && p)
+		out->trace.s = p + off[4];
 	return true;
 }
 
@@ -623,7 +615,7 @@ be_meta_signature(BeMeta *x, GraphId gid)
 			putf(b, " target='%s'", ir_str(m, g->outtarget[i]));
 		puts_(b, "\n");
 	}
-	const char *sig = take(x).s;
+	const char *sig = take_into(x->a, b).s;
 	b->count = count;
 	return sig;
 }

@@ -721,15 +721,12 @@ emit_node(Enc *e, Pb *w, GraphId gid, const Graph *g, NodeId id,
 	/* provenance in torch.onnx's keys, made here in both walks rather
 	 * than held for every node (a few hundred bytes each) */
 	BeNodeMeta nm;
-	ArenaMark mk;
-	if (e->meta && (mk = be_meta_mark(e->meta),
-	    be_meta_node(e->meta, n, &nm))) {
+	if (e->meta && be_meta_node(e->meta, n, &nm)) {
 		NODE_ENTRY(w, "namespace", nm.ns);
 		NODE_ENTRY(w, "pkg.torch.onnx.class_hierarchy", nm.classes);
 		NODE_ENTRY(w, "pkg.torch.onnx.fx_node", nm.fx_node);
 		NODE_ENTRY(w, "pkg.torch.onnx.name_scopes", nm.scopes);
 		NODE_ENTRY(w, "pkg.torch.onnx.stack_trace", nm.trace);
-		be_meta_release(e->meta, mk);
 	}
 	pb_close(w);
 }

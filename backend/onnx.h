@@ -60,10 +60,10 @@ const char *be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX],
 void be_names_free(BeNames *nm);
 
 /* meta.c: torch.onnx's metadata texts (keys and formats of
- * torch/onnx/_internal/exporter/_core.py).  Strings live until
- * be_meta_free. */
+ * torch/onnx/_internal/exporter/_core.py).  The signature's text lives
+ * until be_meta_free. */
 typedef struct BeMeta BeMeta;
-/* a text and its length (written with the length; NUL-terminated too) */
+/* a text and its length (written with the length) */
 typedef struct BeText {
 	const char *s;
 	size_t n;
@@ -81,14 +81,13 @@ void be_meta_free(BeMeta *x);
  * it, and has buffers and caches of its own. */
 BeMeta *be_meta_fork(const BeMeta *x);
 /* the keys of a node made from an FX node; false if n has no FX name.
- * The texts last until a release to a mark taken before: the writer
- * makes them as it writes each node and keeps none. */
+ * The texts last until the next call on x: the writer makes them as it
+ * writes each node and keeps none.  Only the last text made and texts
+ * that are the module's strings are NUL-terminated. */
 bool be_meta_node(BeMeta *x, const Node *n, BeNodeMeta *out);
-ArenaMark be_meta_mark(BeMeta *x);
 /* While on, be_meta_node only measures: each text has its length and a
  * NULL s (the writer's sizing walk needs no more). */
 void be_meta_measure(BeMeta *x, bool on);
-void be_meta_release(BeMeta *x, ArenaMark mk);
 /* str(ExportGraphSignature) of graph g, its inputs and outputs under
  * their FX names */
 const char *be_meta_signature(BeMeta *x, GraphId g);
