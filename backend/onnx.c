@@ -56,7 +56,6 @@ enum {
 	VI_NAME = 1, VI_TYPE = 2, VI_METADATA = 4,
 	TYPE_TENSOR = 1, TTYPE_ELEM_TYPE = 1, TTYPE_SHAPE = 2,
 	SHAPE_DIM = 1, DIM_VALUE = 1, DIM_PARAM = 2,
-	ENTRY_KEY = 1, ENTRY_VALUE = 2,
 };
 
 /* AttributeProto.AttributeType and TensorProto.DataLocation values */
@@ -467,24 +466,14 @@ prep_graph(Enc *e, GraphId gid)
 static void emit_graph(Enc *e, Pb *w, GraphId gid);
 
 static void
-emit_entryn(Pb *w, uint32_t field, const char *key, size_t kl,
-    const char *value, size_t vl)
-{
-	pb_open_sized(w, field, pb_bytes_size(ENTRY_KEY, kl) +
-	    pb_bytes_size(ENTRY_VALUE, vl));
-	pb_bytes(w, ENTRY_KEY, key, kl);
-	pb_bytes(w, ENTRY_VALUE, value, vl);
-}
-
-static void
 emit_entry(Pb *w, uint32_t field, const char *key, const char *value)
 {
-	emit_entryn(w, field, key, strlen(key), value, strlen(value));
+	pb_entry(w, field, key, strlen(key), value, strlen(value));
 }
 
 /* a node's metadata: literal keys, texts of known length */
 #define NODE_ENTRY(w, key, t) \
-	emit_entryn(w, NODE_METADATA, key, sizeof key - 1, (t).s, (t).n)
+	pb_entry(w, NODE_METADATA, key, sizeof key - 1, (t).s, (t).n)
 
 /* The signature keys of graph input v (a ValueInfoProto's or an
  * initializer's), and its FX name when it was renamed. */

@@ -241,6 +241,52 @@ pb_close(Pb *w)
 	w->pos += varint_size(len);
 }
 
+/* v as a varint at p; returns the end */
+static uint8_t *
+varint_at(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+void
+pb_entry(Pb *w, uint32_t field, const void *k, size_t kn, const void *v,
+    size_t vn)
+{
+	/* the tags of fields 1 and 2 are one byte each */
+	uint64_t in = 1 + varint_size(kn) + kn + 1 + varint_size(vn) + vn;
+	uint64_t t = (uint64_t)field << 3 | WT_LEN;
+	uint64_t all = varint_size(t) + varint_size(in) + in;
+	if (!w->writing) {
+		w->pos += all;
+		return;
+	}
+	if (all > BUFSZ / 4) {
+		pb_open_sized(w, field, in);
+		bytes(w, 1, k, kn, false);
+		bytes(w, 2, v, vn, false);
+		return;
+	}
+	if (w->nbuf + all > BUFSZ)
+		drain(w);
+	uint8_t *p = varint_at(varint_at(w->buf + w->nbuf, t), in);
+	*p++ = 1 << 3 | WT_LEN;
+	p = varint_at(p, kn);
+	if (kn)
+		memcpy(p, k, kn);
+	p += kn;
+	*p++ = 2 << 3 | WT_LEN;
+	p = varint_at(p, vn);
+	if (vn)
+		memcpy(p, v, vn);
+	w->nbuf += (size_t)all;
+	w->pos += all;
+}
+
 void
 pb_open_sized(Pb *w, uint32_t field, uint64_t len)
 {

@@ -68,6 +68,10 @@ static inline void pb_str(Pb *w, uint32_t field, const char *s);
 /* A submessage field: its fields go between pb_open and pb_close. */
 void pb_open(Pb *w, uint32_t field);
 void pb_close(Pb *w);
+/* A submessage of two bytes fields, numbers 1 and 2 (a map entry, ONNX's
+ * StringStringEntryProto): sized and written at once. */
+void pb_entry(Pb *w, uint32_t field, const void *k, size_t kn,
+    const void *v, size_t vn);
 /* A submessage whose length the caller knows (no pb_close, and no entry
  * in lens): cheaper for small fixed-shape messages. */
 void pb_open_sized(Pb *w, uint32_t field, uint64_t len);

@@ -791,6 +791,52 @@ test_too_big(void **state)
 	assert_int_equal(count_files(f->dir), 0);
 }
 
+/* Metadata entries of every size the writer treats apart: lengths whose
+ * varints take one, two and three bytes, entries over a quarter of its
+ * buffer, and enough of them that some cross its end.  The bytes are
+ * canonical (encode repacks them) and each value reads back. */
+static void
+test_long_entries(void **state)
+{
+	Fix *f = *state;
+	GraphId gid = tiny(f);
+	Graph *g = ir_graph(f->m, gid);
+	static const size_t len[] = {0, 1, 127, 128, 16383, 16384, 20000,
+		70000};
+	enum { NLEN = sizeof len / sizeof *len };
+	char *text[NLEN];
+	for (int i = 0; i < NLEN; i++) {
+		text[i] = malloc(len[i] + 1);
+		assert_non_null(text[i]);
+		for (size_t j = 0; j < len[i]; j++)
+			text[i][j] = (char)('a' + (i + j) % 26);
+		text[i][len[i]] = 0;
+	}
+	/* a Relu of the output per length, twice over */
+	for (int k = 0; k < 2 * NLEN; k++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "r%d", k);
+		NodeId n = node(f, g, "Relu", "r", nm, DT_F32, 0, NULL);
+		ir_push_arg(g, n, arg_val(g->outputs[0]));
+		ir_nodep(g, n)->trace = S(f, text[k % NLEN]);
+	}
+	uint8_t *buf;
+	size_t blen;
+	Onnx__ModelProto *p = encode(f, gid, 17, &buf, &blen);
+	Onnx__GraphProto *gp = p->graph;
+	for (int k = 0; k < 2 * NLEN; k++) {
+		Onnx__NodeProto *n = gp->node[5 + k];
+		const char *got = meta(n->metadata_props, n->n_metadata_props,
+		    "pkg.torch.onnx.stack_trace");
+		assert_non_null(got);
+		assert_string_equal(got, text[k % NLEN]);
+	}
+	onnx__model_proto__free_unpacked(p, NULL);
+	free(buf);
+	for (int i = 0; i < NLEN; i++)
+		free(text[i]);
+}
+
 /* A long chain, written with its nodes on two threads (pbsplit.h): the
  * bytes are those of one thread, with the helper running, with its
  * chunks made on the calling thread, into memory and into a file (chunks
@@ -885,6 +931,8 @@ main(void)
 		cmocka_unit_test(test_node_names),
 		cmocka_unit_test_setup_teardown(test_value_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_split_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_entries, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_tiny_model, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_from_fx, setup,
