@@ -28,13 +28,16 @@ fx_at_section(Parser *p)
 	Token *t = fx_cur(p);
 	if (t->kind != T_NAME || !t->first)
 		return false;
-	Token *u = fx_peek(p, 1);
-	if (tokeq(t, "Graph"))
+	/* the next token is lexed only after one of the four words: this
+	 * runs at the start of every body line */
+	if (tokeq(t, "Graph")) {
+		Token *u = fx_peek(p, 1);
 		return tokeq(u, "signature") || tokeq(u, "Signature");
+	}
 	if (tokeq(t, "Range") || tokeq(t, "Equality"))
-		return tokeq(u, "constraints");
+		return tokeq(fx_peek(p, 1), "constraints");
 	if (tokeq(t, "Symbol"))
-		return tokeq(u, "to");
+		return tokeq(fx_peek(p, 1), "to");
 	return false;
 }
 
