@@ -9,4 +9,12 @@
  * body.  Returns 0, or -1 after reporting every error found. */
 int fx_parse(Module *m, GraphId *out);
 
+/* The same with options: tests read a dump with the fast statement path
+ * (fx_fast.c) off and compare, and count the lines it read. */
+typedef struct FxOpts {
+	bool general;        /* every line token by token */
+	uint32_t fastlines;  /* out: lines the fast path read */
+} FxOpts;
+int fx_parse_with(Module *m, GraphId *out, FxOpts *o);
+
 #endif

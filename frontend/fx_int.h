@@ -48,6 +48,9 @@ typedef struct Lexer {
 } Lexer;
 
 /* fx_lex.c */
+/* Character classes by table: the lexer tests one for every byte. */
+enum { C_DIG = 1, C_NAME0 = 2, C_BLANK = 4 };
+extern const uint8_t fx_cclass[256];
 void fx_lex_init(Lexer *lx, const char *s, size_t n);
 void fx_lex_next(Lexer *lx, Token *t);
 /* Is t of kind k and, unless text is NULL, spelled text?  Inline, so
@@ -230,10 +233,37 @@ typedef struct Ctx {
 		Dim dims[FX_MAXRANK];
 	} ann;
 	bool poisoned;    /* an argument named a value whose statement failed */
+	StrMap inpl;      /* op StrId -> 1 + whether it is in-place */
+	bool general;     /* FxOpts.general: no fx_fast_stmt */
+	uint32_t fastlines;
+	/* ops of fx_fast_stmt by their dotted text (a direct-mapped cache) */
+	struct {
+		const char *s;
+		uint32_t n;
+		StrId op;
+	} opc[64];
 } Ctx;
+
+/* A value's annotation text (s NULL: none) and where it starts. */
+typedef struct FxAnnot {
+	const char *s;
+	size_t n;
+	Loc loc;
+} FxAnnot;
 
 /* fx_parse.c */
 Bind *fx_lookup(Ctx *c, StrId name);
+/* The node of a call whose op and arguments (c->scr[base..]) are read:
+ * made, its value named, typed and bound; first is the name of its first
+ * positional argument (0: none), rebound if the op is in-place. */
+void fx_callnode(Ctx *c, StrId name, Loc loc, Loc oploc, StrId op,
+    uint32_t base, StrId first, FxAnnot an);
+
+/* fx_fast.c: the statement form of nearly every node, read from the text
+ * at once where the current token is the first of such a line, whose end
+ * the parser then stands after; false, with nothing changed, for any other
+ * line (the general path reads it) */
+bool fx_fast_stmt(Ctx *c);
 
 /* fx_args.c */
 void fx_scrpush(Ctx *c, Arg a);

@@ -30,9 +30,7 @@ fx_lex_init(Lexer *lx, const char *s, size_t n)
 	lx->bol = true;
 }
 
-/* Character classes by table: the lexer tests one for every byte. */
-enum { C_DIG = 1, C_NAME0 = 2, C_BLANK = 4 };
-static const uint8_t cclass[256] = {
+const uint8_t fx_cclass[256] = {
 	['0'] = C_DIG, ['1'] = C_DIG, ['2'] = C_DIG, ['3'] = C_DIG,
 	['4'] = C_DIG, ['5'] = C_DIG, ['6'] = C_DIG, ['7'] = C_DIG,
 	['8'] = C_DIG, ['9'] = C_DIG, ['_'] = C_NAME0,
@@ -57,25 +55,25 @@ static const uint8_t cclass[256] = {
 static bool
 isdig(char c)
 {
-	return cclass[(unsigned char)c] & C_DIG;
+	return fx_cclass[(unsigned char)c] & C_DIG;
 }
 
 static bool
 isname0(char c)
 {
-	return cclass[(unsigned char)c] & C_NAME0;
+	return fx_cclass[(unsigned char)c] & C_NAME0;
 }
 
 static bool
 isnamec(char c)
 {
-	return cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
+	return fx_cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
 }
 
 static bool
 isblank_(char c)
 {
-	return cclass[(unsigned char)c] & C_BLANK;
+	return fx_cclass[(unsigned char)c] & C_BLANK;
 }
 
 static size_t

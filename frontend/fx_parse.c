@@ -337,20 +337,37 @@ callstmt(Ctx *c, StrId name, Loc loc, const char *an, size_t ann,
 		bind(c, name, B_POISON, 0, loc, false);
 		return;
 	}
+	fx_callnode(c, name, loc, oploc, op, base, first,
+	    (FxAnnot){an, ann, anloc});
+}
+
+void
+fx_callnode(Ctx *c, StrId name, Loc loc, Loc oploc, StrId op, uint32_t base,
+    StrId first, FxAnnot an)
+{
+	Module *m = c->m;
 	uint32_t hint = fx_map_get(&c->nout, name);
 	if (hint > 1 && !outputs_fit(c, hint)) {
-		fx_err(p, loc, "'%s' would get %u outputs (from its getitem "
-		    "uses), more values than a dump of this size can hold",
-		    ir_str(m, name), hint);
+		fx_err(&c->p, loc, "'%s' would get %u outputs (from its "
+		    "getitem uses), more values than a dump of this size can "
+		    "hold", ir_str(m, name), hint);
 		c->nscr = base;
 		bind(c, name, B_POISON, 0, loc, false);
 		return;
 	}
 	NodeId nd = mknode(c, op, hint ? hint : 1, oploc, name, base);
-	if (hint && an)
-		an = NULL;  /* tuple-valued nodes carry no annotation */
-	defvalue(c, nd, hint > 0, name, loc, an, ann, anloc);
-	if (first && inplace(ir_str(m, op))) {
+	if (hint && an.s)
+		an.s = NULL;  /* tuple-valued nodes carry no annotation */
+	defvalue(c, nd, hint > 0, name, loc, an.s, an.n, an.loc);
+	if (!first)
+		return;
+	/* whether an op is in-place is asked once per op: 1 + the answer */
+	uint32_t known = fx_map_get(&c->inpl, op);
+	if (!known) {
+		known = 1 + inplace(ir_str(m, op));
+		fx_map_set(&c->inpl, op, known);
+	}
+	if (known == 2) {
 		Node *np = ir_nodep(c->g, nd);
 		bind(c, first, B_VAL, np->out, loc, true);
 	}
@@ -818,6 +835,10 @@ parsedef(Ctx *c, GraphId gid)
 			return;
 		} else if (t->kind == T_NAME) {
 			prefetch_next_name(c, t);
+			if (!c->general && fx_fast_stmt(c)) {
+				c->fastlines++;
+				continue;
+			}
 			assignment(c);
 		} else {
 			fx_expected(p, "a statement");
@@ -1009,10 +1030,17 @@ countsyms(Module *m)
 int
 fx_parse(Module *m, GraphId *out)
 {
+	return fx_parse_with(m, out, NULL);
+}
+
+int
+fx_parse_with(Module *m, GraphId *out, FxOpts *o)
+{
 	int errs0 = m->nerrors;
 	Ctx c;
 	memset(&c, 0, sizeof c);
 	c.ann.rank = -1;
+	c.general = o && o->general;
 	c.m = m;
 	c.p.m = m;
 	if (m->srclen > MAXSRC) {
@@ -1083,11 +1111,14 @@ fx_parse(Module *m, GraphId *out)
 		fx_apply_sig(p, c.main);
 	countsyms(m);
 	resetbody(&c);
+	fx_map_free(&c.inpl);
 	free(c.binds);
 	free(c.scr);
 	free(c.refs);
 	free(c.cls);
 	fx_sig_free(&p->sig);
+	if (o)
+		o->fastlines = c.fastlines;
 	if (m->nerrors != errs0)
 		return -1;
 	m->main = c.main;

@@ -812,6 +812,182 @@ test_dotted_ops(void **state)
 	done(&r);
 }
 
+/* A dump read with the fast statement path (fx_fast.c) and without it: the
+ * same result, the same diagnostics, the same strings interned in the same
+ * order and the same IR, every node's line:col included.  Returns the
+ * number of lines the fast path read. */
+static uint32_t
+same_both(const char *src, size_t n)
+{
+	char *out[2], *diag[2];
+	size_t outlen, diaglen;
+	int rc[2];
+	FxOpts o[2] = {{.general = false}, {.general = true}};
+	for (int k = 0; k < 2; k++) {
+		Module *m = ir_module_new();
+		m->file = "t.txt";
+		m->src = src;
+		m->srclen = n;
+		m->diagout = open_memstream(&diag[k], &diaglen);
+		GraphId g = 0;
+		rc[k] = fx_parse_with(m, &g, &o[k]);
+		fclose(m->diagout);
+		m->diagout = NULL;
+		FILE *f = open_memstream(&out[k], &outlen);
+		for (GraphId i = g; rc[k] == 0 && i < m->ngraphs; i++)
+			ir_print(m, i, f);
+		for (GraphId i = 1; i < m->ngraphs; i++) {
+			const Graph *gr = m->graphs[i];
+			fprintf(f, "graph %u: %u %u %u %u %u\n", i, gr->nnodes,
+			    gr->nvals, gr->nargs, gr->nitems, gr->ndims);
+		}
+		for (StrId i = 0; i < m->nstrs; i++)
+			fprintf(f, "%u %s\n", i, ir_str(m, i));
+		fclose(f);
+		ir_free(m);
+	}
+	assert_int_equal(rc[0], rc[1]);
+	assert_string_equal(diag[0], diag[1]);
+	assert_string_equal(out[0], out[1]);
+	assert_int_equal(o[1].fastlines, 0);
+	for (int k = 0; k < 2; k++) {
+		free(out[k]);
+		free(diag[k]);
+	}
+	return o[0].fastlines;
+}
+
+/* The statement forms the fast path reads, and next to each some it must
+ * leave to the general path (marked "general"), errors among them. */
+static const char fastdump[] =
+"class GraphModule(torch.nn.Module):\n"
+"    def forward(self, x: \"f32[2, 3]\", y: \"i64[2]\", s: \"Sym(s0)\"):\n"
+"        a: \"f32[2, 3]\" = torch.ops.aten.relu.default(x)\n"
+"        b: 'f32[3, 2]' = torch.ops.aten.permute.default(a, [1, 0])\n"
+"        c: \"f32[2]\" = torch.ops.aten.sum.dim_IntList(b, [-1], False, dtype = None)\n"
+"        d = torch.ops.aten.mul.Tensor(c, c)\n"
+"        e: \"f32[2]\" = torch.ops.aten.add_.Tensor(c, d);  c = None\n"
+"        f: \"f32[2]\" = torch.ops.aten.clamp.default(e, -inf, inf)\n"  /* general */
+"        g: \"f32[s0]\" = torch.ops.aten.view.default(e,[s,]) \t\r\n"
+"        h: \"f32[2]\" = torch.ops.aten.mul.Scalar(c, 2.5)\n"          /* general */
+"        i: \"f32[2]\" = torch.ops.aten.add.Tensor (h, c)\n"           /* general */
+"        j: \"f32[2]\" = torch.ops.aten.cat.default([[c], [d]], 0)\n"  /* general */
+"        k: \"f32[2]\" = torch.ops.aten.neg.default(h)  # x\n"        /* general, error */
+"        max_1 = torch.ops.aten.max.dim(k, 0)\n"
+"        l: \"f32[2]\" = max_1[0]\n"                                  /* general */
+"        m: \"i64[2]\" = torch.ops.aten.neg.default(max_1)\n"           /* general, error */
+"        n: \"f32[2]\" = torch.ops.aten.add.Tensor(l, undefined_name)\n" /* general, error */
+"        o: \"f32[2]\" = torch.ops.aten.neg.default(k)\n"
+"        p: \"f33[2]\" = torch.ops.aten.neg.default(l)\n"               /* error */
+"        p: \"f32[2]\" = torch.ops.aten.neg.default(l)\n"               /* error */
+"        q: \"f32[2]\" = torch.ops.aten.add.Tensor(other = l, l)\n"   /* general, error */
+"        r: \"f32[2]\" = torch.ops.aten.to.dtype(l, torch.float32)\n"  /* general */
+"        t: \"f32[2]\" = sin(l)\n"
+"        u: \"f32[2]\" = torch.ops.aten.neg.default(l, 123456789012345678)\n"
+"        v: \"f32[2]\" = torch.ops.aten.neg.default(l, 1234567890123456789)\n" /* general */
+"        w: \"f32[2]\" = torch.ops.aten.neg.default(l, 99999999999999999999)\n" /* general, error */
+"        return (f, g, l, u)\n"
+"        \n";
+
+static void
+test_fast_stmt(void **state)
+{
+	(void)state;
+	assert_int_equal(same_both(fastdump, sizeof fastdump - 1), 12);
+	/* the diagnostics, where the general path gives them */
+	Run r = runs(fastdump);
+	assert_int_equal(r.rc, -1);
+	has_error(&r, 13, 54, "expected end of line");
+	has_error(&r, 16, 50, "'max_1' is a tuple of 1 values");
+	has_error(&r, 17, 52, "use of undefined value 'undefined_name'");
+	has_error(&r, 19, 13, "unknown dtype code 'f33'");
+	has_error(&r, 20, 9, "duplicate definition of 'p'");
+	has_error(&r, 21, 60, "positional argument after keyword");
+	has_error(&r, 26, 53, "does not fit in 64 bits");
+	assert_int_equal(r.m->nerrors, 7);
+	const Graph *g = ir_graph(r.m, 1);  /* the failed parse's main */
+	NodeId n = node(r.m, g, "e");
+	assert_int_equal(ir_nodep(g, n)->loc.line, 7);
+	assert_int_equal(ir_nodep(g, n)->loc.col, 23);
+	/* add_ rebinds c: t reads add_'s value */
+	assert_int_equal(g->args[ir_nodep(g, node(r.m, g, "h"))->args].u.v,
+	    ir_nodep(g, n)->out);
+	done(&r);
+	/* a name of 17 parts, and a last line without its newline (read
+	 * by the general path) */
+	static const char tail[] =
+	    "def forward(self, x: \"f32[2]\"):\n"
+	    "    a: \"f32[2]\" = torch.ops.aten.neg.default(x)\n"
+	    "    b: \"f32[2]\" = a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q(x)\n"
+	    "    c: \"f32[2]\" = torch.ops.aten.neg.default(a)";
+	assert_int_equal(same_both(tail, sizeof tail - 1), 1);
+	r = runs(tail);
+	has_error(&r, 3, 51, "dotted name too long");
+	has_error(&r, 1, 1, "missing 'return'");
+	assert_int_equal(r.m->nerrors, 2);
+	done(&r);
+}
+
+/* Every dump the tests, the fuzzer's seeds and the shared corpus hold:
+ * the same with the fast path and without it. */
+static uint32_t
+same_both_dir(const char *dir, const char *file)
+{
+	DIR *d = opendir(dir);
+	uint32_t fast = 0;
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s%s%s", dir, e->d_name,
+		    file ? "/" : "", file ? file : "");
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mf = open_memstream(&text, &len);
+		char chunk[65536];
+		size_t k;
+		while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+			fwrite(chunk, 1, k, mf);
+		fclose(f);
+		fclose(mf);
+		fast += same_both(text, len);
+		free(text);
+	}
+	closedir(d);
+	return fast;
+}
+
+static void
+test_fast_corpus(void **state)
+{
+	(void)state;
+	const char *src = getenv("ONNXC_SRC");
+	if (!src)
+		skip();
+	static const char *const dirs[][2] = {
+		{"tests/cases", "graph.txt"}, {"tests/cases-cf", "graph.txt"},
+		{"tests/cases-decompose", "graph.txt"},
+		{"tests/cases-diagnose", "graph.txt"},
+		{"tests/cases-dynamic", "graph.txt"},
+		{"tests/cases-training", "graph.txt"},
+		{"fuzz/corpus/dump", NULL}, {"tests/regress/dump", NULL},
+	};
+	uint32_t fast = 0;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char dir[1024];
+		snprintf(dir, sizeof dir, "%s/%s", src, dirs[i][0]);
+		fast += same_both_dir(dir, dirs[i][1]);
+	}
+	assert_true(fast > 1000);
+	same_both_dir("/work/shared/corpus", "graph.txt");
+}
+
 /* "input_1 = input": a second name for a value, with a comment in the
  * body; an undefined right-hand side is an error. */
 static void
@@ -1075,6 +1251,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_wrapped),
 		cmocka_unit_test(test_untyped_forms),
 		cmocka_unit_test(test_dotted_ops),
+		cmocka_unit_test(test_fast_stmt),
+		cmocka_unit_test(test_fast_corpus),
 		cmocka_unit_test(test_alias_assignment),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_more_errors),

@@ -1,0 +1,354 @@
+/* fx_fast.c - the statement PyTorch prints for nearly every node,
+ *
+ *     NAME: "ANNOT" = a.b.c(ARG, ..., KEY = ARG)
+ *
+ * each ARG a value name, True, False, None, inf, nan, an integer (maybe
+ * negative) or a flat [list] of those, the line ending after the ')' or
+ * in ";  frees", read from the text in one pass rather than token by
+ * token.  Anything else, and any line a diagnostic is to be given for, is
+ * left to the general path (fx_parse.c), which then reads the line from
+ * its start: nothing is changed before the whole line is read and every
+ * name found bound, and names are interned in the general path's order.
+ */
+#include <string.h>
+
+#include "fx_int.h"
+
+/* Beyond these the general path reads the line. */
+enum {
+	MAXPARTS = 16,   /* fx_dotted's limit */
+	MAXITEMS = 64,   /* arguments and list items of one call */
+	MAXNAME = 1024   /* bytes of a name or an annotation */
+};
+
+enum { I_NAME, I_INT, I_LIST, I_END };
+
+/* An argument, a list item, or the start or end of a list. */
+typedef struct Item {
+	uint8_t kind;
+	bool neg;          /* I_INT: written with '-' */
+	const char *p;     /* I_NAME: the name */
+	uint32_t n;
+	uint64_t u;        /* I_INT */
+	const char *key;   /* a keyword argument's name, or NULL */
+	uint32_t nkey;
+} Item;
+
+/* What a line holds, as the scan found it. */
+typedef struct Line {
+	FxAnnot an;
+	const char *part[MAXPARTS];
+	uint32_t npart[MAXPARTS];
+	int nparts;
+	const char *op;    /* the dotted text */
+	uint32_t nop;
+	Item it[MAXITEMS];
+	int nit;
+	const char *next;  /* the start of the next line */
+} Line;
+
+static bool
+isblank_(char c)
+{
+	return fx_cclass[(unsigned char)c] & C_BLANK;
+}
+
+static bool
+isname0(char c)
+{
+	return fx_cclass[(unsigned char)c] & C_NAME0;
+}
+
+static bool
+isnamec(char c)
+{
+	return fx_cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
+}
+
+static bool
+isdig(char c)
+{
+	return fx_cclass[(unsigned char)c] & C_DIG;
+}
+
+static const char *
+blanks(const char *q, const char *end)
+{
+	while (q < end && isblank_(*q))
+		q++;
+	return q;
+}
+
+/* The end of the name at q, or q where there is none (or a long one). */
+static const char *
+name(const char *q, const char *end)
+{
+	const char *a = q;
+	if (q >= end || !isname0(*q))
+		return a;
+	while (q < end && isnamec(*q))
+		q++;
+	return q - a > MAXNAME ? a : q;
+}
+
+static bool
+wordis(const char *p, uint32_t n, const char *w)
+{
+	return strlen(w) == n && memcmp(p, w, n) == 0;
+}
+
+/* One value at q: a name, an integer or -integer.  Returns its end, or
+ * NULL. */
+static const char *
+value(const char *q, const char *end, Item *it)
+{
+	if (q < end && *q == '-') {
+		it->neg = true;
+		q = blanks(q + 1, end);
+	}
+	if (q < end && isdig(*q)) {
+		const char *a = q;
+		uint64_t u = 0;
+		while (q < end && isdig(*q))
+			u = u * 10 + (uint64_t)(*q++ - '0');
+		/* 18 digits fit 63 bits; '.', 'e' or a letter after the
+		 * digits would make another token */
+		if (q - a > 18 || (q < end && !isblank_(*q) && *q != ',' &&
+		    *q != ')' && *q != ']'))
+			return NULL;
+		it->kind = I_INT;
+		it->u = u;
+		return q;
+	}
+	const char *e = name(q, end);
+	if (it->neg || e == q)
+		return NULL;
+	it->kind = I_NAME;
+	it->p = q;
+	it->n = (uint32_t)(e - q);
+	return e;
+}
+
+/* The arguments after the '(' at q, up to the ')'; returns the position
+ * after it, or NULL. */
+static const char *
+args(Line *ln, const char *q, const char *end)
+{
+	bool kw = false;
+	q = blanks(q, end);
+	while (q < end && *q != ')') {
+		if (ln->nit + 2 > MAXITEMS)
+			return NULL;
+		Item *it = &ln->it[ln->nit++];
+		memset(it, 0, sizeof *it);
+		const char *e = name(q, end), *eq = blanks(e, end);
+		if (e > q && eq + 1 < end && eq[0] == '=' && eq[1] != '=') {
+			it->key = q;
+			it->nkey = (uint32_t)(e - q);
+			kw = true;
+			q = blanks(eq + 1, end);
+		} else if (kw) {
+			return NULL;  /* positional after keywords: an error */
+		}
+		if (q < end && *q == '[') {
+			/* a flat list: its items follow, then an I_END */
+			it->kind = I_LIST;
+			q = blanks(q + 1, end);
+			while (q < end && *q != ']') {
+				if (ln->nit + 2 > MAXITEMS)
+					return NULL;
+				Item *x = &ln->it[ln->nit++];
+				memset(x, 0, sizeof *x);
+				if (!(q = value(q, end, x)))
+					return NULL;
+				q = blanks(q, end);
+				if (q < end && *q == ',')
+					q = blanks(q + 1, end);
+				else if (q >= end || *q != ']')
+					return NULL;
+			}
+			if (q >= end)
+				return NULL;
+			ln->it[ln->nit++] = (Item){.kind = I_END};
+			q++;
+		} else if (!(q = value(q, end, it))) {
+			return NULL;
+		}
+		q = blanks(q, end);
+		if (q < end && *q == ',')
+			q = blanks(q + 1, end);
+		else if (q >= end || *q != ')')
+			return NULL;
+	}
+	return q < end ? q + 1 : NULL;
+}
+
+/* Reads the line of t (its first token, a name) into ln; false if it is
+ * not of the form above. */
+static bool
+scan(const Lexer *lx, const Token *t, Line *ln)
+{
+	const char *end = lx->s + lx->n, *q = blanks(t->p + t->n, end);
+	ln->an.s = NULL;
+	if (q < end && *q == ':') {
+		q = blanks(q + 1, end);
+		if (q >= end || (*q != '"' && *q != '\''))
+			return false;
+		char quote = *q++;
+		const char *a = q;
+		while (q < end && *q != quote && *q != '\n' && *q != '\\')
+			q++;
+		if (q >= end || *q != quote || q - a > MAXNAME)
+			return false;
+		ln->an = (FxAnnot){a, (size_t)(q - a), {t->loc.line,
+		    t->loc.col + (uint32_t)(a - t->p)}};
+		q = blanks(q + 1, end);
+	}
+	if (q + 1 >= end || q[0] != '=' || q[1] == '=')
+		return false;
+	q = blanks(q + 1, end);
+	/* the callee, written without blanks: self.x and "not" are other
+	 * statements */
+	ln->op = q;
+	ln->nparts = 0;
+	for (;;) {
+		const char *e = name(q, end);
+		if (e == q || ln->nparts == MAXPARTS)
+			return false;
+		ln->part[ln->nparts] = q;
+		ln->npart[ln->nparts++] = (uint32_t)(e - q);
+		q = e;
+		if (q < end && *q == '(')
+			break;
+		if (q >= end || *q != '.')
+			return false;
+		q++;
+	}
+	if (wordis(ln->part[0], ln->npart[0], "self") ||
+	    wordis(ln->part[0], ln->npart[0], "not"))
+		return false;
+	ln->nop = (uint32_t)(q - ln->op);
+	ln->nit = 0;
+	if (!(q = args(ln, q + 1, end)))
+		return false;
+	q = blanks(q, end);
+	if (q < end && *q == ';')
+		q = memchr(q, '\n', (size_t)(end - q));  /* frees: skipped */
+	if (!q || q >= end || *q != '\n')
+		return false;
+	ln->next = q + 1;
+	return true;
+}
+
+/* The op of a dotted text, from the cache or fx_opname. */
+static StrId
+opof(Ctx *c, const Line *ln)
+{
+	uint32_t h = ln->nop;
+	for (uint32_t i = 0; i < ln->nop; i++)
+		h = h * 31 + (unsigned char)ln->op[i];
+	h = (h ^ h >> 7) % (sizeof c->opc / sizeof c->opc[0]);
+	if (c->opc[h].s && c->opc[h].n == ln->nop &&
+	    memcmp(c->opc[h].s, ln->op, ln->nop) == 0)
+		return c->opc[h].op;
+	Token parts[MAXPARTS];
+	for (int i = 0; i < ln->nparts; i++)
+		parts[i] = (Token){.kind = T_NAME, .p = ln->part[i],
+		    .n = ln->npart[i]};
+	StrId op = fx_opname(c->m, parts, ln->nparts);
+	c->opc[h].s = ln->op;
+	c->opc[h].n = ln->nop;
+	c->opc[h].op = op;
+	return op;
+}
+
+/* An item's value as fx_arg gives it; false where fx_arg would report
+ * an error or the name stands for other than a value. */
+static bool
+itemval(Ctx *c, const Item *it, Arg *out, StrId *nm)
+{
+	*nm = 0;
+	if (it->kind == I_INT) {
+		*out = arg_int(it->neg ? (int64_t)(0 - it->u) : (int64_t)it->u);
+		return true;
+	}
+	const char *p = it->p;
+	uint32_t n = it->n;
+	if (wordis(p, n, "True") || wordis(p, n, "False")) {
+		*out = arg_bool(p[0] == 'T');
+		return true;
+	}
+	if (wordis(p, n, "None")) {
+		*out = arg_none();
+		return true;
+	}
+	if (wordis(p, n, "inf") || wordis(p, n, "nan")) {
+		*out = arg_float(p[0] == 'i' ? 1.0 / 0.0 : 0.0 / 0.0);
+		return true;
+	}
+	StrId s = ir_internn(c->m, p, n);
+	Bind *b = fx_lookup(c, s);
+	if (!b || b->kind != B_VAL)
+		return false;
+	*out = arg_val(b->x);
+	*nm = s;
+	return true;
+}
+
+bool
+fx_fast_stmt(Ctx *c)
+{
+	Parser *p = &c->p;
+	Lexer *lx = &p->lx;
+	const Token *t = &p->la[0];
+	/* the name is the only token read of its line */
+	if (p->nla != 1 || p->join > 0 || t->kind != T_NAME || !t->first ||
+	    lx->pos != (size_t)(t->p + t->n - lx->s))
+		return false;
+	Line ln;
+	if (!scan(lx, t, &ln))
+		return false;
+	Module *m = c->m;
+	Loc loc = t->loc;
+	StrId name = ir_internn(m, t->p, t->n);
+	StrId op = opof(c, &ln);
+	/* names are interned and looked up in order, before any change */
+	Arg val[MAXITEMS];
+	StrId key[MAXITEMS], first = 0;
+	for (int i = 0; i < ln.nit; i++) {
+		const Item *it = &ln.it[i];
+		key[i] = it->key ? ir_internn(m, it->key, it->nkey) : 0;
+		StrId nm = 0;
+		if (it->kind != I_LIST && it->kind != I_END &&
+		    !itemval(c, it, &val[i], &nm))
+			return false;
+		if (i == 0 && !it->key)
+			first = nm;
+	}
+	uint32_t base = c->nscr;
+	for (int i = 0; i < ln.nit; i++) {
+		Arg a = val[i];
+		if (ln.it[i].kind == I_LIST) {
+			int j = i + 1;
+			while (ln.it[j].kind != I_END)
+				j++;
+			a = ir_list(c->g, A_LIST, j > i + 1 ? &val[i + 1] :
+			    NULL, (uint32_t)(j - i - 1));
+			key[j] = key[i];
+			i = j;
+		}
+		fx_scrpush(c, key[i] ? arg_keyed(a, key[i]) : a);
+	}
+	Loc oploc = {loc.line, loc.col + (uint32_t)(ln.op - t->p)};
+	fx_callnode(c, name, loc, oploc, op, base, first, ln.an);
+	/* the parser goes on at the next line, as fx_skip_line leaves it */
+	lx->pos = (size_t)(ln.next - lx->s);
+	lx->line++;
+	lx->col = 1;
+	lx->bol = true;
+	lx->sawtok = false;
+	p->nla = 0;
+	p->nsoft = 0;
+	p->badline = false;
+	return true;
+}
