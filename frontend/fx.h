@@ -12,7 +12,8 @@ int fx_parse(Module *m, GraphId *out);
 /* The same with options: tests read a dump with the fast statement path
  * (fx_fast.c) off and compare, and count the lines it read. */
 typedef struct FxOpts {
-	bool general;        /* every line token by token */
+	bool general;        /* every line token by token, also in the
+	                      * prescan for getitems */
 	uint32_t fastlines;  /* out: lines the fast path read */
 } FxOpts;
 int fx_parse_with(Module *m, GraphId *out, FxOpts *o);

@@ -71,22 +71,26 @@ isdig(char c)
 	return fx_cclass[(unsigned char)c] & C_DIG;
 }
 
+/* The scan below reads one line, which ends in '\n' (scan checks that
+ * first): no loop passes that byte, so none looks for the end of the
+ * text. */
+
 static const char *
-blanks(const char *q, const char *end)
+blanks(const char *q)
 {
-	while (q < end && isblank_(*q))
+	while (isblank_(*q))
 		q++;
 	return q;
 }
 
 /* The end of the name at q, or q where there is none (or a long one). */
 static const char *
-name(const char *q, const char *end)
+name(const char *q)
 {
 	const char *a = q;
-	if (q >= end || !isname0(*q))
+	if (!isname0(*q))
 		return a;
-	while (q < end && isnamec(*q))
+	while (isnamec(*q))
 		q++;
 	return q - a > MAXNAME ? a : q;
 }
@@ -100,27 +104,27 @@ wordis(const char *p, uint32_t n, const char *w)
 /* One value at q: a name, an integer or -integer.  Returns its end, or
  * NULL. */
 static const char *
-value(const char *q, const char *end, Item *it)
+value(const char *q, Item *it)
 {
-	if (q < end && *q == '-') {
+	if (*q == '-') {
 		it->neg = true;
-		q = blanks(q + 1, end);
+		q = blanks(q + 1);
 	}
-	if (q < end && isdig(*q)) {
+	if (isdig(*q)) {
 		const char *a = q;
 		uint64_t u = 0;
-		while (q < end && isdig(*q))
+		while (isdig(*q))
 			u = u * 10 + (uint64_t)(*q++ - '0');
 		/* 18 digits fit 63 bits; '.', 'e' or a letter after the
 		 * digits would make another token */
-		if (q - a > 18 || (q < end && !isblank_(*q) && *q != ',' &&
-		    *q != ')' && *q != ']'))
+		if (q - a > 18 || (!isblank_(*q) && *q != ',' && *q != ')' &&
+		    *q != ']'))
 			return NULL;
 		it->kind = I_INT;
 		it->u = u;
 		return q;
 	}
-	const char *e = name(q, end);
+	const char *e = name(q);
 	if (it->neg || e == q)
 		return NULL;
 	it->kind = I_NAME;
@@ -132,95 +136,96 @@ value(const char *q, const char *end, Item *it)
 /* The arguments after the '(' at q, up to the ')'; returns the position
  * after it, or NULL. */
 static const char *
-args(Line *ln, const char *q, const char *end)
+args(Line *ln, const char *q)
 {
 	bool kw = false;
-	q = blanks(q, end);
-	while (q < end && *q != ')') {
+	q = blanks(q);
+	while (*q != ')') {
 		if (ln->nit + 2 > MAXITEMS)
 			return NULL;
 		Item *it = &ln->it[ln->nit++];
 		memset(it, 0, sizeof *it);
-		const char *e = name(q, end), *eq = blanks(e, end);
-		if (e > q && eq + 1 < end && eq[0] == '=' && eq[1] != '=') {
+		const char *e = name(q), *eq = blanks(e);
+		if (e > q && eq[0] == '=' && eq[1] != '=') {
 			it->key = q;
 			it->nkey = (uint32_t)(e - q);
 			kw = true;
-			q = blanks(eq + 1, end);
+			q = blanks(eq + 1);
 		} else if (kw) {
 			return NULL;  /* positional after keywords: an error */
 		}
-		if (q < end && *q == '[') {
+		if (*q == '[') {
 			/* a flat list: its items follow, then an I_END */
 			it->kind = I_LIST;
-			q = blanks(q + 1, end);
-			while (q < end && *q != ']') {
+			q = blanks(q + 1);
+			while (*q != ']') {
 				if (ln->nit + 2 > MAXITEMS)
 					return NULL;
 				Item *x = &ln->it[ln->nit++];
 				memset(x, 0, sizeof *x);
-				if (!(q = value(q, end, x)))
+				if (!(q = value(q, x)))
 					return NULL;
-				q = blanks(q, end);
-				if (q < end && *q == ',')
-					q = blanks(q + 1, end);
-				else if (q >= end || *q != ']')
+				q = blanks(q);
+				if (*q == ',')
+					q = blanks(q + 1);
+				else if (*q != ']')
 					return NULL;
 			}
-			if (q >= end)
-				return NULL;
 			ln->it[ln->nit++] = (Item){.kind = I_END};
 			q++;
-		} else if (!(q = value(q, end, it))) {
+		} else if (!(q = value(q, it))) {
 			return NULL;
 		}
-		q = blanks(q, end);
-		if (q < end && *q == ',')
-			q = blanks(q + 1, end);
-		else if (q >= end || *q != ')')
+		q = blanks(q);
+		if (*q == ',')
+			q = blanks(q + 1);
+		else if (*q != ')')
 			return NULL;
 	}
-	return q < end ? q + 1 : NULL;
+	return q + 1;
 }
 
-/* Reads the line of t (its first token, a name) into ln; false if it is
- * not of the form above. */
+/* Reads the line whose first token, a name, is nm (at loc) into ln;
+ * false if it is not of the form above. */
 static bool
-scan(const Lexer *lx, const Token *t, Line *ln)
+scan(const Lexer *lx, const char *nm, size_t nn, Loc loc, Line *ln)
 {
-	const char *end = lx->s + lx->n, *q = blanks(t->p + t->n, end);
+	const char *nl = memchr(nm, '\n', (size_t)(lx->s + lx->n - nm));
+	if (!nl || nl - nm > FX_MAXLINE)
+		return false;
+	const char *q = blanks(nm + nn);
 	ln->an.s = NULL;
-	if (q < end && *q == ':') {
-		q = blanks(q + 1, end);
-		if (q >= end || (*q != '"' && *q != '\''))
+	if (*q == ':') {
+		q = blanks(q + 1);
+		if (*q != '"' && *q != '\'')
 			return false;
 		char quote = *q++;
 		const char *a = q;
-		while (q < end && *q != quote && *q != '\n' && *q != '\\')
+		while (*q != quote && *q != '\n' && *q != '\\')
 			q++;
-		if (q >= end || *q != quote || q - a > MAXNAME)
+		if (*q != quote || q - a > MAXNAME)
 			return false;
-		ln->an = (FxAnnot){a, (size_t)(q - a), {t->loc.line,
-		    t->loc.col + (uint32_t)(a - t->p)}};
-		q = blanks(q + 1, end);
+		ln->an = (FxAnnot){a, (size_t)(q - a), {loc.line,
+		    loc.col + (uint32_t)(a - nm)}};
+		q = blanks(q + 1);
 	}
-	if (q + 1 >= end || q[0] != '=' || q[1] == '=')
+	if (q[0] != '=' || q[1] == '=')
 		return false;
-	q = blanks(q + 1, end);
+	q = blanks(q + 1);
 	/* the callee, written without blanks: self.x and "not" are other
 	 * statements */
 	ln->op = q;
 	ln->nparts = 0;
 	for (;;) {
-		const char *e = name(q, end);
+		const char *e = name(q);
 		if (e == q || ln->nparts == MAXPARTS)
 			return false;
 		ln->part[ln->nparts] = q;
 		ln->npart[ln->nparts++] = (uint32_t)(e - q);
 		q = e;
-		if (q < end && *q == '(')
+		if (*q == '(')
 			break;
-		if (q >= end || *q != '.')
+		if (*q != '.')
 			return false;
 		q++;
 	}
@@ -229,14 +234,14 @@ scan(const Lexer *lx, const Token *t, Line *ln)
 		return false;
 	ln->nop = (uint32_t)(q - ln->op);
 	ln->nit = 0;
-	if (!(q = args(ln, q + 1, end)))
+	if (!(q = args(ln, q + 1)))
 		return false;
-	q = blanks(q, end);
-	if (q < end && *q == ';')
-		q = memchr(q, '\n', (size_t)(end - q));  /* frees: skipped */
-	if (!q || q >= end || *q != '\n')
+	q = blanks(q);
+	if (*q == ';')
+		q = nl;  /* frees: skipped */
+	if (q != nl)
 		return false;
-	ln->next = q + 1;
+	ln->next = nl + 1;
 	return true;
 }
 
@@ -244,10 +249,20 @@ scan(const Lexer *lx, const Token *t, Line *ln)
 static StrId
 opof(Ctx *c, const Line *ln)
 {
-	uint32_t h = ln->nop;
-	for (uint32_t i = 0; i < ln->nop; i++)
-		h = h * 31 + (unsigned char)ln->op[i];
-	h = (h ^ h >> 7) % (sizeof c->opc / sizeof c->opc[0]);
+	/* ops share their start (torch.ops.aten.) and often their end
+	 * (.default): the middle and the length tell them apart */
+	uint64_t w = ln->nop;
+	if (ln->nop >= 16) {
+		uint64_t x, y;
+		memcpy(&x, ln->op + ln->nop / 2 - 4, 8);
+		memcpy(&y, ln->op + ln->nop - 16, 8);
+		w ^= x * 0x9e3779b97f4a7c15u ^ y;
+	} else {
+		for (uint32_t i = 0; i < ln->nop; i++)
+			w = w * 31 + (unsigned char)ln->op[i];
+	}
+	w *= 0xff51afd7ed558ccdu;
+	uint32_t h = (uint32_t)(w >> 58);  /* 64 entries */
 	if (c->opc[h].s && c->opc[h].n == ln->nop &&
 	    memcmp(c->opc[h].s, ln->op, ln->nop) == 0)
 		return c->opc[h].op;
@@ -295,22 +310,36 @@ itemval(Ctx *c, const Item *it, Arg *out, StrId *nm)
 	return true;
 }
 
+/* The name the next line defines is interned a line from now: its table
+ * slot is fetched meanwhile. */
+static void
+prefetch(const Module *m, const char *q, const char *end)
+{
+	while (q < end && *q == ' ')
+		q++;
+	const char *e = q;
+	while (e < end && isnamec(*e))
+		e++;
+	if (e > q)
+		ir_intern_prefetch(m, q, (size_t)(e - q));
+}
+
 bool
 fx_fast_stmt(Ctx *c)
 {
 	Parser *p = &c->p;
 	Lexer *lx = &p->lx;
-	const Token *t = &p->la[0];
-	/* the name is the only token read of its line */
-	if (p->nla != 1 || p->join > 0 || t->kind != T_NAME || !t->first ||
-	    lx->pos != (size_t)(t->p + t->n - lx->s))
+	size_t nn;
+	const char *nm = p->nla || p->join > 0 ? NULL : fx_line_name(lx, &nn);
+	if (!nm)
 		return false;
+	Loc loc = {lx->line, lx->col + (uint32_t)(nm - (lx->s + lx->pos))};
 	Line ln;
-	if (!scan(lx, t, &ln))
+	if (!scan(lx, nm, nn, loc, &ln))
 		return false;
 	Module *m = c->m;
-	Loc loc = t->loc;
-	StrId name = ir_internn(m, t->p, t->n);
+	prefetch(m, ln.next, lx->s + lx->n);
+	StrId name = ir_internn(m, nm, nn);
 	StrId op = opof(c, &ln);
 	/* names are interned and looked up in order, before any change */
 	Arg val[MAXITEMS];
@@ -339,16 +368,13 @@ fx_fast_stmt(Ctx *c)
 		}
 		fx_scrpush(c, key[i] ? arg_keyed(a, key[i]) : a);
 	}
-	Loc oploc = {loc.line, loc.col + (uint32_t)(ln.op - t->p)};
+	Loc oploc = {loc.line, loc.col + (uint32_t)(ln.op - nm)};
 	fx_callnode(c, name, loc, oploc, op, base, first, ln.an);
 	/* the parser goes on at the next line, as fx_skip_line leaves it */
 	lx->pos = (size_t)(ln.next - lx->s);
 	lx->line++;
 	lx->col = 1;
-	lx->bol = true;
 	lx->sawtok = false;
-	p->nla = 0;
-	p->nsoft = 0;
 	p->badline = false;
 	return true;
 }

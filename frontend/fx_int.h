@@ -8,6 +8,8 @@
 
 #include "fx.h"
 
+/* Bytes in one line: a longer one is an error. */
+#define FX_MAXLINE (16 << 20)
 /* Brackets nested deeper than this are reported, not recursed into. */
 #define FX_MAXDEPTH 64
 /* Dimensions a tensor annotation may have. */
@@ -149,6 +151,12 @@ void fx_skip_line(Parser *p);      /* the rest of the line and its newline */
  * that looks for getitems only); false if it does, or if the lookahead
  * already holds its end. */
 bool fx_skip_plain_line(Parser *p);
+/* At the start of a line not yet lexed, indented by blanks: its first
+ * name and its length, unless that is a word the body loop treats apart
+ * (class, def, return, a section's); NULL for any other line. */
+const char *fx_line_name(const Lexer *lx, size_t *len);
+/* fx_skip_plain_line for such a line, without lexing its first token. */
+bool fx_skip_body_line(Parser *p);
 /* an error, unless one was already reported on this line */
 void fx_err(Parser *p, Loc loc, const char *fmt, ...);
 /* report "expected X, found Y" at the current token */
@@ -234,7 +242,7 @@ typedef struct Ctx {
 	} ann;
 	bool poisoned;    /* an argument named a value whose statement failed */
 	StrMap inpl;      /* op StrId -> 1 + whether it is in-place */
-	bool general;     /* FxOpts.general: no fx_fast_stmt */
+	bool general;     /* FxOpts.general: no fx_fast_stmt, fx_skip_body_line */
 	uint32_t fastlines;
 	/* ops of fx_fast_stmt by their dotted text (a direct-mapped cache) */
 	struct {
@@ -260,9 +268,9 @@ void fx_callnode(Ctx *c, StrId name, Loc loc, Loc oploc, StrId op,
     uint32_t base, StrId first, FxAnnot an);
 
 /* fx_fast.c: the statement form of nearly every node, read from the text
- * at once where the current token is the first of such a line, whose end
- * the parser then stands after; false, with nothing changed, for any other
- * line (the general path reads it) */
+ * at once where the parser stands at the start of such a line (nothing
+ * of it lexed), and the parser then at the start of the next; false, with
+ * nothing changed, for any other line (the general path reads it) */
 bool fx_fast_stmt(Ctx *c);
 
 /* fx_args.c */

@@ -15,7 +15,7 @@
 /* Limits that keep hostile input cheap, far above what PyTorch prints (the
  * longest real lines are def lines of a few hundred KB). */
 enum {
-	MAXLINE = 16 << 20,   /* bytes in one line */
+	MAXLINE = FX_MAXLINE, /* bytes in one line */
 	MAXTOKEN = 64 << 10   /* bytes in a name, number or string */
 };
 
@@ -728,6 +728,68 @@ hasindex(const char *s, size_t n)
 			return true;
 	}
 	return false;
+}
+
+/* Words that start the lines a body treats apart: its end (class, def, a
+ * section's first word) and return. */
+static bool
+stopword(const char *p, size_t n)
+{
+	const char *w;
+	switch (p[0]) {   /* one word per first letter */
+	case 'c': w = "class"; break;
+	case 'd': w = "def"; break;
+	case 'r': w = "return"; break;
+	case 'G': w = "Graph"; break;
+	case 'R': w = "Range"; break;
+	case 'E': w = "Equality"; break;
+	case 'S': w = "Symbol"; break;
+	default: return false;
+	}
+	return strlen(w) == n && memcmp(p, w, n) == 0;
+}
+
+const char *
+fx_line_name(const Lexer *lx, size_t *len)
+{
+	const char *s = lx->s + lx->pos, *end = lx->s + lx->n, *q = s;
+	if (!lx->bol)
+		return NULL;
+	/* dumps indent by 8 or 12 blanks: eight at a time first */
+	uint64_t w;
+	while (end - q >= 8 && (memcpy(&w, q, 8), w == 0x2020202020202020u))
+		q += 8;
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	/* a line that is not indented may start with a logger prefix */
+	if (q == s || q >= end || !isname0(*q))
+		return NULL;
+	const char *a = q;
+	while (q < end && isnamec(*q))
+		q++;
+	if (q - a > MAXTOKEN || stopword(a, (size_t)(q - a)))
+		return NULL;
+	*len = (size_t)(q - a);
+	return a;
+}
+
+bool
+fx_skip_body_line(Parser *p)
+{
+	Lexer *lx = &p->lx;
+	size_t n;
+	const char *a = p->nla ? NULL : fx_line_name(lx, &n);
+	if (!a)
+		return false;
+	const char *nl = memchr(a, '\n', (size_t)(lx->s + lx->n - a));
+	if (!nl || nl - a > MAXLINE || hasindex(a, (size_t)(nl - a)))
+		return false;
+	lx->pos = (size_t)(nl + 1 - lx->s);
+	lx->line++;
+	lx->col = 1;
+	lx->sawtok = false;
+	p->badline = false;
+	return true;
 }
 
 bool

@@ -667,6 +667,8 @@ prescan(Ctx *c)
 	p->join = 0;
 	uint32_t lines = 0;
 	for (;; lines++) {
+		if (!c->general && fx_skip_body_line(p))
+			continue;
 		Token *t = fx_cur(p);
 		if (atbodyend(c) || (t->first && tokeq(t, "return")))
 			break;
@@ -816,6 +818,10 @@ parsedef(Ctx *c, GraphId gid)
 	fx_skip_line(p);
 	prescan(c);
 	for (;;) {
+		if (!c->general && fx_fast_stmt(c)) {
+			c->fastlines++;
+			continue;
+		}
 		Token *t = fx_cur(p);
 		if (atbodyend(c)) {
 			ir_error(m, deft.loc, "missing 'return' at the end of "
@@ -835,10 +841,6 @@ parsedef(Ctx *c, GraphId gid)
 			return;
 		} else if (t->kind == T_NAME) {
 			prefetch_next_name(c, t);
-			if (!c->general && fx_fast_stmt(c)) {
-				c->fastlines++;
-				continue;
-			}
 			assignment(c);
 		} else {
 			fx_expected(p, "a statement");

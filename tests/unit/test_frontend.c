@@ -886,7 +886,9 @@ static const char fastdump[] =
 "        u: \"f32[2]\" = torch.ops.aten.neg.default(l, 123456789012345678)\n"
 "        v: \"f32[2]\" = torch.ops.aten.neg.default(l, 1234567890123456789)\n" /* general */
 "        w: \"f32[2]\" = torch.ops.aten.neg.default(l, 99999999999999999999)\n" /* general, error */
-"        return (f, g, l, u)\n"
+"        l2: \"i64[2]\" = max_1[ 1 ]\n"
+"        \x1b[1mx2\x1b[0m: \"f32[2]\" = torch.ops.aten.neg.default(l)\n"     /* general */
+"        return (f, g, l, u, l2, x2)\n"
 "        \n";
 
 static void
@@ -898,7 +900,7 @@ test_fast_stmt(void **state)
 	Run r = runs(fastdump);
 	assert_int_equal(r.rc, -1);
 	has_error(&r, 13, 54, "expected end of line");
-	has_error(&r, 16, 50, "'max_1' is a tuple of 1 values");
+	has_error(&r, 16, 50, "'max_1' is a tuple of 2 values");
 	has_error(&r, 17, 52, "use of undefined value 'undefined_name'");
 	has_error(&r, 19, 13, "unknown dtype code 'f33'");
 	has_error(&r, 20, 9, "duplicate definition of 'p'");
@@ -912,6 +914,11 @@ test_fast_stmt(void **state)
 	/* add_ rebinds c: t reads add_'s value */
 	assert_int_equal(g->args[ir_nodep(g, node(r.m, g, "h"))->args].u.v,
 	    ir_nodep(g, n)->out);
+	/* the colour codes are skipped as blanks, and counted in columns */
+	n = node(r.m, g, "x2");
+	assert_int_equal(ir_nodep(g, n)->loc.line, 28);
+	assert_int_equal(ir_nodep(g, n)->loc.col, 32);
+	assert_int_equal(ir_val(g, ir_nodep(g, n)->out)->rank, 1);
 	done(&r);
 	/* a name of 17 parts, and a last line without its newline (read
 	 * by the general path) */
