@@ -22,7 +22,9 @@ tokstr(Module *m, const Token *t)
 void
 fx_scrpush(Ctx *c, Arg a)
 {
-	vgrow((void **)&c->scr, &c->cscr, c->nscr + 1, sizeof *c->scr);
+	if (c->nscr >= c->cscr)  /* the call only when full */
+		vgrow((void **)&c->scr, &c->cscr, c->nscr + 1,
+		    sizeof *c->scr);
 	c->scr[c->nscr++] = a;
 }
 

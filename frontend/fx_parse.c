@@ -60,8 +60,9 @@ bind(Ctx *c, StrId name, uint8_t kind, uint32_t x, Loc loc, bool rebind)
 	}
 	if (old && old->kind != B_POISON && kind == B_POISON)
 		return;
-	vgrow((void **)&c->binds, &c->cbinds, c->nbinds + 1,
-	    sizeof *c->binds);
+	if (c->nbinds >= c->cbinds)  /* the call only when full */
+		vgrow((void **)&c->binds, &c->cbinds, c->nbinds + 1,
+		    sizeof *c->binds);
 	c->binds[c->nbinds] = (Bind){kind, x, loc};
 	fx_map_set(&c->names, name, ++c->nbinds);
 }
@@ -163,8 +164,8 @@ mknode(Ctx *c, StrId op, uint32_t nout, Loc loc, StrId name,
 	np->loc = loc;
 	np->name = name;
 	np->trace = c->trace;
-	for (uint32_t i = argbase; i < c->nscr; i++)
-		ir_push_arg(c->g, n, c->scr[i]);
+	if (c->nscr > argbase)
+		ir_push_args(c->g, n, c->scr + argbase, c->nscr - argbase);
 	c->nscr = argbase;
 	return n;
 }

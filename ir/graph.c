@@ -52,7 +52,9 @@ ir_reserve(Graph *g, uint32_t nodes, uint32_t vals, uint32_t args)
 ValId
 ir_value(Graph *g, StrId name)
 {
-	vgrow_nz((void **)&g->vals, &g->cvals, g->nvals + 1, sizeof *g->vals);
+	if (g->nvals >= g->cvals)  /* the call only when full */
+		vgrow_nz((void **)&g->vals, &g->cvals, g->nvals + 1,
+		    sizeof *g->vals);
 	Value *v = &g->vals[g->nvals];
 	memset(v, 0, sizeof *v);
 	v->name = name;
@@ -159,7 +161,9 @@ ir_add_output(Graph *g, ValId v, OutKind k, StrId target)
 NodeId
 ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
 {
-	vgrow_nz((void **)&g->nodes, &g->cnodes, g->nnodes + 1, sizeof *g->nodes);
+	if (g->nnodes >= g->cnodes)  /* the call only when full */
+		vgrow_nz((void **)&g->nodes, &g->cnodes, g->nnodes + 1,
+		    sizeof *g->nodes);
 	NodeId id = g->nnodes++;
 	Node *n = &g->nodes[id];
 	memset(n, 0, sizeof *n);
@@ -179,12 +183,23 @@ ir_node(Graph *g, Dialect d, StrId op, uint32_t nout)
 void
 ir_push_arg(Graph *g, NodeId n, Arg a)
 {
+	ir_push_args(g, n, &a, 1);
+}
+
+void
+ir_push_args(Graph *g, NodeId n, const Arg *a, uint32_t k)
+{
 	Node *p = ir_nodep(g, n);
 	if (n != g->nnodes - 1 || p->args + p->nargs != g->nargs)
 		BUG("args pushed to node %u, which is not the last", n);
-	vgrow_nz((void **)&g->args, &g->cargs, g->nargs + 1, sizeof *g->args);
-	g->args[g->nargs++] = a;
-	p->nargs++;
+	if (k == 0)
+		return;
+	if (k > g->cargs - g->nargs)  /* the call only when full */
+		vgrow_nz((void **)&g->args, &g->cargs, g->nargs + k,
+		    sizeof *g->args);
+	memcpy(&g->args[g->nargs], a, (size_t)k * sizeof *a);
+	g->nargs += k;
+	p->nargs += k;
 }
 
 bool

@@ -406,6 +406,8 @@ void ir_add_output(Graph *g, ValId v, OutKind k, StrId target);
  * while it is the graph's last node. */
 NodeId ir_node(Graph *g, Dialect d, StrId op, uint32_t nout);
 void ir_push_arg(Graph *g, NodeId n, Arg a);
+/* k of them at once (a not inside g's own tables) */
+void ir_push_args(Graph *g, NodeId n, const Arg *a, uint32_t k);
 /* positional i, else the kwarg named key; NULL if absent */
 const Arg *ir_find_arg(const Module *m, const Graph *g, NodeId n, int i,
     const char *key);

@@ -404,6 +404,38 @@ test_reserve(void **state)
 	ir_free(m);
 }
 
+/* Arguments pushed several at once: in order after the single ones, the
+ * table grown where they do not fit, none for a count of 0. */
+static void
+test_push_args(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	Graph *g = ir_graph(m, ir_graph_new(m, "g", 0));
+	ValId x = ir_value(g, ir_intern(m, "x"));
+	StrId op = ir_intern(m, "aten::cat.default");
+	Arg many[300];
+	for (int i = 0; i < 300; i++)
+		many[i] = arg_int(i);
+	uint32_t total = 0;
+	for (uint32_t k = 0; k < 40; k++) {
+		NodeId n = ir_node(g, D_FX, op, 1);
+		ir_push_arg(g, n, arg_val(x));
+		ir_push_args(g, n, many, k * 7);
+		ir_push_args(g, n, many, 0);
+		const Node *np = ir_nodep(g, n);
+		assert_int_equal(np->args, total);
+		assert_int_equal(np->nargs, 1 + k * 7);
+		assert_int_equal(ir_arg(g, n, 0)->u.v, x);
+		for (uint32_t i = 0; i < k * 7; i++)
+			assert_int_equal(ir_arg(g, n, 1 + i)->u.i, i);
+		total += 1 + k * 7;
+		assert_int_equal(g->nargs, total);
+		assert_true(g->cargs >= g->nargs);
+	}
+	ir_free(m);
+}
+
 static void
 test_graph_building(void **state)
 {
@@ -722,6 +754,7 @@ main(void)
 		cmocka_unit_test(test_strings_prefixes),
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
+		cmocka_unit_test(test_push_args),
 		cmocka_unit_test(test_graph_building),
 		cmocka_unit_test(test_shared_dims),
 		cmocka_unit_test(test_reserve),
