@@ -18,7 +18,8 @@
 enum {
 	MAXPARTS = 16,   /* fx_dotted's limit */
 	MAXITEMS = 64,   /* arguments and list items of one call */
-	MAXNAME = 1024   /* bytes of a name or an annotation */
+	MAXNAME = 1024,  /* bytes of a name or an annotation */
+	OPG = FX_OPG
 };
 
 enum { I_NAME, I_INT, I_LIST, I_END };
@@ -42,6 +43,8 @@ typedef struct Line {
 	int nparts;
 	const char *op;    /* the dotted text */
 	uint32_t nop;
+	StrId opid;        /* its op, where c->opg knew the text */
+	uint32_t slot;     /* its entry of c->opg, or OPG */
 	Item it[MAXITEMS];
 	int nit;
 	const char *next;  /* the start of the next line */
@@ -185,11 +188,27 @@ args(Line *ln, const char *q)
 	return q + 1;
 }
 
+/* The entry of c->opg for an op written at q: ops share their first
+ * eight bytes (torch.op), the next sixteen tell most apart.  OPG where the
+ * line is too short to tell. */
+static uint32_t
+opslot(const char *q, const char *nl)
+{
+	if (nl - q < 24)
+		return OPG;
+	uint64_t x, y;
+	memcpy(&x, q + 8, 8);
+	memcpy(&y, q + 16, 8);
+	return (uint32_t)(((x * 0x9e3779b97f4a7c15u) ^ y) *
+	    0xff51afd7ed558ccdu >> 58);
+}
+
 /* Reads the line whose first token, a name, is nm (at loc) into ln;
  * false if it is not of the form above. */
 static bool
-scan(const Lexer *lx, const char *nm, size_t nn, Loc loc, Line *ln)
+scan(Ctx *c, const char *nm, size_t nn, Loc loc, Line *ln)
 {
+	const Lexer *lx = &c->p.lx;
 	const char *nl = memchr(nm, '\n', (size_t)(lx->s + lx->n - nm));
 	if (!nl || nl - nm > FX_MAXLINE)
 		return false;
@@ -215,24 +234,37 @@ scan(const Lexer *lx, const char *nm, size_t nn, Loc loc, Line *ln)
 	/* the callee, written without blanks: self.x and "not" are other
 	 * statements */
 	ln->op = q;
-	ln->nparts = 0;
-	for (;;) {
-		const char *e = name(q);
-		if (e == q || ln->nparts == MAXPARTS)
+	ln->opid = 0;
+	ln->slot = opslot(q, nl);
+	if (ln->slot < OPG && c->opg[ln->slot].s &&
+	    c->opg[ln->slot].n < (size_t)(nl - q) &&
+	    memcmp(c->opg[ln->slot].s, q, c->opg[ln->slot].n) == 0 &&
+	    q[c->opg[ln->slot].n] == '(') {
+		/* the text of an op read before, whole: its parts were
+		 * checked then */
+		ln->opid = c->opg[ln->slot].op;
+		ln->nop = c->opg[ln->slot].n;
+		q += ln->nop;
+	} else {
+		ln->nparts = 0;
+		for (;;) {
+			const char *e = name(q);
+			if (e == q || ln->nparts == MAXPARTS)
+				return false;
+			ln->part[ln->nparts] = q;
+			ln->npart[ln->nparts++] = (uint32_t)(e - q);
+			q = e;
+			if (*q == '(')
+				break;
+			if (*q != '.')
+				return false;
+			q++;
+		}
+		if (wordis(ln->part[0], ln->npart[0], "self") ||
+		    wordis(ln->part[0], ln->npart[0], "not"))
 			return false;
-		ln->part[ln->nparts] = q;
-		ln->npart[ln->nparts++] = (uint32_t)(e - q);
-		q = e;
-		if (*q == '(')
-			break;
-		if (*q != '.')
-			return false;
-		q++;
+		ln->nop = (uint32_t)(q - ln->op);
 	}
-	if (wordis(ln->part[0], ln->npart[0], "self") ||
-	    wordis(ln->part[0], ln->npart[0], "not"))
-		return false;
-	ln->nop = (uint32_t)(q - ln->op);
 	ln->nit = 0;
 	if (!(q = args(ln, q + 1)))
 		return false;
@@ -247,7 +279,7 @@ scan(const Lexer *lx, const char *nm, size_t nn, Loc loc, Line *ln)
 
 /* The op of a dotted text, from the cache or fx_opname. */
 static StrId
-opof(Ctx *c, const Line *ln)
+opread(Ctx *c, const Line *ln)
 {
 	/* ops share their start (torch.ops.aten.) and often their end
 	 * (.default): the middle and the length tell them apart */
@@ -277,6 +309,41 @@ opof(Ctx *c, const Line *ln)
 	return op;
 }
 
+/* The op of the line: known from the text's first bytes, or read. */
+static StrId
+opof(Ctx *c, const Line *ln)
+{
+	if (ln->opid)
+		return ln->opid;
+	StrId op = opread(c, ln);
+	if (ln->slot < OPG) {
+		c->opg[ln->slot].s = ln->op;
+		c->opg[ln->slot].n = ln->nop;
+		c->opg[ln->slot].op = op;
+	}
+	return op;
+}
+
+/* ir_internn, with the names read lately looked up first by a cheaper
+ * hash: interning a name again changes nothing, so it may be skipped. */
+static StrId
+internc(Ctx *c, const char *s, uint32_t n, bool fresh)
+{
+	/* names differ most at their ends (lin_17, relu_17, lin_18) */
+	uint32_t h = n * 0x9e3779b1u ^ (unsigned char)s[0] * 0x85ebca6bu ^
+	    (unsigned char)s[n - 1] * 0xc2b2ae35u ^
+	    (unsigned char)s[n > 1 ? n - 2 : 0] * 0x27d4eb2fu;
+	h = (h ^ h >> 15) & (sizeof c->namec / sizeof c->namec[0] - 1);
+	if (!fresh && c->namec[h].n == n && c->namec[h].s &&
+	    memcmp(c->namec[h].s, s, n) == 0)
+		return c->namec[h].id;
+	StrId id = ir_internn(c->m, s, n);
+	c->namec[h].s = s;
+	c->namec[h].n = n;
+	c->namec[h].id = id;
+	return id;
+}
+
 /* An item's value as fx_arg gives it; false where fx_arg would report
  * an error or the name stands for other than a value. */
 static bool
@@ -301,7 +368,7 @@ itemval(Ctx *c, const Item *it, Arg *out, StrId *nm)
 		*out = arg_float(p[0] == 'i' ? 1.0 / 0.0 : 0.0 / 0.0);
 		return true;
 	}
-	StrId s = ir_internn(c->m, p, n);
+	StrId s = internc(c, p, n, false);
 	Bind *b = fx_lookup(c, s);
 	if (!b || b->kind != B_VAL)
 		return false;
@@ -335,18 +402,19 @@ fx_fast_stmt(Ctx *c)
 		return false;
 	Loc loc = {lx->line, lx->col + (uint32_t)(nm - (lx->s + lx->pos))};
 	Line ln;
-	if (!scan(lx, nm, nn, loc, &ln))
+	if (!scan(c, nm, nn, loc, &ln))
 		return false;
 	Module *m = c->m;
 	prefetch(m, ln.next, lx->s + lx->n);
-	StrId name = ir_internn(m, nm, nn);
+	/* a name defined is mostly new: not looked for in the cache */
+	StrId name = internc(c, nm, (uint32_t)nn, true);
 	StrId op = opof(c, &ln);
 	/* names are interned and looked up in order, before any change */
 	Arg val[MAXITEMS];
 	StrId key[MAXITEMS], first = 0;
 	for (int i = 0; i < ln.nit; i++) {
 		const Item *it = &ln.it[i];
-		key[i] = it->key ? ir_internn(m, it->key, it->nkey) : 0;
+		key[i] = it->key ? internc(c, it->key, it->nkey, false) : 0;
 		StrId nm = 0;
 		if (it->kind != I_LIST && it->kind != I_END &&
 		    !itemval(c, it, &val[i], &nm))

@@ -8,6 +8,8 @@
 
 #include "fx.h"
 
+/* Entries of the cache of ops by the bytes after their start. */
+#define FX_OPG 64
 /* Bytes in one line: a longer one is an error. */
 #define FX_MAXLINE (16 << 20)
 /* Brackets nested deeper than this are reported, not recursed into. */
@@ -244,12 +246,20 @@ typedef struct Ctx {
 	StrMap inpl;      /* op StrId -> 1 + whether it is in-place */
 	bool general;     /* FxOpts.general: no fx_fast_stmt, fx_skip_body_line */
 	uint32_t fastlines;
-	/* ops of fx_fast_stmt by their dotted text (a direct-mapped cache) */
+	/* names fx_fast_stmt read lately, by their text (direct-mapped): a
+	 * value is mostly used within a few lines of its definition */
+	struct {
+		const char *s;
+		uint32_t n;
+		StrId id;
+	} namec[256];
+	/* ops of fx_fast_stmt by their dotted text (a direct-mapped cache),
+	 * and by the bytes after its start (found before its end is) */
 	struct {
 		const char *s;
 		uint32_t n;
 		StrId op;
-	} opc[64];
+	} opc[64], opg[FX_OPG];
 } Ctx;
 
 /* A value's annotation text (s NULL: none) and where it starts. */

@@ -886,16 +886,18 @@ static const char fastdump[] =
 "        u: \"f32[2]\" = torch.ops.aten.neg.default(l, 123456789012345678)\n"
 "        v: \"f32[2]\" = torch.ops.aten.neg.default(l, 1234567890123456789)\n" /* general */
 "        w: \"f32[2]\" = torch.ops.aten.neg.default(l, 99999999999999999999)\n" /* general, error */
+"        y1: \"f32[2]\" = torch.ops.aten.mul.Tensorx(l, l)\n"
+"        y2: \"f32[2]\" = torch.ops.aten.mul.Tensor (l, l)\n"        /* general */
 "        l2: \"i64[2]\" = max_1[ 1 ]\n"
 "        \x1b[1mx2\x1b[0m: \"f32[2]\" = torch.ops.aten.neg.default(l)\n"     /* general */
-"        return (f, g, l, u, l2, x2)\n"
+"        return (f, g, l, u, l2, x2, y1, y2)\n"
 "        \n";
 
 static void
 test_fast_stmt(void **state)
 {
 	(void)state;
-	assert_int_equal(same_both(fastdump, sizeof fastdump - 1), 12);
+	assert_int_equal(same_both(fastdump, sizeof fastdump - 1), 13);
 	/* the diagnostics, where the general path gives them */
 	Run r = runs(fastdump);
 	assert_int_equal(r.rc, -1);
@@ -914,9 +916,15 @@ test_fast_stmt(void **state)
 	/* add_ rebinds c: t reads add_'s value */
 	assert_int_equal(g->args[ir_nodep(g, node(r.m, g, "h"))->args].u.v,
 	    ir_nodep(g, n)->out);
+	/* an op whose text starts as one read before, and the same op
+	 * with a blank before its '(' */
+	assert_string_equal(opof(r.m, g, node(r.m, g, "y1")),
+	    "aten::mul.Tensorx");
+	assert_string_equal(opof(r.m, g, node(r.m, g, "y2")),
+	    "aten::mul.Tensor");
 	/* the colour codes are skipped as blanks, and counted in columns */
 	n = node(r.m, g, "x2");
-	assert_int_equal(ir_nodep(g, n)->loc.line, 28);
+	assert_int_equal(ir_nodep(g, n)->loc.line, 30);
 	assert_int_equal(ir_nodep(g, n)->loc.col, 32);
 	assert_int_equal(ir_val(g, ir_nodep(g, n)->out)->rank, 1);
 	done(&r);
