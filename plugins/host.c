@@ -634,6 +634,7 @@ const onnxc_host_api pl_host = {
 	.output_add = h_output_add,
 	.output_kind = h_output_kind,
 	.output_set_kind = h_output_set_kind,
+	.graph_ops = h_graph_ops,
 };
 
 /* ------------------------------------------------------------- calling */

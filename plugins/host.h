@@ -117,5 +117,8 @@ onnxc_status h_output_kind(onnxc_ctx *c, onnxc_graph g, uint32_t i,
     uint32_t *kind, onnxc_str *target);
 onnxc_status h_output_set_kind(onnxc_ctx *c, onnxc_graph g, uint32_t i,
     uint32_t kind, onnxc_str target);
+/* host_graph.c: ABI 1.5 */
+uint32_t h_graph_ops(onnxc_ctx *c, onnxc_graph g, onnxc_str *ops,
+    uint32_t cap);
 
 #endif

@@ -1,7 +1,8 @@
 /* host_graph.c - the host functions of ABI 1.4 (onnxc_host_api): graphs
  * that nest (a new graph, its parent, its inputs) and graph outputs with
  * their kinds.  Like host_edit.c, each change marks its graph (pl_mutable)
- * so the pass manager normalizes and verifies it after the pass. */
+ * so the pass manager normalizes and verifies it after the pass.  ABI 1.5:
+ * the ops of a graph and its bodies (graph_ops). */
 #include <string.h>
 
 #include "host.h"
@@ -91,4 +92,89 @@ h_output_set_kind(onnxc_ctx *c, onnxc_graph g, uint32_t i, uint32_t kind,
 	G->outkind[i] = (uint8_t)kind;
 	G->outtarget[i] = target;
 	return ONNXC_OK;
+}
+
+/* ------------------------------------------------------------ ABI 1.5 */
+
+/* A set of op handles by open addressing, kept at most half full; ops
+ * also lists the first cap of them in the order they were met. */
+typedef struct OpSet {
+	Arena *a;
+	StrId *slot;         /* 0: empty */
+	uint32_t mask, n, cap;
+	onnxc_str *ops;
+} OpSet;
+
+static uint32_t
+slot_of(StrId op, uint32_t mask)
+{
+	return (uint32_t)(op * 2654435761u >> 7) & mask;
+}
+
+static void
+add_op(OpSet *s, StrId op)
+{
+	uint32_t i = slot_of(op, s->mask);
+	for (; s->slot[i]; i = (i + 1) & s->mask)
+		if (s->slot[i] == op)
+			return;
+	if (2 * (s->n + 1) > s->mask + 1) {
+		uint32_t mask = 2 * s->mask + 1;
+		StrId *t = arena_array(s->a, (size_t)mask + 1, sizeof *t);
+		for (uint32_t k = 0; k <= s->mask; k++)
+			if (s->slot[k]) {
+				uint32_t j = slot_of(s->slot[k], mask);
+				while (t[j])
+					j = (j + 1) & mask;
+				t[j] = s->slot[k];
+			}
+		s->slot = t;
+		s->mask = mask;
+		for (i = slot_of(op, mask); s->slot[i]; i = (i + 1) & mask)
+			;
+	}
+	s->slot[i] = op;
+	if (s->n < s->cap)
+		s->ops[s->n] = op;
+	s->n++;
+}
+
+uint32_t
+h_graph_ops(onnxc_ctx *c, onnxc_graph g, onnxc_str *ops, uint32_t cap)
+{
+	if (!pl_graph_of(c, g) || (cap && !ops))
+		return 0;
+	Module *m = c->m;
+	ArenaMark mk = arena_mark(m->scratch);
+	OpSet s = {.a = m->scratch, .mask = 63, .cap = cap, .ops = ops};
+	s.slot = arena_array(m->scratch, s.mask + 1, sizeof *s.slot);
+	/* a worklist, not recursion: bodies nest to any depth, each graph
+	 * is read once however many nodes take it */
+	uint8_t *seen = arena_alloc(m->scratch, m->ngraphs + 1);
+	GraphId *todo = arena_array(m->scratch, m->ngraphs + 1, sizeof *todo);
+	uint32_t ntodo = 0;
+	todo[ntodo++] = g;
+	seen[g] = 1;
+	while (ntodo) {
+		const Graph *G = m->graphs[todo[--ntodo]];
+		StrId recent[16] = {0}; /* a graph repeats a few ops */
+		for (NodeId n = 1; n < G->nnodes; n++) {
+			const Node *p = &G->nodes[n];
+			if (!p->op)
+				continue;   /* erased */
+			if (recent[p->op & 15] != p->op) {
+				add_op(&s, p->op);
+				recent[p->op & 15] = p->op;
+			}
+			const Arg *a = &G->args[p->args];
+			for (uint32_t k = 0; k < p->nargs; k++)
+				if (a[k].kind == A_GRAPH && a[k].u.g > 0 &&
+				    a[k].u.g < m->ngraphs && !seen[a[k].u.g]) {
+					seen[a[k].u.g] = 1;
+					todo[ntodo++] = a[k].u.g;
+				}
+		}
+	}
+	arena_release(m->scratch, mk);
+	return s.n;
 }

@@ -26,7 +26,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 4
+#define ONNXC_PLUGIN_ABI_MINOR 5
 
 /* ------------------------------------------------------------ status */
 
@@ -453,6 +453,14 @@ struct onnxc_host_api {
 	    uint32_t *kind, onnxc_str *target);
 	onnxc_status (*output_set_kind)(onnxc_ctx *ctx, onnxc_graph g,
 	    uint32_t i, uint32_t kind, onnxc_str target);
+	/* ---- ABI 1.5 ---- */
+	/* the distinct ops (node_info.op, either dialect) of the live nodes
+	 * of g and of every body its nodes take as a graph argument, at any
+	 * depth: how many there are, the first min(count, cap) of them in
+	 * ops.  0 for a bad g.  One call where a pass would read every node
+	 * to learn that none concerns it */
+	uint32_t (*graph_ops)(onnxc_ctx *ctx, onnxc_graph g, onnxc_str *ops,
+	    uint32_t cap);
 };
 
 #define ONNXC_HOST_HAS(host, member) \

@@ -296,6 +296,53 @@ test_host_has(void **state)
 	assert_true(pl_host.abi_minor >= 4);
 }
 
+
+/* ABI 1.5: graph_ops lists each op of a graph and its bodies once, an
+ * erased node's not at all. */
+static void
+test_graph_ops(void **state)
+{
+	Fix *f = *state;
+	const onnxc_host_api *h = &pl_host;
+	onnxc_ctx *c = &f->c;
+	Graph *g = ir_graph(f->m, f->g);
+	GraphId b = ir_graph_new(f->m, "b", f->g);
+	GraphId bb = ir_graph_new(f->m, "bb", b);
+	g = ir_graph(f->m, f->g);
+	ir_node(ir_graph(f->m, b), D_ONNX, ir_intern(f->m, "Sin"), 1);
+	NodeId inner = ir_node(ir_graph(f->m, b), D_ONNX,
+	    ir_intern(f->m, "Loop"), 1);
+	ir_push_arg(ir_graph(f->m, b), inner, (Arg){.kind = A_GRAPH,
+	    .u.g = bb});
+	ir_node(ir_graph(f->m, bb), D_ONNX, ir_intern(f->m, "Relu"), 1);
+	ir_node(ir_graph(f->m, bb), D_ONNX, ir_intern(f->m, "Cos"), 1);
+	const char *main_ops[] = {"Relu", "Relu", "Neg", "Abs", "Relu"};
+	for (int i = 0; i < 5; i++)
+		ir_node(g, D_ONNX, ir_intern(f->m, main_ops[i]), 1);
+	g->nodes[4].op = 0; /* Abs erased */
+	NodeId n = ir_node(g, D_ONNX, ir_intern(f->m, "If"), 1);
+	ir_push_arg(g, n, (Arg){.kind = A_GRAPH, .u.g = b});
+	ir_push_arg(g, n, (Arg){.kind = A_GRAPH, .u.g = b});
+	onnxc_str ops[8] = {0};
+	assert_int_equal(h->graph_ops(c, f->g, ops, 8), 6);
+	const char *want[] = {"Relu", "Neg", "If", "Sin", "Loop", "Cos"};
+	for (int i = 0; i < 6; i++) {
+		int found = 0;
+		for (int k = 0; k < 6; k++)
+			found += ops[k] == ir_intern(f->m, want[i]);
+		assert_int_equal(found, 1);
+	}
+	assert_int_equal(ops[6], 0);
+	/* the count whatever the room; a body alone; bad handles */
+	assert_int_equal(h->graph_ops(c, f->g, ops, 2), 6);
+	assert_int_equal(h->graph_ops(c, f->g, NULL, 0), 6);
+	assert_int_equal(h->graph_ops(c, bb, ops, 8), 2);
+	assert_int_equal(h->graph_ops(c, 999, ops, 8), 0);
+	assert_int_equal(h->graph_ops(c, f->g, NULL, 8), 0);
+	assert_true(ONNXC_HOST_HAS(h, graph_ops));
+	assert_true(pl_host.abi_minor >= 5);
+}
+
 static int
 check(Fix *f, const char *text, uint32_t have, uint32_t want)
 {
@@ -351,6 +398,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_handles, setup,
 		    teardown),
 		cmocka_unit_test(test_host_has),
+		cmocka_unit_test_setup_teardown(test_graph_ops, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_contracts, setup,
 		    teardown),
 	};

@@ -1,6 +1,7 @@
-/* test_passes.c - the built-in plugin passes fold, cse and dce, loaded as
- * modules (<build>/plugins/<name>.so, next to onnxc) and run by the real
- * pass manager on small graphs built here, in both dialects. */
+/* test_passes.c - the built-in plugin passes fold, cse and dce, and the
+ * early exits of inline, functionalize and decompose, loaded as modules
+ * (<build>/plugins/<name>.so, next to onnxc) and run by the real pass
+ * manager on small graphs built here, in both dialects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -511,6 +512,131 @@ fold_rejects_a_negative_max_size(void **state)
 	assert_non_null(strstr(diags(f), "max-size"));
 }
 
+
+/* ------------------------------------- early exits (host graph_ops) */
+
+/* A body graph of the main one: y f32[3] -> op(y) -> output.  f->g is
+ * the body while it is built. */
+static GraphId
+body(Fix *f, const char *op)
+{
+	Graph *main = f->g;
+	GraphId b = ir_graph_new(f->m, "body", f->gid);
+	f->g = ir_graph(f->m, b);
+	ValId y = input(f, "y", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId c = fx(f, "aten::clone.default", "c", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(y)});
+	ValId r = strstr(op, "_.") ? fx(f, op, "r", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(c), arg_val(y)}) : fx(f, op, "r", DT_F32, 1, d3,
+	    1, (Arg[]){arg_val(c)});
+	output(f, r);
+	f->g = ir_graph(f->m, f->gid);
+	(void)main;
+	return b;
+}
+
+static uint32_t
+count_op_in(Fix *f, GraphId g, const char *op)
+{
+	Graph *keep = f->g;
+	f->g = ir_graph(f->m, g);
+	uint32_t n = count_op(f, op);
+	f->g = keep;
+	return n;
+}
+
+static void
+functionalize_rewrites_inplace_ops(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId c = fx(f, "aten::clone.default", "c", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ValId a = fx(f, "aten::add_.Tensor", "a", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(c), arg_val(x)});
+	output(f, fx(f, "aten::sin.default", "s", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(a)}));
+	assert_int_equal(run(f, "functionalize", false), 0);
+	assert_int_equal(count_op(f, "aten::add_.Tensor"), 0);
+	assert_int_equal(count_op(f, "aten::add.Tensor"), 1);
+}
+
+/* The main graph is functional, a body is not: the body still gets its
+ * sweep (graph_ops looks into bodies). */
+static void
+functionalize_reaches_bodies(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	GraphId b = body(f, "aten::mul_.Tensor");
+	ValId m = fx(f, "higher_order::map_impl", "m", DT_F32, 1, d3, 2,
+	    (Arg[]){{.kind = A_GRAPH, .u.g = b}, arg_val(x)});
+	output(f, m);
+	assert_int_equal(run(f, "functionalize", false), 0);
+	assert_int_equal(count_op_in(f, b, "aten::mul_.Tensor"), 0);
+	assert_int_equal(count_op_in(f, b, "aten::mul.Tensor"), 1);
+}
+
+/* Nothing in place: the graph is left as it was, node for node. */
+static void
+functionalize_leaves_functional_graphs(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	GraphId b = body(f, "aten::relu.default");
+	ValId v = fx(f, "aten::view.default", "v", DT_F32, 2, d32 + 1, 2,
+	    (Arg[]){arg_val(x), ints(f, 1, d3)});
+	ValId m = fx(f, "higher_order::map_impl", "m", DT_F32, 1, d3, 2,
+	    (Arg[]){{.kind = A_GRAPH, .u.g = b}, arg_val(v)});
+	output(f, m);
+	uint32_t nodes = f->g->nnodes, bnodes = ir_graph(f->m, b)->nnodes;
+	assert_int_equal(run(f, "functionalize", false), 0);
+	assert_int_equal(f->g->nnodes, nodes);
+	assert_int_equal(ir_graph(f->m, b)->nnodes, bnodes);
+	assert_int_equal(count_op(f, "aten::view.default"), 1);
+}
+
+static void
+inline_inlines_grad_calls_only(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	GraphId b = body(f, "aten::relu.default");
+	ValId c = fx(f, "higher_order::wrap_with_set_grad_enabled", "w",
+	    DT_F32, 1, d3, 3, (Arg[]){arg_bool(false),
+	    {.kind = A_GRAPH, .u.g = b}, arg_val(x)});
+	output(f, fx(f, "aten::sin.default", "s", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(c)}));
+	assert_int_equal(run(f, "inline", false), 0);
+	assert_int_equal(count_op(f,
+	    "higher_order::wrap_with_set_grad_enabled"), 0);
+	assert_int_equal(count_op(f, "aten::relu.default"), 1);
+	/* no call left: a second run changes nothing */
+	uint32_t nodes = f->g->nnodes;
+	assert_int_equal(run(f, "inline", false), 0);
+	assert_int_equal(f->g->nnodes, nodes);
+}
+
+/* square: decomposed unless kept or lowered (onnxc's rule, once the
+ * lowering is registered), and with all=true even then; the early exit
+ * must not skip the last. */
+static void
+decompose_only_what_it_should(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	output(f, fx(f, "aten::square.default", "q", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)}));
+	assert_int_equal(run(f, "decompose{keep=aten::square}", false), 0);
+	assert_int_equal(count_op(f, "aten::square.default"), 1);
+	assert_int_equal(pl_add_static(f->reg, &onnxc_plugin_lower), 0);
+	assert_int_equal(run(f, "decompose", false), 0);
+	assert_int_equal(count_op(f, "aten::square.default"), 1);
+	assert_int_equal(run(f, "decompose{all=true}", false), 0);
+	assert_int_equal(count_op(f, "aten::square.default"), 0);
+	assert_int_equal(count_op(f, "aten::mul.Tensor"), 1);
+}
+
 int
 main(void)
 {
@@ -540,6 +666,11 @@ main(void)
 		T(fold_symint_arithmetic),
 		T(fold_onnx_constants_and_shapes),
 		T(fold_rejects_a_negative_max_size),
+		T(functionalize_rewrites_inplace_ops),
+		T(functionalize_reaches_bodies),
+		T(functionalize_leaves_functional_graphs),
+		T(inline_inlines_grad_calls_only),
+		T(decompose_only_what_it_should),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,20 +46,31 @@ find_dec(const char *op)
 	return NULL;
 }
 
-/* find_dec by the op's string handle, remembered: the table has a row per
- * overload, and a graph repeats a few ops many times.  Direct-mapped. */
+/* What the pass does with an op, by its string handle, remembered: the
+ * table has a row per overload, and a graph repeats a few ops many times.
+ * Direct-mapped. */
 typedef struct DecCache {
 	uint32_t key[256];          /* op handle + 1; 0: empty */
 	const struct Dec *dec[256];
 } DecCache;
 
+static int kept(const char *keep, const char *op);
+
+/* The decomposition to try on nodes of op, or NULL: none, op kept, or a
+ * lowering handles it (unless all).  Every part is fixed for the run. */
 static const struct Dec *
-cached_dec(DecCache *c, uint32_t op, const char *name)
+verdict(DecCache *c, onnxc_ctx *ctx, const onnxc_host_api *h, uint32_t op,
+    int all, const char *keep)
 {
 	uint32_t s = (op * 2654435761u) >> 24;
 	if (c->key[s] != op + 1) {
+		const char *name = h->str(ctx, op);
+		const struct Dec *d = name ? find_dec(name) : NULL;
+		if (d && (kept(keep, name) || (!all &&
+		    h->has_lowering(ctx, name))))
+			d = NULL;
 		c->key[s] = op + 1;
-		c->dec[s] = find_dec(name);
+		c->dec[s] = d;
 	}
 	return c->dec[s];
 }
@@ -141,10 +152,10 @@ run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
 			    cache) != ONNXC_OK)
 				return ONNXC_ERROR;
 		}
-		const char *op = h->str(ctx, r.ni.op);
-		const struct Dec *d = cached_dec(cache, r.ni.op, op);
-		if (!d || kept(keep, op) || (!all && h->has_lowering(ctx, op)))
+		const struct Dec *d = verdict(cache, ctx, h, r.ni.op, all, keep);
+		if (!d)
 			continue;
+		const char *op = h->str(ctx, r.ni.op);
 		snprintf(r.base, sizeof r.base, "%s",
 		    r.ni.name ? h->str(ctx, r.ni.name) : "decomposed");
 		if (!d->fn(&r))
@@ -156,6 +167,25 @@ run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
 		}
 	}
 	return ONNXC_OK;
+}
+
+/* Whether no op of the graph or its bodies is one to decompose, asked of
+ * the host in one call (ABI 1.5) rather than node by node. */
+static int
+nothing_to_do(onnxc_ctx *ctx, const onnxc_host_api *h, int all,
+    const char *keep, DecCache *cache)
+{
+	enum { CAP = 256 };
+	onnxc_str ops[CAP];
+	if (!ONNXC_HOST_HAS(h, graph_ops))
+		return 0;
+	uint32_t n = h->graph_ops(ctx, h->graph(ctx), ops, CAP);
+	if (n > CAP)
+		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (verdict(cache, ctx, h, ops[i], all, keep))
+			return 0;
+	return 1;
 }
 
 static onnxc_status
@@ -170,6 +200,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	check_keep(ctx, h, keep);
 	DecCache cache;
 	memset(&cache, 0, sizeof cache);
+	if (nothing_to_do(ctx, h, all, keep, &cache))
+		return ONNXC_OK;
 	return run_graph(ctx, h, h->graph(ctx), all, keep, 0, &cache);
 }
 
