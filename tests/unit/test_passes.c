@@ -246,6 +246,55 @@ fold_transposes_a_weight(void **state)
 	assert_int_equal(ir_val(f->g, operand(f, mm, 1))->role, ROLE_CONST);
 }
 
+/* Folded permutes copy row by row with the element size fixed for 4 and
+ * 8 bytes: rank 3 in f64 and bool (1 byte), against a plain loop. */
+static void
+fold_permutes_every_element_size(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d234[] = {2, 3, 4}, d423[] = {4, 2, 3};
+	double wd[24];
+	uint8_t wb[24];
+	for (int i = 0; i < 24; i++) {
+		wd[i] = i * 1.5;
+		wb[i] = (uint8_t)(i % 3 == 0);
+	}
+	ValId vd = input(f, "wd", DT_F64, 3, d234, ROLE_PARAM, wd);
+	ValId vb = input(f, "wb", DT_BOOL, 3, d234, ROLE_PARAM, wb);
+	ValId xd = input(f, "xd", DT_F64, 3, d423, ROLE_USER_INPUT, NULL);
+	ValId xb = input(f, "xb", DT_BOOL, 3, d423, ROLE_USER_INPUT, NULL);
+	ValId pd = fx(f, "aten::permute.default", "pd", DT_F64, 3, d423, 2,
+	    (Arg[]){arg_val(vd), ints(f, 3, (int64_t[]){2, 0, 1})});
+	ValId pb = fx(f, "aten::permute.default", "pb", DT_BOOL, 3, d423, 2,
+	    (Arg[]){arg_val(vb), ints(f, 3, (int64_t[]){2, 0, 1})});
+	output(f, fx(f, "aten::add.Tensor", "ad", DT_F64, 3, d423, 2,
+	    (Arg[]){arg_val(pd), arg_val(xd)}));
+	output(f, fx(f, "aten::logical_and.default", "ab", DT_BOOL, 3, d423,
+	    2, (Arg[]){arg_val(pb), arg_val(xb)}));
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 0);
+	const Tensor *td = const_of(f, operand(f, find_op(f,
+	    "aten::add.Tensor"), 0));
+	const Tensor *tb = const_of(f, operand(f, find_op(f,
+	    "aten::logical_and.default"), 0));
+	assert_non_null(td);
+	assert_non_null(tb);
+	double want_d[24];
+	uint8_t want_b[24];
+	for (int a = 0; a < 4; a++)
+		for (int b = 0; b < 2; b++)
+			for (int c = 0; c < 3; c++) {
+				want_d[(a * 2 + b) * 3 + c] = wd[(b * 3 + c) * 4 +
+				    a];
+				want_b[(a * 2 + b) * 3 + c] = wb[(b * 3 + c) * 4 +
+				    a];
+			}
+	assert_int_equal(td->nbytes, sizeof want_d);
+	assert_memory_equal(td->data, want_d, sizeof want_d);
+	assert_int_equal(tb->nbytes, sizeof want_b);
+	assert_memory_equal(tb->data, want_b, sizeof want_b);
+}
+
 /* Equal folded results share one constant (and fold keeps one copy of
  * the bytes): the same weight transposed twice.  A result with the same
  * bytes under other dims stays a constant of its own. */
@@ -654,6 +703,7 @@ main(void)
 		T(cse_onnx_constants_by_bytes),
 		T(cse_many_pairs),
 		T(fold_transposes_a_weight),
+		T(fold_permutes_every_element_size),
 		T(fold_merges_equal_results_only),
 		T(fold_leaves_parameters_when_training),
 		T(fold_training_still_folds_lifted_constants),

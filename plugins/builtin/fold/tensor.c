@@ -188,19 +188,42 @@ step(Iter *it)
 	}
 }
 
-/* Element k of r (shape already set) is element base + sum idx*st of x. */
+/* Element k of r (shape already set) is element base + sum idx*st of x.
+ * Row by row along r's last dim, with the element size fixed where it is
+ * 4 or 8 bytes: a permuted weight is thousands of elements. */
 int
 fold_gather(Fold *f, const Ten *x, Ten *r, const int64_t *st, int64_t base)
 {
 	if (fold_storage(f, r) != DONE)
 		return FAIL;
 	size_t es = fold_elsize(x->dt);
-	Iter it = {.rank = r->rank, .dims = r->dims, .off = {base, 0}};
-	memcpy(it.st[0], st, sizeof(int64_t) * (size_t)r->rank);
 	unsigned char *out = r->own;
 	const unsigned char *in = x->data;
-	for (uint64_t k = 0; k < r->numel; k++, step(&it))
-		memcpy(out + k * es, in + (size_t)it.off[0] * es, es);
+	if (r->numel == 0)
+		return DONE;
+	if (r->rank == 0) {
+		memcpy(out, in + (size_t)base * es, es);
+		return DONE;
+	}
+	int last = r->rank - 1;
+	uint64_t len = (uint64_t)r->dims[last];
+	int64_t s = st[last];
+	Iter it = {.rank = last, .dims = r->dims, .off = {base, 0}};
+	memcpy(it.st[0], st, sizeof(int64_t) * (size_t)last);
+	for (uint64_t k = 0; k < r->numel; k += len, step(&it)) {
+		unsigned char *o = out + k * es;
+		const unsigned char *p = in + (size_t)it.off[0] * es;
+		if (es == 4)
+			for (uint64_t j = 0; j < len; j++)
+				memcpy(o + 4 * j, p + (int64_t)j * s * 4, 4);
+		else if (es == 8)
+			for (uint64_t j = 0; j < len; j++)
+				memcpy(o + 8 * j, p + (int64_t)j * s * 8, 8);
+		else
+			for (uint64_t j = 0; j < len; j++)
+				memcpy(o + es * j, p + (int64_t)j * s *
+				    (int64_t)es, es);
+	}
 	return DONE;
 }
 
