@@ -35,6 +35,13 @@ typedef struct LowerRule {
 	LowerFn fn;
 } LowerRule;
 
+/* An interned name and the text it was last asked by. */
+enum { LW_NAMES = 32 };
+typedef struct LwName {
+	const char *s;
+	StrId id;
+} LwName;
+
 struct Lower {
 	Module *m;
 	Graph *src;     /* the FX graph */
@@ -49,6 +56,9 @@ struct Lower {
 	bool failed;    /* the node being lowered failed (lw_failed) */
 	const struct LwRegistry *reg;  /* onnxc's rules */
 	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
+	/* op and attribute names emitted, by the address of their text
+	 * (lower_emit.c); zeroed with the rest */
+	LwName names[LW_NAMES];
 };
 
 /* Rule tables, one per lower_<family>.c, made from ir/ops.def. */

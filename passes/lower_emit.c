@@ -10,14 +10,31 @@
 
 /* --------------------------------------------------------------- emitting */
 
+/* The interned name s.  Rules pass the same literals for every node: a
+ * hit on the text's address only has to compare the text (a caller's
+ * buffer may hold another name at the same address), not hash it. */
+static StrId
+name_id(Lower *L, const char *s)
+{
+	if (!*s)
+		return 0;
+	uint32_t h = (uint32_t)((uintptr_t)s >> 2) * 2654435761u;
+	LwName *e = &L->names[h >> 27 & (LW_NAMES - 1)];
+	if (e->s == s && !strcmp(ir_str(L->m, e->id), s))
+		return e->id;
+	e->s = s;
+	e->id = ir_intern(L->m, s);
+	return e->id;
+}
+
 NodeId
 lw_emit_domain(Lower *L, const char *domain, const char *op, int nin,
     const ValId *in, int nout)
 {
 	const Node *src = L->node ? lw_node(L) : NULL;
-	NodeId n = ir_node(L->dst, D_ONNX, ir_intern(L->m, op), (uint32_t)nout);
+	NodeId n = ir_node(L->dst, D_ONNX, name_id(L, op), (uint32_t)nout);
 	Node *p = ir_nodep(L->dst, n);
-	p->domain = ir_intern(L->m, domain);
+	p->domain = name_id(L, domain);
 	if (src) {
 		p->loc = src->loc;
 		p->trace = src->trace;
@@ -47,7 +64,7 @@ lw_res(Lower *L, NodeId n, int k)
 static void
 attr(Lower *L, NodeId n, const char *name, Arg a)
 {
-	ir_push_arg(L->dst, n, arg_keyed(a, ir_intern(L->m, name)));
+	ir_push_arg(L->dst, n, arg_keyed(a, name_id(L, name)));
 }
 
 void

@@ -289,6 +289,41 @@ half_bits(Fix *f, double v, DType dt)
 	return h;
 }
 
+/* Names are remembered by the address of their text: one address holding
+ * another name later (a caller's buffer) still gives that name, and
+ * attribute names and the default domain come out right. */
+static void
+test_emit_names(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d2[] = {2};
+	ValId x = input(f, "x", DT_F32, 1, d2, ROLE_USER_INPUT, NULL);
+	NodeId n = node(f, "aten::relu.default", "r", DT_F32, 1, d2);
+	ir_push_arg(f->g, n, arg_val(x));
+	GraphId dst;
+	Lower L = lower_on(f, n, &dst);
+	char op[16], key[16];
+	const char *want[] = {"Relu", "Neg", "Relu", "Abs", "Abs"};
+	NodeId e[5];
+	for (int i = 0; i < 5; i++) {
+		snprintf(op, sizeof op, "%s", want[i]);
+		snprintf(key, sizeof key, "k%d", i % 2);
+		e[i] = lw_emit_domain(&L, i == 4 ? "com.x" : "", op, 0, NULL,
+		    1);
+		lw_attr_int(&L, e[i], key, i);
+	}
+	for (int i = 0; i < 5; i++) {
+		const Node *p = ir_nodep(L.dst, e[i]);
+		char k[16];
+		snprintf(k, sizeof k, "k%d", i % 2);
+		assert_string_equal(ir_str(f->m, p->op), want[i]);
+		assert_string_equal(ir_str(f->m, p->domain), i == 4 ? "com.x"
+		    : "");
+		assert_string_equal(ir_str(f->m, L.dst->args[p->args].key), k);
+	}
+	free(L.map);
+}
+
 static void
 test_half_constants(void **state)
 {
@@ -469,6 +504,7 @@ main(void)
 		T(test_inplace_needs_functionalize),
 		T(test_promotion),
 		T(test_half_constants),
+		T(test_emit_names),
 		T(test_shape_list_with_symint),
 		T(test_sym_size_and_arith),
 		T(test_sym_constant_needs_no_shape),
