@@ -366,12 +366,48 @@ check_schema(Lower *L, const IrOp *sc)
 
 /* ----------------------------------------------------------------- driver */
 
-/* Op name -> schema and rule, indexed by StrId for O(1) lookups. */
+/* Op name -> schema and rule, indexed by StrId for O(1) lookups; per
+ * schema, what a call of positional arguments only needs (plain). */
+typedef struct Plain {
+	uint8_t npos;  /* at most this many */
+	uint8_t need;  /* at least this many: past the last required one */
+} Plain;
+
 typedef struct Table {
 	const IrOp **schema;
+	Plain *plain;
 	LwcFn *fn;
 	uint32_t n;
 } Table;
+
+static Plain
+plain_of(const IrOp *sc)
+{
+	enum { MAXP = 32 };  /* as check_schema */
+	Param p[MAXP];
+	int np = parse_params(sc->schema, p, MAXP), npos = 0, need = 0;
+	while (npos < np && !p[npos].kwonly)
+		npos++;
+	for (int j = 0; j < np; j++)
+		if (!p[j].dflt)
+			need = j + 1;
+	return (Plain){(uint8_t)npos, (uint8_t)need};
+}
+
+/* check_schema's verdict without parsing the schema, for the usual call:
+ * positional arguments only, as many as the schema takes and needs. */
+static bool
+plain_ok(Lower *L, Plain pl)
+{
+	const Node *n = lw_node(L);
+	const Arg *args = &L->src->args[n->args];
+	if (n->nargs > pl.npos || n->nargs < pl.need)
+		return false;
+	for (uint32_t k = 0; k < n->nargs; k++)
+		if (args[k].key)
+			return false;
+	return true;
+}
 
 static void
 table_build(Module *m, Table *t)
@@ -385,10 +421,14 @@ table_build(Module *m, Table *t)
 			ir_intern(m, r->op);
 	t->n = m->nstrs;
 	t->schema = arena_array(m->scratch, t->n + 1, sizeof *t->schema);
+	t->plain = arena_array(m->scratch, t->n + 1, sizeof *t->plain);
 	t->fn = arena_array(m->scratch, t->n + 1, sizeof *t->fn);
 	for (uint32_t k = 0; k < ir_nops; k++)
-		if (ir_ops[k].schema)
-			t->schema[ir_intern(m, ir_ops[k].op)] = &ir_ops[k];
+		if (ir_ops[k].schema) {
+			StrId op = ir_intern(m, ir_ops[k].op);
+			t->schema[op] = &ir_ops[k];
+			t->plain[op] = plain_of(&ir_ops[k]);
+		}
 	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
 		for (const LwcRule *r = tables[k]; r->op; r++)
 			t->fn[ir_intern(m, r->op)] = r->fn;
@@ -409,7 +449,8 @@ lwc_check_graph(Lower *L)
 		L->node = n;
 		L->failed = false;
 		/* the shape rule reads arguments the schema vouched for */
-		if ((!t.schema[op] || check_schema(L, t.schema[op]) == 0) &&
+		if ((!t.schema[op] || plain_ok(L, t.plain[op]) ||
+		    check_schema(L, t.schema[op]) == 0) &&
 		    t.fn[op])
 			t.fn[op](L);
 		bad |= lw_failed(L);

@@ -199,6 +199,49 @@ test_unsupported_ops_listed_at_once(void **state)
 	    "'aten::foo.bar'"));
 }
 
+/* The schema check: positional calls within the schema's counts pass
+ * without parsing it; every other call is matched as before, with the
+ * same errors (add.Tensor: self other * alpha=). */
+static void
+test_schema_calls(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d2[] = {2};
+	ValId x = input(f, "x", DT_F32, 1, d2, ROLE_USER_INPUT, NULL);
+	StrId other = ir_intern(f->m, "other"), alpha = ir_intern(f->m,
+	    "alpha"), beta = ir_intern(f->m, "beta");
+	const struct {
+		int n;
+		Arg a[3];
+	} calls[] = {
+		{1, {arg_val(x)}},                                 /* missing */
+		{3, {arg_val(x), arg_val(x), arg_val(x)}},         /* extra */
+		{2, {arg_val(x), arg_val(x)}},
+		{2, {arg_val(x), arg_keyed(arg_val(x), other)}},
+		{3, {arg_val(x), arg_val(x), arg_keyed(arg_int(2), alpha)}},
+		{3, {arg_val(x), arg_val(x), arg_keyed(arg_int(2), beta)}},
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "a%zu", i);
+		NodeId n = node(f, "aten::add.Tensor", name, DT_F32, 1, d2);
+		for (int k = 0; k < calls[i].n; k++)
+			ir_push_arg(f->g, n, calls[i].a[k]);
+		ir_add_output(f->g, out(f, n), OUT_USER, 0);
+	}
+	GraphId o;
+	assert_int_equal(pass_lower(f->m, f->gid, &o, 18), -1);
+	const char *d = diags(f);
+	assert_non_null(strstr(d, "missing value for argument 'other'"));
+	assert_non_null(strstr(d, "expected at most 2 positional argument(s) "
+	    "but got 3"));
+	assert_non_null(strstr(d, "unexpected keyword argument 'beta'"));
+	int errors = 0;
+	for (const char *p = d; (p = strstr(p, "error:")); p++)
+		errors++;
+	assert_int_equal(errors, 3);
+}
+
 /* Lowering alone does not guess in-place semantics (a write may reach
  * views of the tensor): the op is refused with a pointer to the
  * functionalize pass. */
@@ -502,6 +545,7 @@ main(void)
 		T(test_tied_targets),
 		T(test_unsupported_ops_listed_at_once),
 		T(test_inplace_needs_functionalize),
+		T(test_schema_calls),
 		T(test_promotion),
 		T(test_half_constants),
 		T(test_emit_names),
