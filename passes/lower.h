@@ -36,11 +36,18 @@ typedef struct LowerRule {
 } LowerRule;
 
 /* An interned name and the text it was last asked by. */
-enum { LW_NAMES = 32 };
+enum { LW_NAMES = 32, LW_INFOS = 16 };
 typedef struct LwName {
 	const char *s;
 	StrId id;
 } LwName;
+
+/* An elementwise op's table entry (lwe_info), remembered by op. */
+struct OpInfo;
+typedef struct LwInfo {
+	StrId op;
+	const struct OpInfo *info;
+} LwInfo;
 
 struct Lower {
 	Module *m;
@@ -59,6 +66,7 @@ struct Lower {
 	/* op and attribute names emitted, by the address of their text
 	 * (lower_emit.c); zeroed with the rest */
 	LwName names[LW_NAMES];
+	LwInfo infos[LW_INFOS];
 };
 
 /* Rule tables, one per lower_<family>.c, made from ir/ops.def. */

@@ -255,8 +255,8 @@ static const OpInfo infos[] = {
 
 /* The entry of the op being lowered; in-place spellings ("sin_") read as
  * their functional form, as the rule lookup does. */
-const OpInfo *
-lwe_info(Lower *L)
+static const OpInfo *
+find_info(Lower *L)
 {
 	const char *s = ir_str(L->m, lw_node(L)->op);
 	const char *b = strstr(s, "::");
@@ -269,6 +269,19 @@ lwe_info(Lower *L)
 		if (strlen(infos[k].name) == n && !strncmp(infos[k].name, b, n))
 			return &infos[k];
 	BUG("no elementwise OpInfo for %s", s);
+}
+
+/* find_info once per op: a graph repeats a few ops many times. */
+const OpInfo *
+lwe_info(Lower *L)
+{
+	StrId op = lw_node(L)->op;
+	LwInfo *e = &L->infos[op & (LW_INFOS - 1)];
+	if (!e->info || e->op != op) {
+		e->info = find_info(L);
+		e->op = op;
+	}
+	return e->info;
 }
 
 /* ------------------------------------------------------------- arithmetic */

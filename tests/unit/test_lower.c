@@ -242,6 +242,44 @@ test_schema_calls(void **state)
 	assert_int_equal(errors, 3);
 }
 
+/* Elementwise ops find their table entry once per op (Lower.infos): 18
+ * ops in 16 slots, twice over in opposite orders, each still gets its
+ * own ONNX op. */
+static void
+test_elementwise_entries(void **state)
+{
+	Fix *f = *state;
+	static const int64_t d2[] = {2};
+	static const char *const ops[][2] = {
+		{"exp", "Exp"}, {"log", "Log"}, {"sqrt", "Sqrt"},
+		{"reciprocal", "Reciprocal"}, {"sin", "Sin"}, {"cos", "Cos"},
+		{"tan", "Tan"}, {"asin", "Asin"}, {"acos", "Acos"},
+		{"atan", "Atan"}, {"sinh", "Sinh"}, {"cosh", "Cosh"},
+		{"tanh", "Tanh"}, {"asinh", "Asinh"}, {"acosh", "Acosh"},
+		{"atanh", "Atanh"}, {"erf", "Erf"}, {"sigmoid", "Sigmoid"},
+	};
+	enum { N = sizeof ops / sizeof *ops };
+	ValId x = input(f, "x", DT_F32, 1, d2, ROLE_USER_INPUT, NULL);
+	for (int i = 0; i < 2 * N; i++) {
+		int k = i < N ? i : 2 * N - 1 - i;
+		char op[64], name[16];
+		snprintf(op, sizeof op, "aten::%s.default", ops[k][0]);
+		snprintf(name, sizeof name, "y%d", i);
+		NodeId n = node(f, op, name, DT_F32, 1, d2);
+		ir_push_arg(f->g, n, arg_val(x));
+		ir_add_output(f->g, out(f, n), OUT_USER, 0);
+	}
+	GraphId o;
+	assert_int_equal(pass_lower(f->m, f->gid, &o, 18), 0);
+	const Graph *g = ir_graph(f->m, o);
+	assert_int_equal(g->nnodes - 1, 2 * N);
+	for (int i = 0; i < 2 * N; i++) {
+		int k = i < N ? i : 2 * N - 1 - i;
+		assert_string_equal(ir_str(f->m, g->nodes[i + 1].op),
+		    ops[k][1]);
+	}
+}
+
 /* Lowering alone does not guess in-place semantics (a write may reach
  * views of the tensor): the op is refused with a pointer to the
  * functionalize pass. */
@@ -546,6 +584,7 @@ main(void)
 		T(test_unsupported_ops_listed_at_once),
 		T(test_inplace_needs_functionalize),
 		T(test_schema_calls),
+		T(test_elementwise_entries),
 		T(test_promotion),
 		T(test_half_constants),
 		T(test_emit_names),
