@@ -422,6 +422,20 @@ h_node_arg(onnxc_ctx *c, onnxc_graph g, onnxc_node n, uint32_t i,
 }
 
 static onnxc_status
+h_node_read(onnxc_ctx *c, onnxc_graph g, onnxc_node n, onnxc_node_info *out,
+    onnxc_arg *args, uint32_t cap)
+{
+	if (h_node_get(c, g, n, out) != ONNXC_OK || (cap && !args))
+		return ONNXC_INVALID;
+	const Graph *G = c->m->graphs[g];
+	const Arg *a = &G->args[G->nodes[n].args];
+	uint32_t k = out->nargs < cap ? out->nargs : cap;
+	for (uint32_t i = 0; i < k; i++)
+		pl_to_plugin(&a[i], &args[i]);
+	return ONNXC_OK;
+}
+
+static onnxc_status
 h_node_find_arg(onnxc_ctx *c, onnxc_graph g, onnxc_node n, int pos,
     const char *key, onnxc_arg *out)
 {
@@ -635,6 +649,7 @@ const onnxc_host_api pl_host = {
 	.output_kind = h_output_kind,
 	.output_set_kind = h_output_set_kind,
 	.graph_ops = h_graph_ops,
+	.node_read = h_node_read,
 };
 
 /* ------------------------------------------------------------- calling */

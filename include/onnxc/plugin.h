@@ -461,6 +461,10 @@ struct onnxc_host_api {
 	 * to learn that none concerns it */
 	uint32_t (*graph_ops)(onnxc_ctx *ctx, onnxc_graph g, onnxc_str *ops,
 	    uint32_t cap);
+	/* node_get, and node_arg of the node's first min(nargs, cap)
+	 * arguments into args, in one call */
+	onnxc_status (*node_read)(onnxc_ctx *ctx, onnxc_graph g, onnxc_node n,
+	    onnxc_node_info *out, onnxc_arg *args, uint32_t cap);
 };
 
 #define ONNXC_HOST_HAS(host, member) \

@@ -28,7 +28,7 @@
 #include <onnxc/plugin.h>
 #include <onnxc/table.h>
 
-enum { MAXDEPTH = 64, MAXRANK = 64, OPCACHE = 64, AHEAD = 4 };
+enum { MAXDEPTH = 64, MAXRANK = 64, OPCACHE = 64, AHEAD = 4, ARGS = 8 };
 
 /* Whether an op is mergeable, judged once by name (see mergeable). */
 typedef struct OpVerdict {
@@ -49,8 +49,37 @@ typedef struct Cse {
 	uint32_t count;      /* nodes in the table */
 	uint32_t merged;     /* nodes merged so far */
 	int failed;          /* a host call failed: stop */
+	int read;            /* the host has node_read (ABI 1.5) */
 	OpVerdict opcache[OPCACHE];
 } Cse;
+
+/* ------------------------------------------------------------ reading */
+
+/* Node n's record and its first ARGS arguments: one host call where the
+ * host has node_read, else one per argument. */
+static onnxc_status
+read_node(Cse *c, onnxc_node n, onnxc_node_info *ni, onnxc_arg *args)
+{
+	if (c->read)
+		return c->h->node_read(c->ctx, c->g, n, ni, args, ARGS);
+	onnxc_status s = c->h->node_get(c->ctx, c->g, n, ni);
+	for (uint32_t i = 0; s == ONNXC_OK && i < ni->nargs && i < ARGS; i++)
+		s = c->h->node_arg(c->ctx, c->g, n, i, &args[i]);
+	return s;
+}
+
+/* Argument i of node n: from args when they were read with the node (and
+ * are still what it holds), else asked of the host. */
+static onnxc_status
+arg_of(Cse *c, onnxc_node n, const onnxc_arg *args, uint32_t i,
+    onnxc_arg *out)
+{
+	if (args && i < ARGS) {
+		*out = args[i];
+		return ONNXC_OK;
+	}
+	return c->h->node_arg(c->ctx, c->g, n, i, out);
+}
 
 /* ------------------------------------------------------------- hashing */
 
@@ -299,7 +328,8 @@ op_mergeable(Cse *c, const onnxc_node_info *ni)
 }
 
 static int
-mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
+mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni,
+    const onnxc_arg *args)
 {
 	if (ni->nout == 0)
 		return 0;
@@ -316,8 +346,8 @@ mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 	if (ni->dialect == ONNXC_ONNX)
 		for (uint32_t i = ni->npos; i < ni->nargs; i++) {
 			onnxc_arg a;
-			if (c->h->node_arg(c->ctx, c->g, n, i, &a) !=
-			    ONNXC_OK || a.kind == ONNXC_ARG_GRAPH)
+			if (arg_of(c, n, args, i, &a) != ONNXC_OK ||
+			    a.kind == ONNXC_ARG_GRAPH)
 				return 0;
 		}
 	return 1;
@@ -326,13 +356,14 @@ mergeable(Cse *c, onnxc_node n, const onnxc_node_info *ni)
 /* ----------------------------------------------------------- the pass */
 
 static uint64_t
-hash_node(Cse *c, onnxc_node n, const onnxc_node_info *ni)
+hash_node(Cse *c, onnxc_node n, const onnxc_node_info *ni,
+    const onnxc_arg *args)
 {
 	uint64_t h = mix(mix(mix(ni->dialect, ni->op), ni->domain),
 	    mix(ni->nout, ni->npos));
 	for (uint32_t i = 0; i < ni->nargs && !c->failed; i++) {
 		onnxc_arg a;
-		if (c->h->node_arg(c->ctx, c->g, n, i, &a) != ONNXC_OK)
+		if (arg_of(c, n, args, i, &a) != ONNXC_OK)
 			c->failed = 1;
 		else
 			h = mix(h, hash_arg(c, &a, 0));
@@ -401,12 +432,13 @@ canon_arg(Cse *c, const onnxc_arg *a, onnxc_arg *out, int *changed,
 }
 
 static onnxc_status
-rewrite(Cse *c, onnxc_node n, const onnxc_node_info *ni)
+rewrite(Cse *c, onnxc_node n, const onnxc_node_info *ni,
+    const onnxc_arg *args)
 {
 	for (uint32_t i = 0; c->merged && i < ni->nargs; i++) {
 		onnxc_arg a, b;
 		int changed = 0;
-		onnxc_status s = c->h->node_arg(c->ctx, c->g, n, i, &a);
+		onnxc_status s = arg_of(c, n, args, i, &a);
 		if (s == ONNXC_OK)
 			s = canon_arg(c, &a, &b, &changed, 0);
 		if (s == ONNXC_OK && changed)
@@ -488,31 +520,40 @@ visit(Cse *c, onnxc_node n, const onnxc_node_info *ni, uint64_t h)
 	}
 }
 
-/* A node's hash, worked out AHEAD nodes before the sweep reaches it so
+/* A node, read and hashed AHEAD nodes before the sweep reaches it so
  * that its table slot can be fetched meanwhile: the probes land anywhere
  * in a table of millions of entries, and waiting for each was most of the
- * pass.  A merge in between may change what the node's arguments stand
- * for: the hash is then worked out again. */
+ * pass.  What is read stays right until the sweep gets there: only the
+ * node being swept changes (rewrite, merge).  A merge in between may
+ * change what the node's arguments stand for: the hash is then worked
+ * out again, from its arguments rewritten. */
 typedef struct Ahead {
-	onnxc_node n;        /* 0: none */
+	onnxc_node n;        /* 0: not read (erased, or past the end) */
+	int hashed;          /* mergeable, and hash holds its hash */
 	uint32_t merged;     /* c->merged when hashed */
 	uint64_t hash;
+	onnxc_node_info ni;
+	onnxc_arg args[ARGS];
 } Ahead;
 
 static void
 look_ahead(Cse *c, Ahead *slot, onnxc_node n, uint32_t end)
 {
-	onnxc_node_info ni;
 	slot->n = 0;
-	if (n >= end || c->h->node_get(c->ctx, c->g, n, &ni) != ONNXC_OK ||
-	    !mergeable(c, n, &ni))
+	slot->hashed = 0;
+	if (n >= end || read_node(c, n, &slot->ni, slot->args) != ONNXC_OK)
 		return;
-	uint64_t h = hash_node(c, n, &ni);
+	slot->n = n;
+	if (!mergeable(c, n, &slot->ni, slot->args))
+		return;
+	uint64_t h = hash_node(c, n, &slot->ni, slot->args);
 	if (c->failed) {
 		c->failed = 0;   /* reported when the sweep gets there */
 		return;
 	}
-	*slot = (Ahead){n, c->merged, h};
+	slot->hashed = 1;
+	slot->merged = c->merged;
+	slot->hash = h;
 	__builtin_prefetch(&c->table[(uint32_t)(h >> 32) & c->mask]);
 }
 
@@ -526,25 +567,30 @@ sweep(Cse *c, uint32_t end)
 		if (v && v < c->nvals)
 			c->isout[v] = 1;
 	}
-	Ahead ahead[AHEAD] = {{0}};
-	for (onnxc_node n = 1; n < AHEAD && n < end; n++)
-		look_ahead(c, &ahead[n % AHEAD], n, end);
+	/* a ring: node k in slot k % R; n + AHEAD takes the slot of n - 1 */
+	enum { R = AHEAD + 1 };
+	Ahead ahead[R];
+	memset(ahead, 0, sizeof ahead);
+	for (onnxc_node n = 1; n <= AHEAD && n < end; n++)
+		look_ahead(c, &ahead[n % R], n, end);
 	for (onnxc_node n = 1; n < end; n++) {
-		Ahead got = ahead[n % AHEAD];
-		look_ahead(c, &ahead[n % AHEAD], n + AHEAD, end);
-		onnxc_node_info ni;
-		if (h->node_get(c->ctx, c->g, n, &ni) != ONNXC_OK)
+		look_ahead(c, &ahead[(n + AHEAD) % R], n + AHEAD, end);
+		const Ahead *got = &ahead[n % R];
+		if (got->n != n)
 			continue; /* erased */
-		if (rewrite(c, n, &ni) != ONNXC_OK) {
+		const onnxc_node_info *ni = &got->ni;
+		/* arguments past ARGS were not read with the node */
+		const onnxc_arg *args = got->args;
+		if (rewrite(c, n, ni, args) != ONNXC_OK) {
 			h->report(c->ctx, ONNXC_SEV_ERROR, c->g, n,
 			    "cse: cannot point this node at merged values");
 			return ONNXC_ERROR;
 		}
-		if (!mergeable(c, n, &ni))
+		if (!got->hashed && !mergeable(c, n, ni, args))
 			continue;
-		uint64_t hash = got.n == n && got.merged == c->merged
-		    ? got.hash : hash_node(c, n, &ni);
-		onnxc_status st = visit(c, n, &ni, hash);
+		uint64_t hash = got->hashed && got->merged == c->merged
+		    ? got->hash : hash_node(c, n, ni, NULL);
+		onnxc_status st = visit(c, n, ni, hash);
 		if (st != ONNXC_OK) {
 			h->report(c->ctx, ONNXC_SEV_ERROR, c->g, n, st ==
 			    ONNXC_NOMEM ? "cse: out of memory" : "cse: the host "
@@ -560,6 +606,7 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 {
 	(void)user;
 	Cse c = {.ctx = ctx, .h = host, .g = host->graph(ctx)};
+	c.read = ONNXC_HOST_HAS(host, node_read);
 	c.nvals = host->value_end(ctx, c.g);
 	uint32_t end = host->node_end(ctx, c.g);
 	c.mask = 1023;

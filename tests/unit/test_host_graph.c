@@ -343,6 +343,50 @@ test_graph_ops(void **state)
 	assert_true(pl_host.abi_minor >= 5);
 }
 
+
+/* ABI 1.5: node_read is node_get and node_arg in one call. */
+static void
+test_node_read(void **state)
+{
+	Fix *f = *state;
+	const onnxc_host_api *h = &pl_host;
+	onnxc_ctx *c = &f->c;
+	Graph *g = ir_graph(f->m, f->g);
+	NodeId n = ir_node(g, D_FX, ir_intern(f->m, "aten::mix.default"), 2);
+	Arg items[2] = {arg_int(3), arg_val(f->x)};
+	ir_push_arg(g, n, arg_val(f->x));
+	ir_push_arg(g, n, arg_float(2.5));
+	ir_push_arg(g, n, ir_list(g, A_LIST, items, 2));
+	ir_push_arg(g, n, arg_keyed(arg_str(ir_intern(f->m, "s")),
+	    ir_intern(f->m, "k")));
+	onnxc_node_info a, b;
+	onnxc_arg args[8], one;
+	memset(args, 0xab, sizeof args);
+	assert_int_equal(h->node_read(c, f->g, n, &a, args, 8), ONNXC_OK);
+	assert_int_equal(h->node_get(c, f->g, n, &b), ONNXC_OK);
+	assert_memory_equal(&a, &b, sizeof a);
+	assert_int_equal(a.nargs, 4);
+	assert_int_equal(a.npos, 3);
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(h->node_arg(c, f->g, n, i, &one), ONNXC_OK);
+		assert_memory_equal(&args[i], &one, sizeof one);
+	}
+	/* only cap of them; none at all with cap 0 */
+	memset(args, 0xab, sizeof args);
+	assert_int_equal(h->node_read(c, f->g, n, &a, args, 2), ONNXC_OK);
+	assert_int_equal(args[1].kind, ONNXC_ARG_FLOAT);
+	assert_int_equal(args[2].kind, 0xabababab);
+	assert_int_equal(h->node_read(c, f->g, n, &a, NULL, 0), ONNXC_OK);
+	/* bad handles */
+	assert_int_equal(h->node_read(c, f->g, n, &a, NULL, 4), ONNXC_INVALID);
+	assert_int_equal(h->node_read(c, f->g, n + 1, &a, args, 4),
+	    ONNXC_INVALID);
+	assert_int_equal(h->node_read(c, 999, n, &a, args, 4), ONNXC_INVALID);
+	assert_int_equal(h->node_read(c, f->g, n, NULL, args, 4),
+	    ONNXC_INVALID);
+	assert_true(ONNXC_HOST_HAS(h, node_read));
+}
+
 static int
 check(Fix *f, const char *text, uint32_t have, uint32_t want)
 {
@@ -399,6 +443,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test(test_host_has),
 		cmocka_unit_test_setup_teardown(test_graph_ops, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_node_read, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_contracts, setup,
 		    teardown),

@@ -211,6 +211,57 @@ cse_many_pairs(void **state)
 			assert_int_equal(operand(f, n, 0), operand(f, n, 1));
 }
 
+/* Nodes are read with their first 8 arguments a few nodes ahead of the
+ * sweep (4): the 4th node, read before the sweep starts, is a twin only
+ * once the 2nd has gone into the 1st; twins at every place of a longer
+ * run; arguments past the 8th compared too. */
+static void
+cse_reads_ahead(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId a0 = fx(f, "aten::relu.default", "a0", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ValId a1 = fx(f, "aten::relu.default", "a1", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(x)});
+	ValId n0 = fx(f, "aten::neg.default", "n0", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(a0)});
+	ValId n1 = fx(f, "aten::neg.default", "n1", DT_F32, 1, d3, 1,
+	    (Arg[]){arg_val(a1)});
+	static const char *const ops[] = {"aten::sin.default",
+	    "aten::cos.default", "aten::tanh.default"};
+	Arg all[19];
+	uint32_t na = 0;
+	all[na++] = arg_val(n0);
+	all[na++] = arg_val(n1);
+	for (int i = 0; i < 12; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "u%d", i);
+		all[na++] = arg_val(fx(f, ops[i % 3], name, DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(x)}));
+	}
+	/* ten arguments; p0 and p1 equal, p2 differs in the last */
+	for (int i = 0; i < 3; i++) {
+		Arg a[10];
+		a[0] = arg_val(x);
+		for (int k = 1; k < 10; k++)
+			a[k] = arg_int(k == 9 && i == 2 ? 99 : k);
+		char name[8];
+		snprintf(name, sizeof name, "p%d", i);
+		all[na++] = arg_val(fx(f, "aten::mix.default", name, DT_F32, 1,
+		    d3, 10, a));
+	}
+	output(f, fx(f, "aten::cat.default", "y", DT_F32, 1,
+	    (int64_t[]){3 * 17}, 1, (Arg[]){ir_list(f->g, A_LIST, all, na)}));
+	assert_int_equal(run(f, "cse,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::relu.default"), 1);
+	assert_int_equal(count_op(f, "aten::neg.default"), 1);
+	assert_int_equal(count_op(f, "aten::sin.default"), 1);
+	assert_int_equal(count_op(f, "aten::cos.default"), 1);
+	assert_int_equal(count_op(f, "aten::tanh.default"), 1);
+	assert_int_equal(count_op(f, "aten::mix.default"), 2);
+}
+
 /* ---------------------------------------------------------------- fold */
 
 /* x[4,3] @ permute(w[2,3], [1,0]) with w bound: the classic linear. */
@@ -702,6 +753,7 @@ main(void)
 		T(cse_leaves_random_and_outputs),
 		T(cse_onnx_constants_by_bytes),
 		T(cse_many_pairs),
+		T(cse_reads_ahead),
 		T(fold_transposes_a_weight),
 		T(fold_permutes_every_element_size),
 		T(fold_merges_equal_results_only),
