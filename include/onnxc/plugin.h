@@ -291,7 +291,9 @@ struct onnxc_host_api {
 	onnxc_value (*output_at)(onnxc_ctx *ctx, onnxc_graph g, uint32_t i);
 	onnxc_status (*tensor_get)(onnxc_ctx *ctx, onnxc_tensor t,
 	    onnxc_tensor_info *out);
-	/* number of uses of v (args, list items, graph outputs) */
+	/* number of uses of v (args, list items, graph outputs).  From ABI
+	 * 1.5 on, a pass may count on it costing O(1): counted once per
+	 * graph, kept up to date by the pass's changes (not in a lowering) */
 	uint32_t (*value_uses)(onnxc_ctx *ctx, onnxc_graph g, onnxc_value v);
 
 	/* changing the IR.  New nodes are appended; after the pass the host

@@ -21,8 +21,11 @@
  *
  * One backward sweep reaches the fixpoint: users follow their producers,
  * so when the sweep reaches a node, every dead user is already gone and
- * its uses are off the counts.  The counts are our own, taken once at the
- * start, so the pass is linear whatever the host's value_uses costs.
+ * its uses are off the counts.  A host of ABI 1.5 or later keeps the
+ * counts itself (value_uses: counted once per graph, node_erase takes an
+ * erased node's uses off), so the sweep asks it; an older host's
+ * value_uses may count afresh, so with it the counts are our own, taken
+ * once at the start.  Linear either way.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +116,31 @@ dead(Dce *d, const onnxc_node_info *ni)
 	return 1;
 }
 
+/* The backward sweep on the host's counts. */
+static onnxc_status
+sweep_host(Dce *d)
+{
+	const onnxc_host_api *h = d->h;
+	uint32_t end = h->node_end(d->ctx, d->g);
+	onnxc_node_info ni;
+	for (onnxc_node n = end; n-- > 1;) {
+		if (h->node_get(d->ctx, d->g, n, &ni) != ONNXC_OK)
+			continue;
+		int used = 0;
+		for (uint32_t k = 0; k < ni.nout && !used; k++)
+			used = ni.out + k >= d->nvals ||
+			    h->value_uses(d->ctx, d->g, ni.out + k) != 0;
+		if (used || !removable(d, &ni))
+			continue;
+		if (h->node_erase(d->ctx, d->g, n) != ONNXC_OK) {
+			h->report(d->ctx, ONNXC_SEV_ERROR, d->g, n,
+			    "dce: cannot erase this node");
+			return ONNXC_ERROR;
+		}
+	}
+	return ONNXC_OK;
+}
+
 static onnxc_status
 sweep(Dce *d)
 {
@@ -155,6 +183,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	(void)user;
 	Dce d = {.ctx = ctx, .h = host, .g = host->graph(ctx)};
 	d.nvals = host->value_end(ctx, d.g);
+	if (ONNXC_HOST_HAS(host, graph_ops))
+		return sweep_host(&d);
 	d.uses = onnxc_table_calloc((size_t)d.nvals + 1, sizeof *d.uses);
 	if (!d.uses) {
 		host->report(ctx, ONNXC_SEV_ERROR, d.g, 0,

@@ -47,6 +47,71 @@ dce_removes_dead_pure_nodes(void **state)
 	assert_int_equal(f->g->nnodes - 1, 3);
 }
 
+/* Pass `name` run on the graph with a host table of ABI 1.4 (no
+ * graph_ops, node_read): the paths a plugin takes with an older onnxc. */
+static onnxc_status
+run_on_abi_1_4(Fix *f, const char *name)
+{
+	const PlPass *p = pl_find_pass(f->reg, name, strlen(name));
+	onnxc_host_api old = pl_host;
+	old.size = offsetof(onnxc_host_api, graph_ops);
+	onnxc_ctx c;
+	pl_ctx_init(&c, f->m, f->reg);
+	c.graph = f->gid;
+	c.pass = p;
+	onnxc_status st = p->info.run(&c, &old, p->info.user);
+	pl_ctx_fini(&c);
+	return st;
+}
+
+/* The same graph on a host keeping the counts (ABI 1.5) and on one whose
+ * counts dce takes itself: the same nodes go. */
+static void
+dce_on_either_host(void **state)
+{
+	Fix *f = *state;
+	for (int old = 0; old < 2; old++) {
+		ir_free(f->m);
+		f->m = ir_module_new();
+		f->m->diagout = open_memstream(&f->diag, &f->diaglen);
+		pl_registry_free(f->reg);
+		f->reg = pl_registry_new(f->m);
+		char path[4200];
+		snprintf(path, sizeof path, "%s/dce.so", plugdir);
+		assert_int_equal(pl_load(f->reg, path), 0);
+		f->gid = ir_graph_new(f->m, "main", 0);
+		f->g = ir_graph(f->m, f->gid);
+		ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+		ValId a = fx(f, "aten::relu.default", "a", DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(x)});
+		Arg l[2] = {arg_val(a), arg_val(x)};
+		fx(f, "aten::cat.default", "b", DT_F32, 1, d6, 1,
+		    (Arg[]){ir_list(f->g, A_LIST, l, 2)});
+		ValId y = fx(f, "aten::sin.default", "y", DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(x)});
+		fx(f, "aten::cos.default", "c", DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(y)});
+		fx(f, "mylib::log.default", "m", DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(a)});
+		output(f, y);
+		if (old)
+			assert_int_equal(run_on_abi_1_4(f, "dce"), ONNXC_OK);
+		else
+			assert_int_equal(run(f, "dce", false), 0);
+		/* relu stays for mylib's node; cat and cos go */
+		assert_int_equal(count_op(f, "aten::cat.default"), 0);
+		assert_int_equal(count_op(f, "aten::cos.default"), 0);
+		assert_int_equal(count_op(f, "aten::relu.default"), 1);
+		assert_int_equal(count_op(f, "aten::sin.default"), 1);
+		assert_int_equal(count_op(f, "mylib::log.default"), 1);
+		fclose(f->m->diagout);
+		f->m->diagout = NULL;
+		free(f->diag);
+		f->diag = NULL;
+	}
+	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
+}
+
 static void
 dce_onnx_keeps_custom_domains(void **state)
 {
@@ -749,6 +814,7 @@ main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(dce_removes_dead_pure_nodes),
 		T(dce_onnx_keeps_custom_domains),
+		T(dce_on_either_host),
 		T(cse_merges_equal_nodes),
 		T(cse_leaves_random_and_outputs),
 		T(cse_onnx_constants_by_bytes),
