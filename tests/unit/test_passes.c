@@ -411,6 +411,49 @@ fold_permutes_every_element_size(void **state)
 	assert_memory_equal(tb->data, want_b, sizeof want_b);
 }
 
+/* fold finds an op's code once per op (64 slots by handle): 100 ops it
+ * does not know, each right before a neg it folds, both on one weight;
+ * with so many ops, slots are shared. */
+static void
+fold_ops_by_handle(void **state)
+{
+	Fix *f = *state;
+	static const float w3[] = {1, 2, 3};
+	ValId w = input(f, "w", DT_F32, 1, d3, ROLE_PARAM, w3);
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	enum { N = 100 };
+	Arg outs[2 * N];
+	for (int i = 0; i < N; i++) {
+		char op[48], un[16], nn[16], an[16];
+		snprintf(op, sizeof op, "aten::opaque%d.default", i);
+		snprintf(un, sizeof un, "u%d", i);
+		snprintf(nn, sizeof nn, "n%d", i);
+		snprintf(an, sizeof an, "a%d", i);
+		outs[2 * i] = arg_val(fx(f, op, un, DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(w)}));
+		ValId n = fx(f, "aten::neg.default", nn, DT_F32, 1, d3, 1,
+		    (Arg[]){arg_val(w)});
+		outs[2 * i + 1] = arg_val(fx(f, "aten::add.Tensor", an, DT_F32,
+		    1, d3, 2, (Arg[]){arg_val(n), arg_val(x)}));
+	}
+	output(f, fx(f, "aten::cat.default", "y", DT_F32, 1,
+	    (int64_t[]){3 * 2 * N}, 1, (Arg[]){ir_list(f->g, A_LIST, outs,
+	    2 * N)}));
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::neg.default"), 0);
+	assert_int_equal(count_op(f, "aten::add.Tensor"), N);
+	for (int i = 0; i < N; i++) {
+		char op[48];
+		snprintf(op, sizeof op, "aten::opaque%d.default", i);
+		assert_int_equal(count_op(f, op), 1);
+	}
+	NodeId add = find_op(f, "aten::add.Tensor");
+	const Tensor *t = const_of(f, operand(f, add, 0));
+	assert_non_null(t);
+	static const float want[] = {-1, -2, -3};
+	assert_memory_equal(t->data, want, sizeof want);
+}
+
 /* Equal folded results share one constant (and fold keeps one copy of
  * the bytes): the same weight transposed twice.  A result with the same
  * bytes under other dims stays a constant of its own. */
@@ -822,6 +865,7 @@ main(void)
 		T(cse_reads_ahead),
 		T(fold_transposes_a_weight),
 		T(fold_permutes_every_element_size),
+		T(fold_ops_by_handle),
 		T(fold_merges_equal_results_only),
 		T(fold_leaves_parameters_when_training),
 		T(fold_training_still_folds_lifted_constants),

@@ -45,6 +45,9 @@ typedef struct Fold {
 	Ten **results;       /* distinct FX results by content, open addressing */
 	uint32_t nresults, cresults;
 	int hostfail;        /* a host call that should work did not */
+	/* fold_fx_node's op codes by op handle, direct-mapped */
+	uint32_t fxkey[64];  /* op handle + 1; 0: empty */
+	int fxcode[64];      /* 0: not an op fx.c folds */
 } Fold;
 
 /* Outcome of evaluating one node. */

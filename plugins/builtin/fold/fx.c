@@ -458,10 +458,17 @@ onnxc_status
 fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
     const FoldFxOp *fxop)
 {
-	int op = 0;
-	for (size_t i = 0; i < FOLD_NFXOPS && !op; i++)
-		if (ni->op == fxop[i].name)
-			op = fxop[i].op;
+	/* a graph repeats a few ops: each is looked up in fxop once */
+	uint32_t slot = (ni->op * 2654435761u) >> 26;
+	if (f->fxkey[slot] != ni->op + 1) {
+		int op = 0;
+		for (size_t i = 0; i < FOLD_NFXOPS && !op; i++)
+			if (ni->op == fxop[i].name)
+				op = fxop[i].op;
+		f->fxkey[slot] = ni->op + 1;
+		f->fxcode[slot] = op;
+	}
+	int op = f->fxcode[slot];
 	onnxc_value v = ni->out;
 	if (!op || ni->nout != 1 || v >= f->nvals)
 		return ONNXC_OK;
@@ -480,19 +487,24 @@ fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 	}
 	if (f->isout[v])
 		return ONNXC_OK;
-	Ten *r = calloc(1, sizeof *r);
+	/* most nodes do not fold: the result goes to the heap only when
+	 * it is one */
+	Ten t;
+	memset(&t, 0, sizeof t);
+	int s = fx_eval(f, op, n, ni, &t);
+	if (s == DONE && !fold_fits(f, v, &t))
+		s = SKIP;
+	if (s != DONE) {
+		free(t.own);
+		return s == FAIL ? ONNXC_ERROR : ONNXC_OK;
+	}
+	Ten *r = malloc(sizeof *r);
 	if (!r) {
+		free(t.own);
 		f->hostfail = 1;
 		return ONNXC_ERROR;
 	}
-	int s = fx_eval(f, op, n, ni, r);
-	if (s == DONE && !fold_fits(f, v, r))
-		s = SKIP;
-	if (s != DONE) {
-		free(r->own);
-		free(r);
-		return s == FAIL ? ONNXC_ERROR : ONNXC_OK;
-	}
+	*r = t;
 	if (!fold_dedup(f, r)) {
 		free(r->own);
 		free(r);
