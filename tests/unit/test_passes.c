@@ -59,9 +59,29 @@ run_on_abi_1_4(Fix *f, const char *name)
 	pl_ctx_init(&c, f->m, f->reg);
 	c.graph = f->gid;
 	c.pass = p;
+	c.opts = p->dflt;
 	onnxc_status st = p->info.run(&c, &old, p->info.user);
 	pl_ctx_fini(&c);
 	return st;
+}
+
+/* The fixture afresh, with module `mod` alone loaded. */
+static void
+reset_with(Fix *f, const char *mod)
+{
+	pl_registry_free(f->reg);
+	fclose(f->m->diagout);
+	free(f->diag);
+	f->diag = NULL;
+	ir_free(f->m);
+	f->m = ir_module_new();
+	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
+	f->reg = pl_registry_new(f->m);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s.so", plugdir, mod);
+	assert_int_equal(pl_load(f->reg, path), 0);
+	f->gid = ir_graph_new(f->m, "main", 0);
+	f->g = ir_graph(f->m, f->gid);
 }
 
 /* The same graph on a host keeping the counts (ABI 1.5) and on one whose
@@ -71,16 +91,7 @@ dce_on_either_host(void **state)
 {
 	Fix *f = *state;
 	for (int old = 0; old < 2; old++) {
-		ir_free(f->m);
-		f->m = ir_module_new();
-		f->m->diagout = open_memstream(&f->diag, &f->diaglen);
-		pl_registry_free(f->reg);
-		f->reg = pl_registry_new(f->m);
-		char path[4200];
-		snprintf(path, sizeof path, "%s/dce.so", plugdir);
-		assert_int_equal(pl_load(f->reg, path), 0);
-		f->gid = ir_graph_new(f->m, "main", 0);
-		f->g = ir_graph(f->m, f->gid);
+		reset_with(f, "dce");
 		ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
 		ValId a = fx(f, "aten::relu.default", "a", DT_F32, 1, d3, 1,
 		    (Arg[]){arg_val(x)});
@@ -104,12 +115,7 @@ dce_on_either_host(void **state)
 		assert_int_equal(count_op(f, "aten::relu.default"), 1);
 		assert_int_equal(count_op(f, "aten::sin.default"), 1);
 		assert_int_equal(count_op(f, "mylib::log.default"), 1);
-		fclose(f->m->diagout);
-		f->m->diagout = NULL;
-		free(f->diag);
-		f->diag = NULL;
 	}
-	f->m->diagout = open_memstream(&f->diag, &f->diaglen);
 }
 
 static void
@@ -572,6 +578,50 @@ fold_chain_makes_one_input(void **state)
 	    ir_val(f->g, f->g->inputs[before])->name), "n");
 }
 
+/* fold asks the host's use counts (ABI 1.5) or counts them itself: either
+ * way a folded result used by another folded node only gets no input,
+ * one used in a list and one used twice get one each. */
+static void
+fold_on_either_host(void **state)
+{
+	Fix *f = *state;
+	for (int old = 0; old < 2; old++) {
+		reset_with(f, "fold");
+		ValId w = input(f, "w", DT_F32, 2, d23, ROLE_PARAM, w23);
+		ValId x = input(f, "x", DT_F32, 1, d6, ROLE_USER_INPUT, NULL);
+		ValId t = fx(f, "aten::permute.default", "t", DT_F32, 2, d32,
+		    2, (Arg[]){arg_val(w), ints(f, 2, (int64_t[]){1, 0})});
+		ValId v = fx(f, "aten::view.default", "v", DT_F32, 1, d6, 2,
+		    (Arg[]){arg_val(t), ints(f, 1, (int64_t[]){-1})});
+		ValId n = fx(f, "aten::neg.default", "n", DT_F32, 1, d6, 1,
+		    (Arg[]){arg_val(v)});
+		ValId m = fx(f, "aten::mul.Tensor", "m", DT_F32, 1, d6, 2,
+		    (Arg[]){arg_val(v), arg_val(v)});
+		Arg l[2] = {arg_val(n), arg_val(x)};
+		output(f, fx(f, "aten::cat.default", "y", DT_F32, 1,
+		    (int64_t[]){12}, 1, (Arg[]){ir_list(f->g, A_LIST, l, 2)}));
+		output(f, fx(f, "aten::add.Tensor", "z", DT_F32, 1, d6, 2,
+		    (Arg[]){arg_val(x), arg_val(m)}));
+		output(f, fx(f, "aten::sub.Tensor", "s", DT_F32, 1, d6, 2,
+		    (Arg[]){arg_val(x), arg_val(m)}));
+		uint32_t before = f->g->ninputs;
+		if (old)
+			assert_int_equal(run_on_abi_1_4(f, "fold"), ONNXC_OK);
+		else
+			assert_int_equal(run(f, "fold", false), 0);
+		/* n (in the list) and m (twice); not t, not v */
+		assert_int_equal(f->g->ninputs, before + 2);
+		static const float neg[] = {-1, -4, -2, -5, -3, -6},
+		    sq[] = {1, 16, 4, 25, 9, 36};
+		const Tensor *a = ir_tensorp(f->m, ir_val(f->g,
+		    f->g->inputs[before])->init);
+		const Tensor *b = ir_tensorp(f->m, ir_val(f->g,
+		    f->g->inputs[before + 1])->init);
+		assert_memory_equal(a->data, neg, sizeof neg);
+		assert_memory_equal(b->data, sq, sizeof sq);
+	}
+}
+
 static void
 fold_arithmetic_and_data_movement(void **state)
 {
@@ -872,6 +922,7 @@ main(void)
 		T(fold_respects_max_size),
 		T(fold_never_reads_user_inputs),
 		T(fold_chain_makes_one_input),
+		T(fold_on_either_host),
 		T(fold_arithmetic_and_data_movement),
 		T(fold_copy_reuses_the_input),
 		T(fold_leaves_graph_outputs),

@@ -314,7 +314,12 @@ materialize(Fold *f)
 			return ONNXC_ERROR;
 		onnxc_value v = ni.out, in;
 		Ten *r = f->known[v], *first = r->twin ? r->twin : r;
-		if (f->uses[v] > f->folduses[v]) {
+		/* the host's count is the one the sweep began with: only FX
+		 * nodes fold, nothing of an FX graph is erased before this
+		 * loop, and v's users all come after n */
+		uint32_t uses = f->hostuses ? h->value_uses(f->ctx, f->g, v)
+		    : f->uses[v];
+		if (uses > f->folduses[v]) {
 			/* an equal result made its input already: the host
 			 * would find that one again (constant_input merges
 			 * equal constants), without the copy */
@@ -365,7 +370,7 @@ sweep(Fold *f)
 	FoldFxOp fxop[FOLD_NFXOPS];
 	onnxc_node_info ni;
 	fold_fx_intern(f, fxop);
-	for (onnxc_node n = 1; n < f->end; n++)
+	for (onnxc_node n = 1; !f->hostuses && n < f->end; n++)
 		if (h->node_get(f->ctx, f->g, n, &ni) == ONNXC_OK &&
 		    fold_count_node(f, f->uses, n, &ni) != ONNXC_OK)
 			return ONNXC_ERROR;
@@ -418,6 +423,7 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 		return ONNXC_ERROR;
 	}
 	f.training = host->training(ctx);
+	f.hostuses = ONNXC_HOST_HAS(host, graph_ops);
 	f.s_constant = host->intern(ctx, "Constant");
 	f.s_value = host->intern(ctx, "value");
 	f.nvals = host->value_end(ctx, f.g);

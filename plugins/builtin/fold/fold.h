@@ -35,7 +35,9 @@ typedef struct Fold {
 	int training;
 	uint32_t nvals, end;
 	Ten **known;         /* per value: FX result folded here */
-	uint32_t *uses;      /* per value: uses by args and graph outputs */
+	uint32_t *uses;      /* per value: uses by args and graph outputs,
+	                      * unless hostuses */
+	int hostuses;        /* the host keeps use counts (ABI 1.5) */
 	uint32_t *folduses;  /* per value: uses by folded nodes */
 	uint8_t *isout;      /* per value: a graph output */
 	uint8_t *folded;     /* per node */
