@@ -460,6 +460,55 @@ fold_ops_by_handle(void **state)
 	assert_memory_equal(t->data, want, sizeof want);
 }
 
+/* A weight permuted again the same way borrows the first result; another
+ * order, or a result that does not fit its annotation, does not. */
+static void
+fold_permutes_a_weight_once(void **state)
+{
+	Fix *f = *state;
+	ValId w = input(f, "w", DT_F32, 2, d23, ROLE_PARAM, w23);
+	static const struct {
+		int64_t perm[2];
+		const int64_t *dims;
+	} p[] = {
+		{{1, 0}, d32}, {{1, 0}, d32}, {{0, 1}, d23},
+		{{1, 0}, d23},  /* annotated [2, 3]: not folded */
+		{{-1, 0}, d32}, {{1, 0}, d32},
+	};
+	enum { N = sizeof p / sizeof *p };
+	Arg outs[N];
+	for (int i = 0; i < N; i++) {
+		char tn[8], yn[8];
+		snprintf(tn, sizeof tn, "t%d", i);
+		snprintf(yn, sizeof yn, "y%d", i);
+		ValId t = fx(f, "aten::permute.default", tn, DT_F32, 2,
+		    p[i].dims, 2, (Arg[]){arg_val(w), ints(f, 2, p[i].perm)});
+		outs[i] = arg_val(fx(f, "aten::relu.default", yn, DT_F32, 2,
+		    p[i].dims, 1, (Arg[]){arg_val(t)}));
+	}
+	output(f, fx(f, "aten::cat.default", "y", DT_F32, 1,
+	    (int64_t[]){6 * N}, 1, (Arg[]){ir_list(f->g, A_LIST, outs, N)}));
+	uint32_t before = f->g->ninputs;
+	assert_int_equal(run(f, "fold,dce", false), 0);
+	assert_int_equal(count_op(f, "aten::permute.default"), 1);
+	/* w^T once for t0, t1, t4, t5; w's order once for t2 */
+	assert_int_equal(f->g->ninputs, before + 2);
+	static const float wt[] = {1, 4, 2, 5, 3, 6};
+	int nwt = 0, nw = 0;
+	for (NodeId n = 1; n < f->g->nnodes; n++) {
+		if (ir_nodep(f->g, n)->op != ir_intern(f->m,
+		    "aten::relu.default"))
+			continue;
+		const Tensor *c = const_of(f, operand(f, n, 0));
+		if (!c)
+			continue;
+		nwt += !memcmp(c->data, wt, sizeof wt) && c->dims[0] == 3;
+		nw += !memcmp(c->data, w23, sizeof w23) && c->dims[0] == 2;
+	}
+	assert_int_equal(nwt, 4);
+	assert_int_equal(nw, 1);
+}
+
 /* Equal folded results share one constant (and fold keeps one copy of
  * the bytes): the same weight transposed twice.  A result with the same
  * bytes under other dims stays a constant of its own. */
@@ -916,6 +965,7 @@ main(void)
 		T(fold_transposes_a_weight),
 		T(fold_permutes_every_element_size),
 		T(fold_ops_by_handle),
+		T(fold_permutes_a_weight_once),
 		T(fold_merges_equal_results_only),
 		T(fold_leaves_parameters_when_training),
 		T(fold_training_still_folds_lifted_constants),

@@ -27,6 +27,17 @@ typedef struct Ten {
 	onnxc_value made;  /* the constant input made for this result */
 } Ten;
 
+/* A permute folded before (fx.c): the input's bytes, shape and order,
+ * and the result kept for them. */
+enum { PMEMO = 8, PMEMO_RANK = 8 };
+typedef struct PermMemo {
+	const void *data;
+	uint32_t dt;
+	int rank;
+	int64_t dims[PMEMO_RANK], perm[PMEMO_RANK];
+	struct Ten *res;     /* NULL: none, or not kept (yet) */
+} PermMemo;
+
 typedef struct Fold {
 	onnxc_ctx *ctx;
 	const onnxc_host_api *h;
@@ -50,6 +61,8 @@ typedef struct Fold {
 	/* fold_fx_node's op codes by op handle, direct-mapped */
 	uint32_t fxkey[64];  /* op handle + 1; 0: empty */
 	int fxcode[64];      /* 0: not an op fx.c folds */
+	PermMemo pmemo[PMEMO]; /* by the input's address */
+	int pending;         /* pmemo slot + 1 of a permute just computed */
 } Fold;
 
 /* Outcome of evaluating one node. */

@@ -53,6 +53,38 @@ wrapdim(int64_t d, int n, int *out)
 	return 1;
 }
 
+/* x permuted by perm.  A weight is permuted for every layer that uses it
+ * (the permute -> addmm form): a result kept for the same input bytes,
+ * shape and order is borrowed as fold_dedup would borrow it, else the
+ * result is computed, and remembered once fold_fx_node keeps it. */
+static int
+permute(Fold *f, const Ten *x, Ten *r, const int64_t *perm, int k)
+{
+	if (k != x->rank || k > PMEMO_RANK || !x->data)
+		return fold_permute(f, x, r, perm, k);
+	uintptr_t a = (uintptr_t)x->data;
+	PermMemo *e = &f->pmemo[((a >> 4) ^ (a >> 12)) % PMEMO];
+	size_t nb = sizeof(int64_t) * (size_t)k;
+	if (e->res && e->data == x->data && e->dt == x->dt && e->rank == k &&
+	    !memcmp(e->dims, x->dims, nb) && !memcmp(e->perm, perm, nb)) {
+		const Ten *first = e->res;
+		*r = (Ten){.dt = first->dt, .rank = first->rank,
+		    .numel = first->numel, .data = first->data,
+		    .twin = e->res};
+		memcpy(r->dims, first->dims, sizeof(int64_t) *
+		    (size_t)first->rank);
+		return DONE;
+	}
+	int st = fold_permute(f, x, r, perm, k);
+	if (st == DONE) {
+		*e = (PermMemo){.data = x->data, .dt = x->dt, .rank = k};
+		memcpy(e->dims, x->dims, nb);
+		memcpy(e->perm, perm, nb);
+		f->pending = (int)(e - f->pmemo) + 1;
+	}
+	return st;
+}
+
 static int
 arg_const(Fold *f, onnxc_node n, const onnxc_node_info *ni, int pos,
     const char *key, Ten *out)
@@ -304,7 +336,7 @@ fx_eval(Fold *f, int op, onnxc_node n, const onnxc_node_info *ni, Ten *r)
 	switch (op) {
 	case FX_PERMUTE:
 		k = arg_ints(f, n, ni, 1, "dims", v, MAXRANK);
-		return k < 0 ? SKIP : fold_permute(f, &x, r, v, k);
+		return k < 0 ? SKIP : permute(f, &x, r, v, k);
 	case FX_TRANSPOSE:
 		if (!arg_int(f, n, ni, 1, "dim0", 0, &a) ||
 		    !arg_int(f, n, ni, 2, "dim1", 0, &b) ||
@@ -491,6 +523,7 @@ fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 	 * it is one */
 	Ten t;
 	memset(&t, 0, sizeof t);
+	f->pending = 0;
 	int s = fx_eval(f, op, n, ni, &t);
 	if (s == DONE && !fold_fits(f, v, &t))
 		s = SKIP;
@@ -513,5 +546,7 @@ fold_fx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 	}
 	f->known[v] = r;
 	f->folded[n] = 1;
+	if (f->pending)
+		f->pmemo[f->pending - 1].res = r->twin ? r->twin : r;
 	return fold_count_node(f, f->folduses, n, ni);
 }
