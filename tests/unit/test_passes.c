@@ -891,8 +891,9 @@ functionalize_leaves_functional_graphs(void **state)
 	Fix *f = *state;
 	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
 	GraphId b = body(f, "aten::relu.default");
-	ValId v = fx(f, "aten::view.default", "v", DT_F32, 2, d32 + 1, 2,
-	    (Arg[]){arg_val(x), ints(f, 1, d3)});
+	static const int64_t d13[] = {1, 3};
+	ValId v = fx(f, "aten::view.default", "v", DT_F32, 2, d13, 2,
+	    (Arg[]){arg_val(x), ints(f, 2, d13)});
 	ValId m = fx(f, "higher_order::map_impl", "m", DT_F32, 1, d3, 2,
 	    (Arg[]){{.kind = A_GRAPH, .u.g = b}, arg_val(v)});
 	output(f, m);
