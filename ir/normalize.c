@@ -4,7 +4,9 @@
  *
  * Linear in the graph: one walk collects each node's defining nodes, a
  * depth-first walk orders them, one copy rebuilds the node and arg
- * tables; values keep their ids. */
+ * tables; values keep their ids.  Most passes leave the order valid (they
+ * erase nodes, or append nodes used only after them): then the erased
+ * nodes are dropped in place, with no tables and no copy. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,10 +66,91 @@ cycle(Module *m, const Graph *g, NodeId n, const char *who)
 	    ir_str(m, g->nodes[n].op));
 }
 
+/* Does every value arg a of node n uses come from a live node before n
+ * (a list's items too)?  Anything else, errors included, is left to the
+ * full walk. */
+static bool
+arg_in_order(const Graph *g, NodeId n, const Arg *a, int depth)
+{
+	if (a->kind == A_LIST || a->kind == A_TUPLE) {
+		if (depth > 64 ||
+		    (uint64_t)a->u.list.off + a->u.list.n > g->nitems)
+			return false;
+		for (uint32_t i = 0; i < a->u.list.n; i++)
+			if (!arg_in_order(g, n, &g->items[a->u.list.off + i],
+			    depth + 1))
+				return false;
+		return true;
+	}
+	if (a->kind != A_VAL || a->u.v == 0 || a->u.v >= g->nvals)
+		return true;
+	NodeId d = g->vals[a->u.v].def;
+	return d == 0 || (d < n && g->nodes[d].op);
+}
+
+/* Is the graph in program order, with each live node's args after the
+ * previous live node's (so that they can move down in place)? */
+static bool
+in_order(const Graph *g)
+{
+	uint64_t end = 0;
+	for (NodeId n = 1; n < g->nnodes; n++) {
+		const Node *p = &g->nodes[n];
+		if (!p->op)
+			continue;
+		if (p->args < end || (uint64_t)p->args + p->nargs > g->nargs)
+			return false;
+		end = (uint64_t)p->args + p->nargs;
+		for (uint32_t k = 0; k < p->nargs; k++)
+			if (!arg_in_order(g, n, &g->args[p->args + k], 0))
+				return false;
+	}
+	for (uint32_t i = 0; i < g->noutputs; i++) {
+		ValId v = g->outputs[i];
+		NodeId d = v && v < g->nvals ? g->vals[v].def : 0;
+		if (d && d < g->nnodes && !g->nodes[d].op)
+			return false;
+	}
+	return true;
+}
+
+/* Drop the erased nodes of a graph in order: the order the full walk
+ * would give, since each node already follows what it uses. */
+static void
+compact(Graph *g)
+{
+	NodeId k = 1;
+	uint32_t na = 0;
+	for (NodeId n = 1; n < g->nnodes; n++) {
+		Node p = g->nodes[n];
+		if (!p.op) {
+			for (uint32_t j = 0; j < p.nout &&
+			    p.out + j < g->nvals; j++)
+				g->vals[p.out + j].def = 0;
+			continue;
+		}
+		if (p.nargs && p.args != na)
+			memmove(&g->args[na], &g->args[p.args],
+			    p.nargs * sizeof *g->args);
+		p.args = na;
+		na += p.nargs;
+		g->nodes[k] = p;
+		for (uint32_t j = 0; j < p.nout && p.out + j < g->nvals; j++)
+			g->vals[p.out + j].def = k;
+		k++;
+	}
+	g->nnodes = k;
+	g->nargs = na;
+}
+
 int
 ir_normalize(Module *m, GraphId gid, uint32_t base, const char *who)
 {
 	Graph *g = ir_graph(m, gid);
+	if (in_order(g)) {
+		compact(g);
+		return 0;
+	}
 	uint32_t nn = g->nnodes;
 	Norm z = {.m = m, .g = g, .who = who};
 	uint32_t *start = onnxc_table_calloc(nn + 1, sizeof *start);

@@ -468,6 +468,72 @@ test_graph_building(void **state)
 	ir_free(m);
 }
 
+/* A chain x -> r1 -> r2 -> add(r1, r1) -> cat([r1, add]) with r2 erased
+ * and add pointed at r1 instead, as a pass leaves it, and an unused node
+ * appended at the end: in program order already, so normalizing drops r2
+ * in place (the node table is not replaced) and keeps the rest in order.
+ * Then an appended node that an earlier one uses: the full walk moves it
+ * before its user, into new tables. */
+static void
+test_normalize_in_place(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	GraphId gid = ir_graph_new(m, "g", 0);
+	Graph *g = ir_graph(m, gid);
+	ValId x = ir_value(g, ir_intern(m, "x"));
+	ir_add_input(g, x);
+	StrId relu = ir_intern(m, "aten::relu.default"), add = ir_intern(m, "aten::add.Tensor");
+	NodeId r1 = ir_node(g, D_FX, relu, 1);
+	ir_push_arg(g, r1, arg_val(x));
+	NodeId r2 = ir_node(g, D_FX, relu, 1);
+	ir_push_arg(g, r2, arg_val(ir_nodep(g, r1)->out));
+	NodeId a = ir_node(g, D_FX, add, 1);
+	ir_push_arg(g, a, arg_val(ir_nodep(g, r1)->out));
+	ir_push_arg(g, a, arg_val(ir_nodep(g, r2)->out));
+	NodeId cat = ir_node(g, D_FX, ir_intern(m, "aten::cat.default"), 1);
+	Arg two[2] = {arg_val(ir_nodep(g, r1)->out),
+		arg_val(ir_nodep(g, a)->out)};
+	ir_push_arg(g, cat, ir_list(g, A_LIST, two, 2));
+	ir_add_output(g, ir_nodep(g, cat)->out, OUT_USER, 0);
+	uint32_t base = g->nnodes;
+	NodeId extra = ir_node(g, D_FX, relu, 1);
+	ir_push_arg(g, extra, arg_val(x));
+	/* the pass: add reads r1 twice, r2 goes */
+	g->args[ir_nodep(g, a)->args + 1] = arg_val(ir_nodep(g, r1)->out);
+	ValId r2out = ir_nodep(g, r2)->out;
+	ir_nodep(g, r2)->op = 0;
+	const Node *before = g->nodes;
+	assert_int_equal(ir_normalize(m, gid, base, "test"), 0);
+	assert_ptr_equal(g->nodes, before);
+	assert_int_equal(g->nnodes, 5);
+	StrId want[] = {0, relu, add, ir_intern(m, "aten::cat.default"), relu};
+	for (NodeId n = 1; n < 5; n++) {
+		assert_int_equal(g->nodes[n].op, want[n]);
+		assert_int_equal(g->vals[g->nodes[n].out].def, n);
+	}
+	assert_int_equal(g->vals[r2out].def, 0);
+	assert_int_equal(g->nargs, 1 + 2 + 1 + 1);
+	assert_int_equal(ir_arg(g, 2, 1)->u.v, g->nodes[1].out);
+	assert_int_equal(ir_arg(g, 4, 0)->u.v, x);
+	assert_int_equal(ir_verify(m, gid), 0);
+
+	/* a node appended now and used by r1: moved before it */
+	base = g->nnodes;
+	NodeId neg = ir_node(g, D_FX, ir_intern(m, "aten::neg.default"), 1);
+	ir_push_arg(g, neg, arg_val(x));
+	g->args[ir_nodep(g, 1)->args] = arg_val(ir_nodep(g, neg)->out);
+	before = g->nodes;
+	assert_int_equal(ir_normalize(m, gid, base, "test"), 0);
+	assert_ptr_not_equal(g->nodes, before);
+	assert_int_equal(g->nnodes, 6);
+	assert_int_equal(g->nodes[1].op, ir_intern(m, "aten::neg.default"));
+	assert_int_equal(g->nodes[2].op, relu);
+	assert_int_equal(ir_arg(g, 2, 0)->u.v, g->nodes[1].out);
+	assert_int_equal(ir_verify(m, gid), 0);
+	ir_free(m);
+}
+
 static void
 test_verify_catches_use_before_def(void **state)
 {
@@ -758,6 +824,7 @@ main(void)
 		cmocka_unit_test(test_graph_building),
 		cmocka_unit_test(test_shared_dims),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_normalize_in_place),
 		cmocka_unit_test(test_verify_catches_use_before_def),
 		cmocka_unit_test(test_verify_catches_bad_dims),
 		cmocka_unit_test(test_verify_subgraphs),
