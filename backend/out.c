@@ -492,6 +492,27 @@ be_out_write(BeOut *o, const void *p, size_t n)
 	return o->err;
 }
 
+uint8_t *
+be_out_room(BeOut *o, size_t *n)
+{
+	*n = 0;
+	if (o->err || (o->len == BUFSZ && drain(o)))
+		return NULL;
+	*n = BUFSZ - o->len;
+	return o->buf + o->len;
+}
+
+void
+be_out_put(BeOut *o, size_t k)
+{
+	if (o->err || k == 0)
+		return;
+	test_stop(o->pos, k);
+	o->len += k;
+	o->pos += k;
+	kick(o);
+}
+
 int
 be_out_align(BeOut *o, uint64_t align)
 {

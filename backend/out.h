@@ -22,6 +22,12 @@ BeOut *be_out_open(Module *m, const char *path);
  * Returns 0, or the errno value of the first failure (kept: later writes
  * do nothing, and be_out_commit reports it). */
 int be_out_write(BeOut *o, const void *p, size_t n);
+/* Room to write into in place: *n bytes (none after a failure: NULL) at
+ * the end of the output's buffer, which be_out_put then appends.  Any
+ * other call on o ends the room; the protobuf writer encodes into it
+ * rather than into a buffer of its own that is then copied. */
+uint8_t *be_out_room(BeOut *o, size_t *n);
+void be_out_put(BeOut *o, size_t k);
 /* Zeros up to the next multiple of align (a power of two). */
 int be_out_align(BeOut *o, uint64_t align);
 uint64_t be_out_pos(const BeOut *o);

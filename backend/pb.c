@@ -42,28 +42,56 @@ pb_write(Pb *w, BeOut *out, uint8_t *mem)
 	w->mem = mem;
 	w->membase = 0;
 	w->nbuf = 0;
+	w->cap = 0;
 	w->err = 0;
-	if (!w->buf)
-		w->buf = xrealloc(NULL, BUFSZ);
 }
 
+/* What is in the buffer to its destination; the room ends with it (any
+ * other write to the output moves the output's buffer on). */
 static void
 drain(Pb *w)
 {
-	if (!w->nbuf)
-		return;
-	if (w->mem)
-		memcpy(w->mem + (w->pos - w->membase) - w->nbuf, w->buf,
-		    w->nbuf);
-	else if (!w->err)
-		w->err = be_out_write(w->out, w->buf, w->nbuf);
+	if (w->nbuf) {
+		if (w->mem)
+			memcpy(w->mem + (w->pos - w->membase) - w->nbuf,
+			    w->buf, w->nbuf);
+		else if (w->buf != w->own)
+			be_out_put(w->out, w->nbuf);
+		else if (!w->err)
+			w->err = be_out_write(w->out, w->own, w->nbuf);
+	}
 	w->nbuf = 0;
+	w->cap = 0;
+}
+
+/* Room for n more bytes (n <= PB_BUFSZ): in the output's buffer where it
+ * has that much left, else in own. */
+static void
+ensure(Pb *w, size_t n)
+{
+	if (w->nbuf + n <= w->cap)
+		return;
+	drain(w);
+	size_t k = 0;
+	uint8_t *p = w->mem || !w->out ? NULL : be_out_room(w->out, &k);
+	if (p && k >= n) {
+		w->buf = p;
+		w->cap = k;
+		return;
+	}
+	if (!w->own)
+		w->own = xrealloc(NULL, BUFSZ);
+	w->buf = w->own;
+	w->cap = BUFSZ;
 }
 
 int
 pb_flush(Pb *w)
 {
 	drain(w);
+	/* bytes put in the output's room report nothing: its own failure */
+	if (!w->err && !w->mem && w->out)
+		w->err = be_out_write(w->out, NULL, 0);
 	return w->err;
 }
 
@@ -94,7 +122,8 @@ pb_raw(Pb *w, const void *p, uint64_t n)
 		w->pos += n;
 		return;
 	}
-	if (w->nbuf + n <= BUFSZ) {
+	if (n <= BUFSZ / 4) {
+		ensure(w, (size_t)n);
 		memcpy(w->buf + w->nbuf, p, (size_t)n);
 		w->nbuf += (size_t)n;
 		w->pos += n;
@@ -108,7 +137,7 @@ pb_free(Pb *w)
 {
 	free(w->lens);
 	free(w->open);
-	free(w->buf);
+	free(w->own);
 	*w = (Pb){0};
 }
 
@@ -116,8 +145,7 @@ pb_free(Pb *w)
 static uint8_t *
 room(Pb *w, size_t n)
 {
-	if (w->nbuf + n > BUFSZ)
-		drain(w);
+	ensure(w, n);
 	return w->buf + w->nbuf;
 }
 
@@ -129,8 +157,7 @@ put_varint(Pb *w, uint64_t v)
 		w->pos += v < 0x80 ? 1 : varint_size(v);
 		return;
 	}
-	if (w->nbuf + 10 > BUFSZ)
-		drain(w);
+	ensure(w, 10);
 	uint8_t *p = w->buf + w->nbuf, *s = p;
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
@@ -180,8 +207,7 @@ bytes(Pb *w, uint32_t field, const void *p, size_t n, bool direct)
 	}
 	if (!direct && n <= BUFSZ / 4) {
 		/* tag, length and bytes with one check for room */
-		if (w->nbuf + 20 + n > BUFSZ)
-			drain(w);
+		ensure(w, 20 + n);
 		put_varint(w, t);
 		put_varint(w, n);
 		if (n)
@@ -271,8 +297,7 @@ pb_entry(Pb *w, uint32_t field, const void *k, size_t kn, const void *v,
 		bytes(w, 2, v, vn, false);
 		return;
 	}
-	if (w->nbuf + all > BUFSZ)
-		drain(w);
+	ensure(w, (size_t)all);
 	uint8_t *p = varint_at(varint_at(w->buf + w->nbuf, t), in);
 	*p++ = 1 << 3 | WT_LEN;
 	p = varint_at(p, kn);

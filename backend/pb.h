@@ -30,13 +30,16 @@ typedef struct Pb {
 	uint32_t next;       /* writing: the next entry of lens */
 	PbOpen *open;        /* sizing: the submessages open now */
 	uint32_t depth, copen;
-	/* writing: the destination and a buffer in front of it */
+	/* writing: the destination, and where bytes go first: room at the
+	 * end of the output's own buffer (be_out_room), or own */
 	BeOut *out;
 	uint8_t *mem;        /* instead of out: memory for the bytes from
 	                      * position membase on */
 	uint64_t membase;
 	uint8_t *buf;
-	size_t nbuf;
+	size_t nbuf, cap;    /* cap 0: no room taken yet */
+	uint8_t *own;        /* for memory, and where the output's buffer
+	                      * has too little room left for a field */
 	int err;             /* errno value of the first failed write */
 } Pb;
 
@@ -80,7 +83,7 @@ uint64_t pb_bytes_size(uint32_t field, uint64_t n);
 /* The bytes a varint field of value v takes, tag included. */
 uint64_t pb_varint_size(uint32_t field, uint64_t v);
 
-enum { PB_BUFSZ = 64 * 1024 };  /* the writing buffer's size */
+enum { PB_BUFSZ = 64 * 1024 };  /* own's size */
 
 /* Inline, the common case of a short string (names, op types, metadata):
  * its tag and length are one byte each.  Anything else: pb_bytes_any. */
@@ -93,7 +96,7 @@ pb_bytes(Pb *w, uint32_t field, const void *p, size_t n)
 			w->pos += 2 + n;
 			return;
 		}
-		if (w->nbuf + 2 + n <= PB_BUFSZ) {
+		if (w->nbuf + 2 + n <= w->cap) {
 			uint8_t *b = w->buf + w->nbuf;
 			b[0] = (uint8_t)t;
 			b[1] = (uint8_t)n;
