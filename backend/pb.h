@@ -3,11 +3,12 @@
  * A message is emitted by running the same code twice: first in sizing
  * mode, which writes nothing and records the length of every submessage
  * in the order they are opened, then in writing mode, which puts each
- * length before its submessage and streams the bytes through a buffer into
- * a BeOut (or memory).  No message tree is built and no length is computed
- * twice, so writing is one pass over the IR per mode.  Fields go out in the
- * order they are emitted: callers emit them in field-number order, as
- * protobuf-c and the C++ runtime do, so the bytes are the canonical ones.
+ * length before its submessage and encodes the bytes straight into the
+ * BeOut's buffer (or through a buffer of its own into memory).  No message
+ * tree is built and no length is computed twice, so writing is one pass
+ * over the IR per mode.  Fields go out in the order they are emitted:
+ * callers emit them in field-number order, as protobuf-c and the C++
+ * runtime do, so the bytes are the canonical ones.
  */
 #ifndef ONNXC_PB_H
 #define ONNXC_PB_H
