@@ -50,30 +50,6 @@ typedef struct Line {
 	const char *next;  /* the start of the next line */
 } Line;
 
-static bool
-isblank_(char c)
-{
-	return fx_cclass[(unsigned char)c] & C_BLANK;
-}
-
-static bool
-isname0(char c)
-{
-	return fx_cclass[(unsigned char)c] & C_NAME0;
-}
-
-static bool
-isnamec(char c)
-{
-	return fx_cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
-}
-
-static bool
-isdig(char c)
-{
-	return fx_cclass[(unsigned char)c] & C_DIG;
-}
-
 /* The scan below reads one line, which ends in '\n' (scan checks that
  * first): no loop passes that byte, so none looks for the end of the
  * text. */
@@ -81,7 +57,7 @@ isdig(char c)
 static const char *
 blanks(const char *q)
 {
-	while (isblank_(*q))
+	while (fx_isblank(*q))
 		q++;
 	return q;
 }
@@ -91,9 +67,9 @@ static const char *
 name(const char *q)
 {
 	const char *a = q;
-	if (!isname0(*q))
+	if (!fx_isname0(*q))
 		return a;
-	while (isnamec(*q))
+	while (fx_isnamec(*q))
 		q++;
 	return q - a > MAXNAME ? a : q;
 }
@@ -113,14 +89,14 @@ value(const char *q, Item *it)
 		it->neg = true;
 		q = blanks(q + 1);
 	}
-	if (isdig(*q)) {
+	if (fx_isdig(*q)) {
 		const char *a = q;
 		uint64_t u = 0;
-		while (isdig(*q))
+		while (fx_isdig(*q))
 			u = u * 10 + (uint64_t)(*q++ - '0');
 		/* 18 digits fit 63 bits; '.', 'e' or a letter after the
 		 * digits would make another token */
-		if (q - a > 18 || (!isblank_(*q) && *q != ',' && *q != ')' &&
+		if (q - a > 18 || (!fx_isblank(*q) && *q != ',' && *q != ')' &&
 		    *q != ']'))
 			return NULL;
 		it->kind = I_INT;
@@ -385,7 +361,7 @@ prefetch(const Module *m, const char *q, const char *end)
 	while (q < end && *q == ' ')
 		q++;
 	const char *e = q;
-	while (e < end && isnamec(*e))
+	while (e < end && fx_isnamec(*e))
 		e++;
 	if (e > q)
 		ir_intern_prefetch(m, q, (size_t)(e - q));

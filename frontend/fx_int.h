@@ -55,6 +55,26 @@ typedef struct Lexer {
 /* Character classes by table: the lexer tests one for every byte. */
 enum { C_DIG = 1, C_NAME0 = 2, C_BLANK = 4 };
 extern const uint8_t fx_cclass[256];
+static inline bool
+fx_isdig(char c)
+{
+	return fx_cclass[(unsigned char)c] & C_DIG;
+}
+static inline bool
+fx_isname0(char c)
+{
+	return fx_cclass[(unsigned char)c] & C_NAME0;
+}
+static inline bool
+fx_isnamec(char c)
+{
+	return fx_cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
+}
+static inline bool
+fx_isblank(char c)
+{
+	return fx_cclass[(unsigned char)c] & C_BLANK;
+}
 void fx_lex_init(Lexer *lx, const char *s, size_t n);
 void fx_lex_next(Lexer *lx, Token *t);
 /* Is t of kind k and, unless text is NULL, spelled text?  Inline, so

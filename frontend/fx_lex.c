@@ -52,35 +52,11 @@ const uint8_t fx_cclass[256] = {
 	['\v'] = C_BLANK,
 };
 
-static bool
-isdig(char c)
-{
-	return fx_cclass[(unsigned char)c] & C_DIG;
-}
-
-static bool
-isname0(char c)
-{
-	return fx_cclass[(unsigned char)c] & C_NAME0;
-}
-
-static bool
-isnamec(char c)
-{
-	return fx_cclass[(unsigned char)c] & (C_NAME0 | C_DIG);
-}
-
-static bool
-isblank_(char c)
-{
-	return fx_cclass[(unsigned char)c] & C_BLANK;
-}
-
 static size_t
 digits(const char *s, size_t n, size_t i)
 {
 	size_t j = i;
-	while (j < n && isdig(s[j]))
+	while (j < n && fx_isdig(s[j]))
 		j++;
 	return j - i;
 }
@@ -149,7 +125,7 @@ ansilen(const char *s, size_t n)
 	if (s[1] != '[')
 		return 1;
 	size_t i = 2;
-	while (i < n && (isdig(s[i]) || s[i] == ';' || s[i] == '?'))
+	while (i < n && (fx_isdig(s[i]) || s[i] == ';' || s[i] == '?'))
 		i++;
 	if (i < n && ((s[i] >= 'A' && s[i] <= 'Z') ||
 	    (s[i] >= 'a' && s[i] <= 'z')))
@@ -238,7 +214,7 @@ lexnumber(Lexer *lx, Token *t, size_t start)
 	bool isfloat = false;
 	uint64_t u = 0;
 	bool ovf = false;
-	while (i < n && isdig(s[i])) {
+	while (i < n && fx_isdig(s[i])) {
 		uint64_t d = (uint64_t)(s[i] - '0');
 		if (u > (UINT64_MAX - d) / 10)
 			ovf = true;
@@ -246,7 +222,7 @@ lexnumber(Lexer *lx, Token *t, size_t start)
 			u = u * 10 + d;
 		i++;
 	}
-	if (i < n && s[i] == '.' && !(i + 1 < n && isname0(s[i + 1]))) {
+	if (i < n && s[i] == '.' && !(i + 1 < n && fx_isname0(s[i + 1]))) {
 		isfloat = true;
 		i++;
 		i += digits(s, n, i);
@@ -353,9 +329,9 @@ fx_lex_next(Lexer *lx, Token *t)
 			return;
 		}
 		char c = s[lx->pos];
-		if (isblank_(c)) {
+		if (fx_isblank(c)) {
 			size_t i = lx->pos + 1;
-			while (i < lx->n && isblank_(s[i]))
+			while (i < lx->n && fx_isblank(s[i]))
 				i++;
 			skipbytes(lx, i - lx->pos);
 			continue;
@@ -384,17 +360,17 @@ fx_lex_next(Lexer *lx, Token *t)
 	}
 	size_t start = lx->pos;
 	char c = s[start];
-	if (isname0(c)) {
+	if (fx_isname0(c)) {
 		size_t i = start;
-		while (i < lx->n && isnamec(s[i]))
+		while (i < lx->n && fx_isnamec(s[i]))
 			i++;
 		settok(lx, t, T_NAME, start, i - start);
 		skipbytes(lx, i - start);
 		toolong(t, "name longer than 64 KB");
 		return;
 	}
-	if (isdig(c) || (c == '.' && start + 1 < lx->n &&
-	    isdig(s[start + 1]))) {
+	if (fx_isdig(c) || (c == '.' && start + 1 < lx->n &&
+	    fx_isdig(s[start + 1]))) {
 		lexnumber(lx, t, start);
 		toolong(t, "number longer than 64 KB");
 		return;
@@ -664,9 +640,9 @@ fx_dotted_fast(Parser *p, Token *parts, int max)
 	int n = 0;
 	for (;;) {
 		const char *a = q;
-		if (q >= end || !isname0(*q) || n == max)
+		if (q >= end || !fx_isname0(*q) || n == max)
 			return 0;
-		while (q < end && isnamec(*q))
+		while (q < end && fx_isnamec(*q))
 			q++;
 		if (q - a > 1024)
 			return 0;   /* the token path says what is wrong */
@@ -716,13 +692,13 @@ hasindex(const char *s, size_t n)
 	const char *end = s + n, *q = s;
 	while ((q = memchr(q, '[', (size_t)(end - q))) != NULL) {
 		q++;
-		while (q < end && isblank_(*q))
+		while (q < end && fx_isblank(*q))
 			q++;
-		if (q >= end || !isdig(*q))
+		if (q >= end || !fx_isdig(*q))
 			continue;
-		while (q < end && isdig(*q))
+		while (q < end && fx_isdig(*q))
 			q++;
-		while (q < end && isblank_(*q))
+		while (q < end && fx_isblank(*q))
 			q++;
 		if (q < end && *q == ']')
 			return true;
@@ -762,10 +738,10 @@ fx_line_name(const Lexer *lx, size_t *len)
 	while (q < end && (*q == ' ' || *q == '\t'))
 		q++;
 	/* a line that is not indented may start with a logger prefix */
-	if (q == s || q >= end || !isname0(*q))
+	if (q == s || q >= end || !fx_isname0(*q))
 		return NULL;
 	const char *a = q;
-	while (q < end && isnamec(*q))
+	while (q < end && fx_isnamec(*q))
 		q++;
 	if (q - a > MAXTOKEN || stopword(a, (size_t)(q - a)))
 		return NULL;
