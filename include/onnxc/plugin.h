@@ -473,6 +473,29 @@ struct onnxc_host_api {
 	((host)->size >= offsetof(onnxc_host_api, member) + \
 	    sizeof((host)->member) && (host)->member != NULL)
 
+/* Whether no op of graph g or its bodies concerns a pass (concerns(arg,
+ * op) nonzero), asked of the host in one call (graph_ops, ABI 1.5) where
+ * a pass would read every node to learn it.  0 when the host cannot say
+ * (an older host, more distinct ops than fit here) or an op concerns the
+ * pass: then the pass walks the graph. */
+static inline int
+onnxc_no_op_concerns(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g,
+    int (*concerns)(void *arg, onnxc_str op), void *arg)
+{
+	enum { ONNXC_OPS_CAP = 256 };
+	onnxc_str ops[ONNXC_OPS_CAP];
+	uint32_t n, i;
+	if (!ONNXC_HOST_HAS(h, graph_ops))
+		return 0;
+	n = h->graph_ops(ctx, g, ops, ONNXC_OPS_CAP);
+	if (n > ONNXC_OPS_CAP)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (concerns(arg, ops[i]))
+			return 0;
+	return 1;
+}
+
 /* ------------------------------------------------------------ export */
 
 #define ONNXC_PLUGIN_SYMBOL "onnxc_plugin"

@@ -169,23 +169,21 @@ run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
 	return ONNXC_OK;
 }
 
-/* Whether no op of the graph or its bodies is one to decompose, asked of
- * the host in one call (ABI 1.5) rather than node by node. */
+/* What run asks verdict with, for onnxc_no_op_concerns. */
+typedef struct Ask {
+	onnxc_ctx *ctx;
+	const onnxc_host_api *h;
+	int all;
+	const char *keep;
+	DecCache *cache;
+} Ask;
+
+/* onnxc_no_op_concerns: an op to decompose */
 static int
-nothing_to_do(onnxc_ctx *ctx, const onnxc_host_api *h, int all,
-    const char *keep, DecCache *cache)
+to_decompose(void *arg, onnxc_str op)
 {
-	enum { CAP = 256 };
-	onnxc_str ops[CAP];
-	if (!ONNXC_HOST_HAS(h, graph_ops))
-		return 0;
-	uint32_t n = h->graph_ops(ctx, h->graph(ctx), ops, CAP);
-	if (n > CAP)
-		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (verdict(cache, ctx, h, ops[i], all, keep))
-			return 0;
-	return 1;
+	Ask *a = arg;
+	return verdict(a->cache, a->ctx, a->h, op, a->all, a->keep) != NULL;
 }
 
 static onnxc_status
@@ -200,7 +198,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	check_keep(ctx, h, keep);
 	DecCache cache;
 	memset(&cache, 0, sizeof cache);
-	if (nothing_to_do(ctx, h, all, keep, &cache))
+	Ask ask = {ctx, h, all, keep, &cache};
+	if (onnxc_no_op_concerns(ctx, h, h->graph(ctx), to_decompose, &ask))
 		return ONNXC_OK;
 	return run_graph(ctx, h, h->graph(ctx), all, keep, 0, &cache);
 }

@@ -314,26 +314,16 @@ sweep(Fn *f)
 	}
 }
 
-/* Whether graph g and its bodies hold no in-place op, asked of the host
- * in one call (ABI 1.5).  Then nothing is written through a view, every
- * value reads as itself and the sweep would change nothing. */
+/* onnxc_no_op_concerns: an in-place op (or one the host cannot name).
+ * With none in graph g and its bodies nothing is written through a view,
+ * every value reads as itself and the sweep would change nothing. */
 static int
-no_inplace(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
+inplace(void *arg, onnxc_str op)
 {
-	enum { CAP = 256 };
-	onnxc_str ops[CAP];
+	const Fn *f = arg;
+	const char *s = f->h->str(f->ctx, op);
 	char fop[256];
-	if (!ONNXC_HOST_HAS(h, graph_ops))
-		return 0;
-	uint32_t n = h->graph_ops(ctx, g, ops, CAP);
-	if (n > CAP)
-		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const char *op = h->str(ctx, ops[i]);
-		if (!op || functional(op, fop, sizeof fop))
-			return 0;
-	}
-	return 1;
+	return !s || functional(s, fop, sizeof fop);
 }
 
 static onnxc_status
@@ -346,7 +336,7 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 		    "this onnxc's plugin host is too old (ABI 1.2 needed)");
 		return ONNXC_ERROR;
 	}
-	if (no_inplace(ctx, host, f.g))
+	if (onnxc_no_op_concerns(ctx, host, f.g, inplace, &f))
 		return ONNXC_OK;
 	/* the main graph, then every body reached from it (torch.cond and
 	 * its kin forbid writes into their operands: each body is its own

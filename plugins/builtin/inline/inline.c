@@ -377,24 +377,14 @@ rewire(In *in)
 	return ONNXC_OK;
 }
 
-/* Whether no node of graph g or its bodies is a call to inline, asked of
- * the host in one call (ABI 1.5) rather than node by node. */
+/* onnxc_no_op_concerns: a call to inline (or an op the host cannot
+ * name) */
 static int
-no_calls(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
+call_op(void *arg, onnxc_str op)
 {
-	enum { CAP = 256 };
-	onnxc_str ops[CAP];
-	if (!ONNXC_HOST_HAS(h, graph_ops))
-		return 0;
-	uint32_t n = h->graph_ops(ctx, g, ops, CAP);
-	if (n > CAP)
-		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const char *op = h->str(ctx, ops[i]);
-		if (!op || !strcmp(op, GRAD) || !strcmp(op, AUTOCAST))
-			return 0;
-	}
-	return 1;
+	const In *in = arg;
+	const char *s = in->h->str(in->ctx, op);
+	return !s || !strcmp(s, GRAD) || !strcmp(s, AUTOCAST);
 }
 
 static onnxc_status
@@ -402,7 +392,7 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 {
 	(void)user;
 	In in = {.ctx = ctx, .h = host, .g = host->graph(ctx)};
-	if (no_calls(ctx, host, in.g))
+	if (onnxc_no_op_concerns(ctx, host, in.g, call_op, &in))
 		return ONNXC_OK;
 	uint32_t end = host->node_end(ctx, in.g);
 	onnxc_status s = ONNXC_OK;
