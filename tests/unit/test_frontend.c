@@ -943,6 +943,27 @@ test_fast_stmt(void **state)
 	done(&r);
 }
 
+/* The whole file at path (malloc'ed, *len bytes), or NULL. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *text = NULL;
+	*len = 0;
+	FILE *mf = open_memstream(&text, len);
+	char chunk[65536];
+	size_t k;
+	while (mf && (k = fread(chunk, 1, sizeof chunk, f)) > 0)
+		fwrite(chunk, 1, k, mf);
+	fclose(f);
+	if (!mf)
+		return NULL;
+	fclose(mf);
+	return text;
+}
+
 /* Every dump the tests, the fuzzer's seeds and the shared corpus hold:
  * the same with the fast path and without it. */
 static uint32_t
@@ -959,18 +980,10 @@ same_both_dir(const char *dir, const char *file)
 		char path[1024];
 		snprintf(path, sizeof path, "%s/%s%s%s", dir, e->d_name,
 		    file ? "/" : "", file ? file : "");
-		FILE *f = fopen(path, "rb");
-		if (!f)
+		size_t len;
+		char *text = slurp(path, &len);
+		if (!text)
 			continue;
-		char *text = NULL;
-		size_t len = 0;
-		FILE *mf = open_memstream(&text, &len);
-		char chunk[65536];
-		size_t k;
-		while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-			fwrite(chunk, 1, k, mf);
-		fclose(f);
-		fclose(mf);
 		fast += same_both(text, len);
 		free(text);
 	}
@@ -1216,21 +1229,13 @@ test_corpus(void **state)
 			continue;
 		char path[1024];
 		snprintf(path, sizeof path, "%s/%s/graph.txt", dir, e->d_name);
-		FILE *f = fopen(path, "rb");
-		if (!f)
+		size_t len;
+		char *text = slurp(path, &len);
+		if (!text)
 			continue;
-		char *text = NULL;
-		size_t len = 0;
-		FILE *mf = open_memstream(&text, &len);
-		char chunk[65536];
-		size_t k;
-		while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-			fwrite(chunk, 1, k, mf);
-		fclose(f);
-		fclose(mf);
 		snprintf(path, sizeof path, "%s/%s/case.json", dir, e->d_name);
 		bool pass = false;
-		f = fopen(path, "rb");
+		FILE *f = fopen(path, "rb");
 		if (f) {
 			char js[8192];
 			size_t jn = fread(js, 1, sizeof js - 1, f);
