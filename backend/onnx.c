@@ -9,7 +9,10 @@
  * texts, which initializers go to external data), then the emit functions
  * run twice through the streaming writer (pb.h), once to size every
  * message and once to write it; a big graph's nodes are made on two
- * threads in both runs (pbsplit.h).  Tensor bytes are never copied:
+ * threads in both runs (pbsplit.h).  Into a file, such a graph is
+ * streamed: its nodes and value_info are sized chunk by chunk just
+ * before they are written, so the disk starts at once, and the graph's
+ * length is patched in at the end (write_streamed).  Tensor bytes are never copied:
  * raw_data is written straight from the weights mapping (or the module's
  * constants), which out.c turns into a kernel copy from the weights file.
  * With external data (forced, or when the model would pass 2 GB)
@@ -120,6 +123,13 @@ struct Enc {
 	int ir;              /* its ir_version */
 	Pb w;
 	Pb tw;               /* encodes tensor types (type_bytes) */
+	/* streaming (write_streamed): the splits are sized as they are
+	 * written, and the graph's length is patched in at the end */
+	bool stream;
+	unsigned glen_width; /* bytes the graph's length takes */
+	uint64_t glen_at;    /* where they are */
+	uint64_t glen;       /* the length written */
+	uint64_t graph_sized; /* the graph field's bytes by the sizing run */
 	TypeBytes types[TYPECACHE];
 	int errs;            /* m->nerrors on entry */
 };
@@ -875,9 +885,17 @@ emit_model(Enc *e, Pb *w)
 	pb_varint(w, MODEL_IR_VERSION, (uint64_t)e->ir);
 	pb_str(w, MODEL_PRODUCER_NAME, "onnxc");
 	pb_str(w, MODEL_PRODUCER_VERSION, ONNXC_VERSION_STRING);
-	pb_open(w, MODEL_GRAPH);
-	emit_graph(e, w, e->gid);
-	pb_close(w);
+	if (e->stream && w->writing) {
+		e->glen_at = pb_open_later(w, MODEL_GRAPH, e->glen_width);
+		emit_graph(e, w, e->gid);
+		e->glen = w->pos - e->glen_at - e->glen_width;
+	} else {
+		uint64_t start = w->pos;
+		pb_open(w, MODEL_GRAPH);
+		emit_graph(e, w, e->gid);
+		pb_close(w);
+		e->graph_sized = w->pos - start;
+	}
 	for (uint32_t i = 0; i <= e->ndomains; i++) {
 		pb_open(w, MODEL_OPSET_IMPORT);
 		pb_str(w, OPSET_DOMAIN, i ? ir_str(e->m, e->domains[i - 1])
@@ -907,7 +925,7 @@ emit_into(Enc *e, BeOut *o, uint8_t *mem)
 {
 	pb_write(&e->w, o, mem);
 	emit_model(e, &e->w);
-	if (e->w.next != e->w.nlens || e->w.pos != e->measured)
+	if (e->w.next != e->w.nlens || (!e->stream && e->w.pos != e->measured))
 		BUG("protobuf writer: %u submessages and %llu bytes written, "
 		    "%u and %llu sized", e->w.next, (unsigned long long)
 		    e->w.pos, e->w.nlens, (unsigned long long)e->measured);
@@ -1119,18 +1137,114 @@ write_external(Enc *e, const OnnxOptions *o, BeOut *model)
 	return be_out_commit(m, outs, 2);
 }
 
+/* ------------------------------------------------------------ streaming */
+
+static unsigned nstreamed;
+
+unsigned
+onnx_streamed(void)
+{
+	return nstreamed;
+}
+
+/* A big graph (split) alone in its model, whose weights may stay inline:
+ * its nodes and value_info can be sized as they are written. */
+static bool
+can_stream(const Enc *e)
+{
+	return e->o->stream_width >= 0 && e->o->external != ONNX_EXT_ALWAYS
+	    && e->ngraphs == 1 && e->graphs[0].split;
+}
+
+static void
+set_stream(Enc *e, bool on)
+{
+	GraphPrep *gp = &e->graphs[0];
+	e->stream = on;
+	pb_split_stream(gp->split, on);
+	if (gp->vsplit)
+		pb_split_stream(gp->vsplit, on);
+}
+
+/* The bytes a graph of about est bytes needs for its length; 0 where
+ * est lies within a quarter of a boundary between varint lengths, too
+ * near to trust. */
+static unsigned
+length_width(uint64_t est)
+{
+	unsigned w = pb_varint_len(est);
+	uint64_t lo = w > 1 ? UINT64_C(1) << 7 * (w - 1) : 0;
+	uint64_t hi = UINT64_C(1) << 7 * w;
+	return est - est / 4 < lo || est + est / 4 >= hi ? 0 : w;
+}
+
+/* Write the model into out with the big graph's nodes and value_info
+ * sized as they are written, so that its first bytes go out at once and
+ * the writer walks them once, not twice.  The graph's length goes at its
+ * head before they are written: its width is guessed from a sample, and
+ * the bytes are patched in at the end.  Returns 0 or -1 (reported) as
+ * be_out_commit, out consumed; 1 where it did not fit the guess (or
+ * might need external data), out emptied for the two walks. */
+static int
+write_streamed(Enc *e, BeOut *out)
+{
+	set_stream(e, true);
+	uint64_t base = measure(e);
+	const GraphPrep *gp = &e->graphs[0];
+	uint64_t body = e->graph_sized + pb_split_estimate(gp->split) +
+	    (gp->vsplit ? pb_split_estimate(gp->vsplit) : 0);
+	unsigned width = e->o->stream_width ? (unsigned)e->o->stream_width
+	    : length_width(body);
+	if (width == 0 || base - e->graph_sized + body + body / 4 >
+	    MAX_MODEL_BYTES) {
+		set_stream(e, false);
+		return 1;
+	}
+	e->glen_width = width;
+	int err = emit_into(e, out, NULL);
+	uint8_t len[10];
+	if (!err && (e->w.pos > MAX_MODEL_BYTES ||
+	    !pb_varint_in(len, e->glen, width))) {
+		set_stream(e, false);
+		if (!(err = be_out_rewind(out)))
+			return 1;
+	}
+	if (!err)
+		err = be_out_patch(out, e->glen_at, len, width);
+	if (err) {
+		be_out_report(e->m, out, err);
+		be_out_discard(out);
+		return -1;
+	}
+	nstreamed++;
+	return be_out_commit(e->m, &out, 1);
+}
+
 int
 onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path)
 {
 	Enc e;
 	enc_init(&e, m);
-	int ext = prepare(&e, g, o) ? want_external(&e, o) : -1;
-	int rc = -1;
+	BeOut *out = NULL;
+	int rc = prepare(&e, g, o) ? 1 : -1;
+	if (rc == 1 && can_stream(&e)) {
+		/* opened once: a FIFO's reader would see an end */
+		out = be_out_open(m, path);
+		if (!out)
+			rc = -1;
+		else if (be_out_seekable(out))
+			rc = write_streamed(&e, out);
+	}
+	int ext = rc == 1 ? want_external(&e, o) : -1;
 	if (ext == 0) {
-		rc = be_write_atomic(m, path, emit_file, &e);
+		rc = out ? be_write_into(m, out, emit_file, &e)
+		    : be_write_atomic(m, path, emit_file, &e);
 	} else if (ext == 1) {
-		BeOut *model = be_out_open(m, path);
+		BeOut *model = out ? out : be_out_open(m, path);
 		rc = model ? write_external(&e, o, model) : -1;
+	} else if (rc == 1) {
+		be_out_discard(out);
+		rc = -1;
 	}
 	enc_free(&e);
 	return rc;

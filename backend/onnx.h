@@ -30,6 +30,9 @@ typedef struct OnnxOptions {
 	 * one thread and no chunks */
 	uint32_t split_nodes;
 	int threads;         /* 1: chunks made on one thread (a check) */
+	/* a big graph written as it is sized (onnx_write): the bytes of its
+	 * length, 0 to guess them, -1 never to stream (checks) */
+	int stream_width;
 } OnnxOptions;
 
 #define ONNX_SPLIT_NODES 4096
@@ -40,6 +43,9 @@ int onnx_ir_version(int opset);
  * to path.data if it has any; both appear only on success (out.h).
  * Returns 0 or -1 (reported). */
 int onnx_write(Module *m, GraphId g, const OnnxOptions *o, const char *path);
+/* Models onnx_write wrote streaming, its big graph sized as written
+ * (for tests). */
+unsigned onnx_streamed(void);
 /* The same model packed into a malloc'ed buffer (for tests and fuzzing). */
 int onnx_encode(Module *m, GraphId g, const OnnxOptions *o, uint8_t **buf,
     size_t *len);

@@ -43,6 +43,10 @@ struct BeOut {
 	uint64_t at;       /* the file offset of buf[0] */
 	uint64_t kicked;   /* bytes whose writeback was started */
 	int err;
+	/* be_out_patch: bytes to put at patch_at once all is written */
+	unsigned char patch[16];
+	size_t npatch;
+	uint64_t patch_at;
 };
 
 /* ------------------------------------------- temporary names and signals */
@@ -531,12 +535,59 @@ be_out_pos(const BeOut *o)
 	return o->pos;
 }
 
+bool
+be_out_seekable(const BeOut *o)
+{
+	return !o->direct;
+}
+
+int
+be_out_patch(BeOut *o, uint64_t off, const void *p, size_t n)
+{
+	if (o->err)
+		return o->err;
+	if (o->direct || n > sizeof o->patch || off + n > o->pos)
+		BUG("output patch of %zu bytes at %llu: not in the file", n,
+		    (unsigned long long)off);
+	if (off >= o->at) {          /* still in the buffer */
+		memcpy(o->buf + (off - o->at), p, n);
+		return 0;
+	}
+	if (off + n > o->at)
+		BUG("output patch across the buffer's start");
+	memcpy(o->patch, p, n);
+	o->npatch = n;
+	o->patch_at = off;
+	return 0;
+}
+
+int
+be_out_rewind(BeOut *o)
+{
+	if (o->direct)
+		BUG("rewinding an output that is not a file");
+	if (settle(o) == 0 && (ftruncate(o->fd, 0) < 0 ||
+	    lseek(o->fd, 0, SEEK_SET) < 0))
+		o->err = errno;
+	o->len = 0;
+	o->pos = o->at = o->kicked = 0;
+	o->npatch = 0;
+	return o->err;
+}
+
 /* ------------------------------------------------------------- committing */
 
 static int
 finish(BeOut *o)
 {
-	if (flush(o) == 0 && !o->direct && fsync(o->fd) < 0)
+	if (flush(o) == 0 && o->npatch) {
+		/* settled by flush: the writer is done with the file */
+		ssize_t k = pwrite(o->fd, o->patch, o->npatch,
+		    (off_t)o->patch_at);
+		if (k != (ssize_t)o->npatch)
+			o->err = k < 0 ? errno : EIO;
+	}
+	if (!o->err && !o->direct && fsync(o->fd) < 0)
 		o->err = errno;
 	return o->err;
 }
@@ -623,8 +674,12 @@ int
 be_write_atomic(Module *m, const char *path, BeEmit emit, void *ctx)
 {
 	BeOut *o = be_out_open(m, path);
-	if (!o)
-		return -1;
+	return o ? be_write_into(m, o, emit, ctx) : -1;
+}
+
+int
+be_write_into(Module *m, BeOut *o, BeEmit emit, void *ctx)
+{
 	int err = emit(ctx, o);
 	if (err) {
 		be_out_report(m, o, err);

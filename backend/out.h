@@ -31,6 +31,15 @@ void be_out_put(BeOut *o, size_t k);
 /* Zeros up to the next multiple of align (a power of two). */
 int be_out_align(BeOut *o, uint64_t align);
 uint64_t be_out_pos(const BeOut *o);
+/* A file, which be_out_patch and be_out_rewind may change (not a device
+ * or FIFO the user gave). */
+bool be_out_seekable(const BeOut *o);
+/* n (at most 16) bytes already appended at off become p's: a length the
+ * writer knows only at the end.  Where the bytes have left the buffer,
+ * they are rewritten when the output is finished (be_out_commit). */
+int be_out_patch(BeOut *o, uint64_t off, const void *p, size_t n);
+/* Empty the output, to be written again from its start. */
+int be_out_rewind(BeOut *o);
 /* The file written: the path given, symbolic links followed. */
 const char *be_out_target(const BeOut *o);
 /* Report err, a failure of writing o ("cannot write PATH: ..."). */
@@ -46,5 +55,7 @@ void be_out_discard(BeOut *o);
  * or an errno value. */
 typedef int (*BeEmit)(void *ctx, BeOut *o);
 int be_write_atomic(Module *m, const char *path, BeEmit emit, void *ctx);
+/* The same into o, opened: committed, or discarded after a failure. */
+int be_write_into(Module *m, BeOut *o, BeEmit emit, void *ctx);
 
 #endif

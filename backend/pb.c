@@ -320,6 +320,68 @@ pb_open_sized(Pb *w, uint32_t field, uint64_t len)
 }
 
 uint64_t
+pb_open_later(Pb *w, uint32_t field, unsigned width)
+{
+	if (!w->writing || width == 0 || width > 10)
+		BUG("protobuf writer: a length written later, not writing");
+	if (w->next >= w->nlens)
+		BUG("protobuf writer: more submessages than sized");
+	w->next++;        /* the sized length, which lacks the parts */
+	tag(w, field, WT_LEN);
+	uint8_t *p = room(w, width);
+	memset(p, 0, width);
+	w->nbuf += width;
+	w->pos += width;
+	return w->pos - width;
+}
+
+bool
+pb_varint_in(uint8_t *p, uint64_t v, unsigned width)
+{
+	if (varint_size(v) != width)
+		return false;
+	varint_at(p, v);
+	return true;
+}
+
+unsigned
+pb_varint_len(uint64_t v)
+{
+	return varint_size(v);
+}
+
+/* The lengths of two runs trade places (where each is in them too). */
+static void
+swap_lens(Pb *a, Pb *b)
+{
+	uint32_t *l = a->lens, n = a->nlens, c = a->clens, k = a->next;
+	a->lens = b->lens;
+	a->nlens = b->nlens;
+	a->clens = b->clens;
+	a->next = b->next;
+	b->lens = l;
+	b->nlens = n;
+	b->clens = c;
+	b->next = k;
+}
+
+void
+pb_part_begin(Pb *w, Pb *part)
+{
+	swap_lens(w, part);
+	w->next = 0;
+}
+
+void
+pb_part_end(Pb *w, Pb *part)
+{
+	if (w->next != w->nlens)
+		BUG("protobuf writer: a part wrote %u submessages, sized %u",
+		    w->next, w->nlens);
+	swap_lens(w, part);
+}
+
+uint64_t
 pb_bytes_size(uint32_t field, uint64_t n)
 {
 	return varint_size((uint64_t)field << 3 | WT_LEN) + varint_size(n) + n;

@@ -79,6 +79,21 @@ void pb_entry(Pb *w, uint32_t field, const void *k, size_t kn,
 /* A submessage whose length the caller knows (no pb_close, and no entry
  * in lens): cheaper for small fixed-shape messages. */
 void pb_open_sized(Pb *w, uint32_t field, uint64_t len);
+/* Streaming (a file that can be patched): a submessage whose length is
+ * known only once it is written, because parts inside it are sized as
+ * they are written (pb_part_*), not in the sizing run.  The sizing run
+ * opens and closes it as any other; the writing run puts its tag and
+ * width bytes for the length, and returns the position of those bytes,
+ * for the caller to patch (pb_varint_in) once it is closed. */
+uint64_t pb_open_later(Pb *w, uint32_t field, unsigned width);
+/* v as a varint of exactly width bytes at p; false if its canonical
+ * encoding has another length. */
+bool pb_varint_in(uint8_t *p, uint64_t v, unsigned width);
+/* Writing: emit a part with the lengths of its own sizing run (part,
+ * sized just before) instead of w's, between begin and end. */
+void pb_part_begin(Pb *w, Pb *part);
+void pb_part_end(Pb *w, Pb *part);
+unsigned pb_varint_len(uint64_t v);
 /* The bytes a bytes field of n bytes takes, tag and length included. */
 uint64_t pb_bytes_size(uint32_t field, uint64_t n);
 /* The bytes a varint field of value v takes, tag included. */

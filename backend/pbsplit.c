@@ -24,8 +24,11 @@ struct PbSplit {
 	PbEmitRange emit;
 	void *mine, *helper;
 	bool threaded;   /* a second CPU may run the helper */
+	bool stream;     /* chunks sized as they are written */
+	uint64_t estimate; /* streaming: the bytes the sizing run expects */
 	Pb hw;           /* the helper's writer, its lengths kept from the
 	                  * sizing run to the writing run */
+	Pb ms;           /* streaming: the calling thread's chunk sizes */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	Slot slot[NSLOT];
@@ -70,6 +73,7 @@ pb_split_free(PbSplit *s)
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	pb_free(&s->hw);
+	pb_free(&s->ms);
 	free(s->helped);
 	free(s->size);
 	free(s);
@@ -106,13 +110,22 @@ size_helped(void *arg)
 	return NULL;
 }
 
-/* Writing: helped chunk c into slot, which is free. */
+/* Writing: helped chunk c into slot, which is free; streaming, sized
+ * first. */
 static void
 fill(PbSplit *s, uint32_t c, Slot *slot)
 {
+	if (s->stream) {
+		pb_size(&s->hw);
+		emit_chunk(s, s->helper, &s->hw, c);
+		s->size[c] = s->hw.pos;
+		pb_write(&s->hw, NULL, NULL);
+	}
 	if (slot->cap < s->size[c]) {
+		/* room to spare: later chunks tend to be a little longer
+		 * (their names have more digits) */
 		free(slot->buf);
-		slot->cap = (size_t)s->size[c];
+		slot->cap = (size_t)(s->size[c] + s->size[c] / 8);
 		slot->buf = xrealloc(NULL, slot->cap);
 	}
 	uint64_t start = s->hw.pos;
@@ -149,9 +162,47 @@ write_helped(void *arg)
 	return NULL;
 }
 
+/* Streaming's sizing run: what the split will take, from runs of items
+ * spread over it (the writing run sizes every chunk). */
+static void
+estimate(PbSplit *s)
+{
+	enum { SAMPLES = 16, RUN = 64 };
+	uint64_t n = s->hi - s->lo, bytes = 0, items = 0;
+	for (uint64_t i = 0; i < SAMPLES && items < n; i++) {
+		uint64_t lo = s->lo + i * n / SAMPLES;
+		uint64_t hi = lo + RUN < s->hi ? lo + RUN : s->hi;
+		pb_size(&s->ms);
+		s->emit(s->mine, &s->ms, (uint32_t)lo, (uint32_t)hi);
+		bytes += s->ms.pos;
+		items += hi - lo;
+	}
+	s->estimate = items ? bytes * n / items : 0;
+}
+
+/* A chunk of the calling thread's, streaming: sized, then written with
+ * those lengths. */
+static void
+emit_mine(PbSplit *s, Pb *w, uint32_t c)
+{
+	if (!s->stream) {
+		emit_chunk(s, s->mine, w, c);
+		return;
+	}
+	pb_size(&s->ms);
+	emit_chunk(s, s->mine, &s->ms, c);
+	pb_part_begin(w, &s->ms);
+	emit_chunk(s, s->mine, w, c);
+	pb_part_end(w, &s->ms);
+}
+
 static void
 run_sizing(PbSplit *s, Pb *w)
 {
+	if (s->stream) {
+		estimate(s);
+		return;
+	}
 	pthread_t t;
 	bool async = s->threaded && pthread_create(&t, NULL, size_helped,
 	    s) == 0;
@@ -168,7 +219,8 @@ run_sizing(PbSplit *s, Pb *w)
 static void
 run_writing(PbSplit *s, Pb *w)
 {
-	pb_write(&s->hw, NULL, NULL);
+	if (!s->stream)
+		pb_write(&s->hw, NULL, NULL);
 	for (int i = 0; i < NSLOT; i++)
 		s->slot[i].full = false;
 	pthread_t t;
@@ -177,7 +229,7 @@ run_writing(PbSplit *s, Pb *w)
 	uint32_t k = 0;
 	for (uint32_t c = 0; c < s->nchunks; c++) {
 		if (!s->helped[c]) {
-			emit_chunk(s, s->mine, w, c);
+			emit_mine(s, w, c);
 			continue;
 		}
 		Slot *slot = &s->slot[k++ % NSLOT];
@@ -197,9 +249,22 @@ run_writing(PbSplit *s, Pb *w)
 	}
 	if (async)
 		pthread_join(t, NULL);
-	if (s->hw.next != s->hw.nlens)
+	if (!s->stream && s->hw.next != s->hw.nlens)
 		BUG("split writer: %u submessages written, %u sized",
 		    s->hw.next, s->hw.nlens);
+}
+
+void
+pb_split_stream(PbSplit *s, bool on)
+{
+	s->stream = on;
+	s->estimate = 0;
+}
+
+uint64_t
+pb_split_estimate(const PbSplit *s)
+{
+	return s->estimate;
 }
 
 void

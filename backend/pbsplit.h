@@ -38,5 +38,11 @@ PbSplit *pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk,
  * run, as for w itself). */
 void pb_split_run(PbSplit *s, Pb *w);
 void pb_split_free(PbSplit *s);
+/* Streaming (pb.h's pb_open_later): the sizing run adds nothing to its
+ * Pb and only estimates the split's bytes, from a sample of chunks; the
+ * writing run sizes each chunk just before writing it, on each thread,
+ * so that the first bytes go out at once. */
+void pb_split_stream(PbSplit *s, bool on);
+uint64_t pb_split_estimate(const PbSplit *s);
 
 #endif

@@ -5,7 +5,9 @@
  * an output of tens of MiB written in every way be_out_write has
  * (buffered, whole blocks by O_DIRECT on the writer thread, kernel copies
  * at aligned and unaligned offsets) while its writeback is started, with
- * and without O_DIRECT, and a failure on the writer thread reported. */
+ * and without O_DIRECT, a failure on the writer thread reported, and
+ * bytes patched in at the end and an output rewound (be_out_patch,
+ * be_out_rewind: the streaming writer's length). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -342,6 +344,61 @@ test_writer_error(void **state)
 	assert_int_equal(rmdir(dir), 0);   /* nothing else left in it */
 }
 
+/* 5 MB of ones (kept: the writer thread's blocks), rewound when ctx says
+ * so and written again as twos, then patched at 10 (long gone from the
+ * buffer) and 20 bytes before the end (still in it). */
+static int
+emit_patched(void *ctx, BeOut *o)
+{
+	bool rewind = *(bool *)ctx;
+	int err = emit_ones(NULL, o);
+	if (!err && rewind) {
+		static unsigned char twos[100000];
+		memset(twos, 2, sizeof twos);
+		assert_true(be_out_seekable(o));
+		err = be_out_rewind(o);
+		assert_int_equal(be_out_pos(o), 0);
+		for (int i = 0; !err && i < 30; i++)
+			err = be_out_write(o, twos, sizeof twos);
+	}
+	if (!err)
+		err = be_out_patch(o, 10, "ABCDE", 5);
+	if (!err)
+		err = be_out_patch(o, be_out_pos(o) - 20, "XY", 2);
+	return err;
+}
+
+static void
+test_patch_rewind(void **state)
+{
+	(void)state;
+	char dp[64];
+	snprintf(dp, sizeof dp, "/tmp/test_copy_patch_%d.bin", (int)getpid());
+	for (int k = 0; k < 4; k++) {
+		bool direct = k & 1, rewind = k & 2;
+		setenv("ONNXC_NO_DIRECT_IO", direct ? "" : "1", 1);
+		Module *m = ir_module_new();
+		assert_int_equal(be_write_atomic(m, dp, emit_patched, &rewind),
+		    0);
+		unsetenv("ONNXC_NO_DIRECT_IO");
+		size_t n = rewind ? 3000000 : 10000000;
+		FILE *f = fopen(dp, "rb");
+		assert_non_null(f);
+		unsigned char *got = malloc(n + 1);
+		assert_int_equal(fread(got, 1, n + 1, f), n);
+		fclose(f);
+		assert_memory_equal(got + 10, "ABCDE", 5);
+		assert_memory_equal(got + n - 20, "XY", 2);
+		for (size_t i = 0; i < n; i++)
+			if ((i < 10 || i >= 15) && (i < n - 20 || i >= n - 18)
+			    && got[i] != (rewind ? 2 : 1))
+				fail_msg("byte %zu is %d", i, got[i]);
+		free(got);
+		ir_free(m);
+	}
+	unlink(dp);
+}
+
 int
 main(void)
 {
@@ -353,6 +410,7 @@ main(void)
 		cmocka_unit_test(test_big_output),
 		cmocka_unit_test(test_writer_error),
 		cmocka_unit_test(test_small_output),
+		cmocka_unit_test(test_patch_rewind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
