@@ -466,8 +466,8 @@ table_put(uint64_t *t, uint32_t mask, uint64_t e)
 	t[i] = e;
 }
 
-/* Keep the table at most half full: it starts small, so a graph with few
- * mergeable nodes touches little memory. */
+/* Keep the table at most half full (it is made big enough: this is for
+ * a graph that gained nodes since). */
 static int
 table_grow(Cse *c)
 {
@@ -609,7 +609,13 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	c.read = ONNXC_HOST_HAS(host, node_read);
 	c.nvals = host->value_end(ctx, c.g);
 	uint32_t end = host->node_end(ctx, c.g);
+	/* the table at its final size from the start (at most every node
+	 * enters it, and it stays at most half full): growing it would
+	 * touch twice the memory, and its pages are only touched where
+	 * entries land (onnxc_table_calloc) */
 	c.mask = 1023;
+	while ((uint64_t)c.mask + 1 < 2 * (uint64_t)end && c.mask < (1u << 30))
+		c.mask = 2 * c.mask + 1;
 	c.repl = onnxc_table_calloc((size_t)c.nvals + 1, sizeof *c.repl);
 	c.isout = onnxc_table_calloc((size_t)c.nvals + 1, 1);
 	c.table = table_new(c.mask + 1);
