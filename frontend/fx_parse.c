@@ -61,7 +61,7 @@ bind(Ctx *c, StrId name, uint8_t kind, uint32_t x, Loc loc, bool rebind)
 	if (old && old->kind != B_POISON && kind == B_POISON)
 		return;
 	if (c->nbinds >= c->cbinds)  /* the call only when full */
-		vgrow((void **)&c->binds, &c->cbinds, c->nbinds + 1,
+		vgrow_nz((void **)&c->binds, &c->cbinds, c->nbinds + 1,
 		    sizeof *c->binds);
 	c->binds[c->nbinds] = (Bind){kind, x, loc};
 	fx_map_set(&c->names, name, ++c->nbinds);
@@ -714,6 +714,10 @@ prescan(Ctx *c)
 	/* a statement a line, most of them a node with one output and a
 	 * few arguments */
 	ir_reserve(c->g, lines, lines, 3 * lines);
+	/* and as many names, each bound */
+	ir_reserve_strs(c->m, lines);
+	vgrow_nz((void **)&c->binds, &c->cbinds, c->nbinds + lines,
+	    sizeof *c->binds);
 }
 
 static void

@@ -361,6 +361,9 @@ void ir_free(Module *m);
 StrId ir_intern(Module *m, const char *s);
 StrId ir_internn(Module *m, const char *s, size_t n);
 void ir_intern_prefetch(const Module *m, const char *s, size_t n);
+/* Room for more strings without growing the tables on the way (each
+ * doubling touches fresh memory and rehashes every string). */
+void ir_reserve_strs(Module *m, uint32_t more);
 uint32_t ir_hash(const void *p, size_t n);  /* FNV-1a of n bytes */
 ExprId ir_expr(Module *m, const Expr *e); /* hash-consed */
 ExprId ir_expr_int(Module *m, int64_t n);

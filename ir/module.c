@@ -112,9 +112,8 @@ strhash(const char *s, size_t n)
  * they are made (a value on the next line), and those are in the cache
  * where the table's slot is not. */
 static void
-rehash_strs(Module *m)
+rehash_strs(Module *m, uint32_t cap)
 {
-	uint32_t cap = m->hcap ? m->hcap * 2 : 1024;
 	size_t bytes = (size_t)cap * sizeof *m->strhash;
 	free(m->strhash);
 	m->strhash = onnxc_table_calloc(cap, sizeof *m->strhash);
@@ -133,7 +132,7 @@ StrId
 ir_internn(Module *m, const char *s, size_t n)
 {
 	if ((m->nstrs + 1) * 2 >= m->hcap)
-		rehash_strs(m);
+		rehash_strs(m, m->hcap ? m->hcap * 2 : 1024);
 	if (n > UINT32_MAX)
 		BUG("string too long to intern");
 	uint32_t h = strhash(s, n), j = h;
@@ -165,6 +164,23 @@ ir_internn(Module *m, const char *s, size_t n)
 	m->strhash[j & (m->hcap - 1)] = (uint64_t)h << 32 | (m->nstrs + 1);
 	*recent = m->nstrs + 1;
 	return m->nstrs++;
+}
+
+void
+ir_reserve_strs(Module *m, uint32_t more)
+{
+	uint64_t want = (uint64_t)m->nstrs + more;
+	if (want >= UINT32_MAX / 4)
+		return;   /* the table grows as it fills */
+	uint32_t cap = m->hcap ? m->hcap : 1024;
+	while ((want + 1) * 2 >= cap)
+		cap *= 2;
+	if (cap != m->hcap)
+		rehash_strs(m, cap);
+	uint32_t c = m->cstrs;
+	vgrow_nz((void **)&m->strkey, &c, (uint32_t)want, sizeof *m->strkey);
+	vgrow_nz((void **)&m->strs, &m->cstrs, (uint32_t)want,
+	    sizeof *m->strs);
 }
 
 /* A hint: ir_internn(m, s, n) comes soon.  Its first probe lands anywhere

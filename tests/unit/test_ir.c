@@ -213,6 +213,39 @@ test_intern_many(void **state)
 	ir_free(m);
 }
 
+/* Room reserved for strings (a parser that counted its lines): as many
+ * strings then intern without the tables growing or moving, and the ones
+ * interned before keep their ids. */
+static void
+test_reserve_strs(void **state)
+{
+	(void)state;
+	Module *m = ir_module_new();
+	StrId early = ir_intern(m, "early");
+	enum { N = 100000 };
+	ir_reserve_strs(m, N);
+	uint32_t hcap = m->hcap, cstrs = m->cstrs;
+	const uint64_t *table = m->strhash;
+	const char **strs = (const char **)m->strs;
+	assert_true((uint64_t)(m->nstrs + N + 1) * 2 < hcap);
+	assert_true(cstrs >= m->nstrs + N);
+	char buf[32];
+	for (int i = 0; i < N - 2; i++) {
+		snprintf(buf, sizeof buf, "r_%d", i);
+		ir_intern(m, buf);
+	}
+	assert_int_equal(m->hcap, hcap);
+	assert_int_equal(m->cstrs, cstrs);
+	assert_ptr_equal(m->strhash, table);
+	assert_ptr_equal((const char **)m->strs, strs);
+	assert_int_equal(ir_intern(m, "early"), early);
+	for (int i = 0; i < N - 2; i += 99) {
+		snprintf(buf, sizeof buf, "r_%d", i);
+		assert_string_equal(ir_str(m, ir_intern(m, buf)), buf);
+	}
+	ir_free(m);
+}
+
 static void
 test_strings(void **state)
 {
@@ -817,6 +850,7 @@ main(void)
 		cmocka_unit_test(test_big_tables),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_intern_many),
+		cmocka_unit_test(test_reserve_strs),
 		cmocka_unit_test(test_strings_prefixes),
 		cmocka_unit_test(test_exprs_are_hash_consed),
 		cmocka_unit_test(test_dtypes),
