@@ -132,7 +132,8 @@ fill(PbSplit *s, uint32_t c, Slot *slot)
 	pb_to_mem(&s->hw, slot->buf);
 	emit_chunk(s, s->helper, &s->hw, c);
 	pb_flush(&s->hw);
-	if (s->hw.pos - start != s->size[c])
+	if (s->hw.pos - start != s->size[c] ||
+	    (s->stream && s->hw.next != s->hw.nlens))
 		BUG("split writer: chunk %u wrote %llu bytes, sized %llu", c,
 		    (unsigned long long)(s->hw.pos - start),
 		    (unsigned long long)s->size[c]);
