@@ -209,6 +209,19 @@ emit_big(void *ctx, BeOut *o)
 	return be_out_pos(o) == BIG ? 0 : EIO;
 }
 
+/* The file at path, which must hold exactly n bytes (malloc'ed). */
+static unsigned char *
+read_exact(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	unsigned char *got = malloc(n + 1);
+	assert_non_null(got);
+	assert_int_equal(fread(got, 1, n + 1, f), n);
+	fclose(f);
+	return got;
+}
+
 /* Whether the file system of /tmp takes O_DIRECT writes. */
 static bool
 tmp_takes_direct(void)
@@ -249,11 +262,7 @@ big_output(bool direct)
 		 * blocks and the last buffer */
 		fail_msg("only %llu bytes by O_DIRECT", (unsigned long long)
 		    by_dio);
-	FILE *f = fopen(dp, "rb");
-	assert_non_null(f);
-	unsigned char *got = malloc(BIG + 1);
-	assert_int_equal(fread(got, 1, BIG + 1, f), BIG);
-	fclose(f);
+	unsigned char *got = read_exact(dp, BIG);
 	for (size_t i = 0; i < BIG; i++)
 		if (got[i] != big_byte(i))
 			fail_msg("byte %zu differs", i);
@@ -299,11 +308,7 @@ test_small_output(void **state)
 	uint64_t before = be_dio_bytes();
 	assert_int_equal(be_write_atomic(m, dp, emit_ones, &times), 0);
 	assert_int_equal(be_dio_bytes(), before);
-	FILE *f = fopen(dp, "rb");
-	assert_non_null(f);
-	unsigned char *got = malloc(1000001);
-	assert_int_equal(fread(got, 1, 1000001, f), 1000000);
-	fclose(f);
+	unsigned char *got = read_exact(dp, 1000000);
 	for (size_t i = 0; i < 1000000; i++)
 		assert_int_equal(got[i], 1);
 	free(got);
@@ -382,11 +387,7 @@ test_patch_rewind(void **state)
 		    0);
 		unsetenv("ONNXC_NO_DIRECT_IO");
 		size_t n = rewind ? 3000000 : 10000000;
-		FILE *f = fopen(dp, "rb");
-		assert_non_null(f);
-		unsigned char *got = malloc(n + 1);
-		assert_int_equal(fread(got, 1, n + 1, f), n);
-		fclose(f);
+		unsigned char *got = read_exact(dp, n);
 		assert_memory_equal(got + 10, "ABCDE", 5);
 		assert_memory_equal(got + n - 20, "XY", 2);
 		for (size_t i = 0; i < n; i++)
