@@ -8,7 +8,8 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 enum { BUFSZ = PB_BUFSZ };
 
 struct PbOpen {
-	uint32_t slot;   /* its entry of lens */
+	uint32_t slot;   /* its entry of lens; growing: the bytes left for
+	                  * its length */
 	uint64_t start;  /* pos after its tag and before its length */
 };
 
@@ -23,9 +24,22 @@ varint_size(uint64_t v)
 	return n;
 }
 
+/* v as a varint at p; returns the end */
+static uint8_t *
+varint_at(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
 void
 pb_size(Pb *w)
 {
+	w->grow = NULL;
 	w->writing = false;
 	w->pos = 0;
 	w->nlens = 0;
@@ -35,6 +49,7 @@ pb_size(Pb *w)
 void
 pb_write(Pb *w, BeOut *out, uint8_t *mem)
 {
+	w->grow = NULL;
 	w->writing = true;
 	w->pos = 0;
 	w->next = 0;
@@ -46,11 +61,24 @@ pb_write(Pb *w, BeOut *out, uint8_t *mem)
 	w->err = 0;
 }
 
+void
+pb_write_grow(Pb *w, uint8_t **mem, size_t *cap)
+{
+	pb_write(w, NULL, NULL);
+	w->grow = mem;
+	w->growcap = cap;
+	w->buf = *mem;
+	w->cap = *cap;
+	w->depth = 0;
+}
+
 /* What is in the buffer to its destination; the room ends with it (any
  * other write to the output moves the output's buffer on). */
 static void
 drain(Pb *w)
 {
+	if (w->grow)
+		return;   /* the buffer is the destination */
 	if (w->nbuf) {
 		if (w->mem)
 			memcpy(w->mem + (w->pos - w->membase) - w->nbuf,
@@ -71,6 +99,14 @@ ensure(Pb *w, size_t n)
 {
 	if (w->nbuf + n <= w->cap)
 		return;
+	if (w->grow) {
+		size_t c = w->cap ? w->cap : BUFSZ;
+		while (c < w->nbuf + n)
+			c *= 2;
+		w->buf = *w->grow = xrealloc(w->buf, c);
+		w->cap = *w->growcap = c;
+		return;
+	}
 	drain(w);
 	size_t k = 0;
 	uint8_t *p = w->mem || !w->out ? NULL : be_out_room(w->out, &k);
@@ -88,6 +124,8 @@ ensure(Pb *w, size_t n)
 int
 pb_flush(Pb *w)
 {
+	if (w->grow)
+		return 0;
 	drain(w);
 	/* bytes put in the output's room report nothing: its own failure */
 	if (!w->err && !w->mem && w->out)
@@ -99,6 +137,13 @@ pb_flush(Pb *w)
 static void
 put_direct(Pb *w, const void *p, size_t n)
 {
+	if (w->grow) {
+		ensure(w, n);
+		memcpy(w->buf + w->nbuf, p, n);
+		w->nbuf += n;
+		w->pos += n;
+		return;
+	}
 	drain(w);
 	w->pos += n;
 	if (w->mem)
@@ -110,6 +155,8 @@ put_direct(Pb *w, const void *p, size_t n)
 void
 pb_to_mem(Pb *w, uint8_t *mem)
 {
+	if (w->grow)
+		BUG("protobuf writer: pb_to_mem while growing");
 	drain(w);
 	w->mem = mem;
 	w->membase = w->pos;
@@ -235,10 +282,49 @@ pb_weights(Pb *w, uint32_t field, const void *p, size_t n)
 	bytes(w, field, p, n, true);
 }
 
+/* Growing: room for the length (two bytes where a node's usually fits,
+ * one inside it), the body's start noted. */
+static void
+open_grow(Pb *w)
+{
+	unsigned gap = w->depth ? 1 : 2;
+	if (w->depth == w->copen)
+		vgrow((void **)&w->open, &w->copen, w->depth + 1,
+		    sizeof *w->open);
+	ensure(w, gap);
+	w->nbuf += gap;
+	w->pos += gap;
+	w->open[w->depth++] = (PbOpen){gap, w->nbuf};
+}
+
+/* Growing: the length before the body, which moves when it takes other
+ * than the room left for it. */
+static void
+close_grow(Pb *w)
+{
+	if (w->depth == 0)
+		BUG("protobuf writer: pb_close without pb_open");
+	PbOpen o = w->open[--w->depth];
+	size_t len = w->nbuf - (size_t)o.start;
+	unsigned k = varint_size(len), gap = o.slot;
+	if (k > gap)
+		ensure(w, k - gap);
+	uint8_t *body = w->buf + o.start;
+	if (k != gap)
+		memmove(body - gap + k, body, len);
+	varint_at(body - gap, len);
+	w->nbuf = w->nbuf - gap + k;
+	w->pos = w->pos - gap + k;
+}
+
 void
 pb_open(Pb *w, uint32_t field)
 {
 	tag(w, field, WT_LEN);
+	if (w->grow) {
+		open_grow(w);
+		return;
+	}
 	if (w->writing) {
 		if (w->next >= w->nlens)
 			BUG("protobuf writer: more submessages than sized");
@@ -257,6 +343,10 @@ pb_open(Pb *w, uint32_t field)
 void
 pb_close(Pb *w)
 {
+	if (w->grow) {
+		close_grow(w);
+		return;
+	}
 	if (w->writing)
 		return;
 	if (w->depth == 0)
@@ -265,18 +355,6 @@ pb_close(Pb *w)
 	uint64_t len = w->pos - o.start;
 	w->lens[o.slot] = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
 	w->pos += varint_size(len);
-}
-
-/* v as a varint at p; returns the end */
-static uint8_t *
-varint_at(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
 }
 
 void

@@ -42,12 +42,24 @@ typedef struct Pb {
 	uint8_t *own;        /* for memory, and where the output's buffer
 	                      * has too little room left for a field */
 	int err;             /* errno value of the first failed write */
+	/* pb_write_grow: the bytes go to *grow (growing it), lengths are
+	 * put in as submessages close */
+	uint8_t **grow;
+	size_t *growcap;
 } Pb;
 
 /* Start a run: sizing, or writing into out (or mem when out is NULL).
  * A writing run needs the sizing run of the same emission before it. */
 void pb_size(Pb *w);
 void pb_write(Pb *w, BeOut *out, uint8_t *mem);
+/* A writing run with no sizing run: into *mem (of *cap bytes, NULL/0 to
+ * start; realloc'ed as it fills), each submessage's length put before it
+ * once it is closed (pb_open leaves room for a usual length and pb_close
+ * moves the submessage where its length needs more or less).  The bytes
+ * are those of a sizing and a writing run; w->pos says how many.  For
+ * parts that are copied on whole (pbsplit's chunks); not for pb_weights
+ * meant for kernel copies. */
+void pb_write_grow(Pb *w, uint8_t **mem, size_t *cap);
 /* End a writing run: flush; returns 0 or the errno value of a failure. */
 int pb_flush(Pb *w);
 /* Writing: the bytes from the current position on go to mem (flushed

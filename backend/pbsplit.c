@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pbsplit.h"
 
@@ -20,6 +21,7 @@ typedef struct Slot {
 struct PbSplit {
 	uint32_t lo, hi, chunk, nchunks;
 	bool *helped;    /* per chunk: the helper emits it */
+	bool *plain;     /* per chunk: helpable (only read to be written) */
 	uint64_t *size;  /* per chunk the helper emits: its bytes */
 	PbEmitRange emit;
 	void *mine, *helper;
@@ -28,7 +30,10 @@ struct PbSplit {
 	uint64_t estimate; /* streaming: the bytes the sizing run expects */
 	Pb hw;           /* the helper's writer, its lengths kept from the
 	                  * sizing run to the writing run */
-	Pb ms;           /* streaming: the calling thread's chunk sizes */
+	Pb ms;           /* streaming: the calling thread's chunk sizes, or
+	                  * its items one at a time (mbuf) */
+	uint8_t *mbuf;
+	size_t mcap;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	Slot slot[NSLOT];
@@ -52,6 +57,8 @@ pb_split_new(uint32_t lo, uint32_t hi, uint32_t chunk, const bool *helpable,
 		.mine = mine, .helper = helper};
 	s->nchunks = (hi - lo + chunk - 1) / chunk;
 	s->helped = xrealloc(NULL, s->nchunks * sizeof *s->helped);
+	s->plain = xrealloc(NULL, s->nchunks * sizeof *s->plain);
+	memcpy(s->plain, helpable, s->nchunks * sizeof *s->plain);
 	s->size = xrealloc(NULL, s->nchunks * sizeof *s->size);
 	/* share percent of the chunks, spread evenly */
 	for (uint64_t c = 0; c < s->nchunks; c++)
@@ -74,7 +81,9 @@ pb_split_free(PbSplit *s)
 	pthread_cond_destroy(&s->cv);
 	pb_free(&s->hw);
 	pb_free(&s->ms);
+	free(s->mbuf);
 	free(s->helped);
+	free(s->plain);
 	free(s->size);
 	free(s);
 }
@@ -116,24 +125,22 @@ static void
 fill(PbSplit *s, uint32_t c, Slot *slot)
 {
 	if (s->stream) {
-		pb_size(&s->hw);
+		/* one run, the lengths put in as the slot fills */
+		pb_write_grow(&s->hw, &slot->buf, &slot->cap);
 		emit_chunk(s, s->helper, &s->hw, c);
 		s->size[c] = s->hw.pos;
-		pb_write(&s->hw, NULL, NULL);
+		return;
 	}
 	if (slot->cap < s->size[c]) {
-		/* room to spare: later chunks tend to be a little longer
-		 * (their names have more digits) */
 		free(slot->buf);
-		slot->cap = (size_t)(s->size[c] + s->size[c] / 8);
+		slot->cap = (size_t)s->size[c];
 		slot->buf = xrealloc(NULL, slot->cap);
 	}
 	uint64_t start = s->hw.pos;
 	pb_to_mem(&s->hw, slot->buf);
 	emit_chunk(s, s->helper, &s->hw, c);
 	pb_flush(&s->hw);
-	if (s->hw.pos - start != s->size[c] ||
-	    (s->stream && s->hw.next != s->hw.nlens))
+	if (s->hw.pos - start != s->size[c])
 		BUG("split writer: chunk %u wrote %llu bytes, sized %llu", c,
 		    (unsigned long long)(s->hw.pos - start),
 		    (unsigned long long)s->size[c]);
@@ -181,13 +188,25 @@ estimate(PbSplit *s)
 	s->estimate = items ? bytes * n / items : 0;
 }
 
-/* A chunk of the calling thread's, streaming: sized, then written with
- * those lengths. */
+/* A chunk of the calling thread's.  Streaming, a plain one goes an item
+ * at a time through a buffer that stays in the cache (pb_write_grow: one
+ * run), and one that holds bytes for kernel copies is sized, then
+ * written with those lengths. */
 static void
 emit_mine(PbSplit *s, Pb *w, uint32_t c)
 {
 	if (!s->stream) {
 		emit_chunk(s, s->mine, w, c);
+		return;
+	}
+	if (s->plain[c]) {
+		uint32_t lo, hi;
+		range(s, c, &lo, &hi);
+		for (uint32_t i = lo; i < hi; i++) {
+			pb_write_grow(&s->ms, &s->mbuf, &s->mcap);
+			s->emit(s->mine, &s->ms, i, i + 1);
+			pb_raw(w, s->mbuf, s->ms.pos);
+		}
 		return;
 	}
 	pb_size(&s->ms);

@@ -18,6 +18,7 @@
 #include <onnx.pb-c.h>
 
 #include "backend/onnx.h"
+#include "backend/pb.h"
 
 /* protobuf-c's names are long */
 #define AT(x) ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__##x
@@ -837,6 +838,69 @@ test_long_entries(void **state)
 		free(text[i]);
 }
 
+/* Submessages whose lengths take 1, 2 and 3 bytes, at the top and one
+ * level down, with fields of every kind around them. */
+static void
+emit_nested(Pb *w, const uint8_t *text)
+{
+	static const size_t top[] = {0, 5, 125, 126, 127, 128, 200, 16381,
+		16382, 16383, 16384, 70000};
+	static const size_t in[] = {0, 126, 127, 128, 300, 20000};
+	for (size_t i = 0; i < sizeof top / sizeof *top; i++) {
+		pb_varint(w, 1, i);
+		pb_open(w, 2);
+		pb_bytes(w, 1, text, top[i]);
+		for (size_t j = 0; j < sizeof in / sizeof *in; j++) {
+			pb_open(w, 3);
+			pb_bytes_any(w, 1, text, in[j]);
+			pb_fixed32(w, 2, (uint32_t)j);
+			pb_close(w);
+		}
+		pb_open(w, 4);   /* empty */
+		pb_close(w);
+		pb_entry(w, 5, "key", 3, text, top[i] % 300);
+		pb_raw(w, text, top[i] % 20000);
+		pb_close(w);
+	}
+}
+
+/* One run that puts each length in as its submessage closes gives the
+ * bytes of a sizing and a writing run, whatever the buffer it starts
+ * with (none, or one that must grow as a submessage moves). */
+static void
+test_grow_run(void **state)
+{
+	(void)state;
+	uint8_t *text = malloc(70000);
+	assert_non_null(text);
+	for (size_t i = 0; i < 70000; i++)
+		text[i] = (uint8_t)(i * 31 + i / 7);
+	Pb w = {0};
+	pb_size(&w);
+	emit_nested(&w, text);
+	size_t n = (size_t)w.pos;
+	uint8_t *want = malloc(n);
+	assert_non_null(want);
+	pb_write(&w, NULL, want);
+	emit_nested(&w, text);
+	assert_int_equal(pb_flush(&w), 0);
+	assert_int_equal(w.pos, n);
+	for (int start = 0; start < 3; start++) {
+		size_t cap = start == 0 ? 0 : start == 1 ? 16 : n + 100;
+		uint8_t *buf = cap ? malloc(cap) : NULL;
+		pb_write_grow(&w, &buf, &cap);
+		emit_nested(&w, text);
+		assert_int_equal(pb_flush(&w), 0);
+		assert_int_equal(w.pos, n);
+		assert_true(cap >= n);
+		assert_memory_equal(buf, want, n);
+		free(buf);
+	}
+	pb_free(&w);
+	free(want);
+	free(text);
+}
+
 /* A long chain, written with its nodes on two threads (pbsplit.h): the
  * bytes are those of one thread, with the helper running, with its
  * chunks made on the calling thread, into memory and into a file (chunks
@@ -947,6 +1011,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_split_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_entries, setup,
 		    teardown),
+		cmocka_unit_test(test_grow_run),
 		cmocka_unit_test_setup_teardown(test_tiny_model, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_from_fx, setup,
