@@ -8,7 +8,10 @@
  * tree is built and no length is computed twice, so writing is one pass
  * over the IR per mode.  Fields go out in the order they are emitted:
  * callers emit them in field-number order, as protobuf-c and the C++
- * runtime do, so the bytes are the canonical ones.
+ * runtime do, so the bytes are the canonical ones.  A part that is made
+ * in memory and copied on whole can skip the sizing run (pb_write_grow:
+ * each length is put in when its submessage closes, the bytes moved
+ * where it takes another width than was left for it).
  */
 #ifndef ONNXC_PB_H
 #define ONNXC_PB_H

@@ -7,7 +7,9 @@
  * with the calling thread, which emits them straight into its Pb.  The bytes
  * are those of emitting every item in order on one thread, in the sizing
  * and the writing run alike (pb.h): the helper sizes its chunks in the
- * sizing run and reuses those lengths in the writing run.
+ * sizing run and reuses those lengths in the writing run.  Streaming
+ * (pb_split_stream) there is no sizing run for the split: each chunk is
+ * made in one run that puts lengths in as it goes (pb_write_grow).
  *
  * The emit callback runs on both threads at once, with the context meant
  * for each: it must only read shared state.  Chunks holding anything else
