@@ -3,9 +3,14 @@
  * graph it was meant to hold: versions, every node (op, domain, inputs,
  * outputs), graph inputs with their types, initializers byte for byte,
  * outputs.  Weights with small static shapes are bound to synthetic bytes
- * so that initializers are exercised too. */
+ * so that initializers are exercised too.  The model is also written into
+ * a file through the split, streamed writer (chunks of two nodes, made in
+ * one run each, the graph's length patched in: pbsplit.h), whose bytes
+ * must be onnx_encode's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <onnx.pb-c.h>
 
@@ -199,6 +204,32 @@ compare(Module *m, GraphId gid, int opset, const Onnx__ModelProto *p)
 	}
 }
 
+/* Graph g written to a file with its nodes in chunks of two (a graph of
+ * five nodes or more is split, and streamed): the bytes of want. */
+static void
+compare_streamed(Module *m, GraphId g, int opset, const uint8_t *want,
+    size_t n)
+{
+	static char path[64];
+	if (!*path)   /* tmpfs where there is one: a file per input */
+		snprintf(path, sizeof path, "%s/onnxc_fuzz_%d.onnx",
+		    access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp",
+		    (int)getpid());
+	OnnxOptions o = {.opset = opset, .split_nodes = 2, .threads = 1};
+	if (onnx_write(m, g, &o, path) != 0)
+		differ("the streamed write", "written", "failed");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		differ("the streamed write", "a file", "none");
+	uint8_t *got = malloc(n + 1);
+	size_t k = got ? fread(got, 1, n + 1, f) : 0;
+	fclose(f);
+	unlink(path);
+	if (k != n || memcmp(got, want, n) != 0)
+		differ("the streamed file", "onnx_encode's bytes", "others");
+	free(got);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -229,6 +260,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				differ("unpack", "a model", "none");
 			compare(m, onnx, opset, p);
 			onnx__model_proto__free_unpacked(p, NULL);
+			compare_streamed(m, onnx, opset, buf, len);
+			fz_check(m, &d, 0, errs, "the streamed write");
 			free(buf);
 		}
 	}
