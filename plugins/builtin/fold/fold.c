@@ -39,6 +39,7 @@
  * fx.c and onnx.c evaluate the nodes of each dialect; tensor.c holds the
  * tensor arithmetic and layout they share; fold.h the shared state.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,13 +273,20 @@ canon_arg(Fold *f, const onnxc_arg *a, onnxc_arg *out, int *changed,
 	return s;
 }
 
+/* Point node n's arguments at the replacements; args: its first nread
+ * arguments, read with it (node_read), the rest are asked for. */
 static onnxc_status
-rewrite(Fold *f, onnxc_node n, const onnxc_node_info *ni)
+rewrite_read(Fold *f, onnxc_node n, const onnxc_node_info *ni,
+    const onnxc_arg *args, uint32_t nread)
 {
 	for (uint32_t i = 0; f->nrepl && i < ni->nargs; i++) {
 		onnxc_arg a, b;
 		int changed = 0;
-		onnxc_status s = f->h->node_arg(f->ctx, f->g, n, i, &a);
+		onnxc_status s = ONNXC_OK;
+		if (i < nread)
+			a = args[i];
+		else
+			s = f->h->node_arg(f->ctx, f->g, n, i, &a);
 		if (s == ONNXC_OK)
 			s = canon_arg(f, &a, &b, &changed, 0);
 		if (s == ONNXC_OK && changed)
@@ -287,6 +295,12 @@ rewrite(Fold *f, onnxc_node n, const onnxc_node_info *ni)
 			return s;
 	}
 	return ONNXC_OK;
+}
+
+static onnxc_status
+rewrite(Fold *f, onnxc_node n, const onnxc_node_info *ni)
+{
+	return rewrite_read(f, n, ni, NULL, 0);
 }
 
 void
@@ -352,10 +366,17 @@ materialize(Fold *f)
 		if (h->node_erase(f->ctx, f->g, n) != ONNXC_OK)
 			return ONNXC_ERROR;
 	}
+	/* every node's arguments again: read with the node, one host call
+	 * (ABI 1.5), where there are few (a graph has millions) */
+	enum { NREAD = 8 };
+	bool batch = ONNXC_HOST_HAS(h, node_read);
 	for (onnxc_node n = 1; f->nrepl && n < f->end; n++) {
 		onnxc_node_info ni;
-		if (h->node_get(f->ctx, f->g, n, &ni) == ONNXC_OK &&
-		    rewrite(f, n, &ni) != ONNXC_OK)
+		onnxc_arg args[NREAD];
+		onnxc_status s = batch ? h->node_read(f->ctx, f->g, n, &ni,
+		    args, NREAD) : h->node_get(f->ctx, f->g, n, &ni);
+		if (s == ONNXC_OK && rewrite_read(f, n, &ni, args, batch ?
+		    (ni.nargs < NREAD ? ni.nargs : NREAD) : 0) != ONNXC_OK)
 			return ONNXC_ERROR;
 	}
 	return ONNXC_OK;
