@@ -496,6 +496,23 @@ onnxc_no_op_concerns(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g,
 	return 1;
 }
 
+/* Node n's record and its first min(nargs, cap) arguments: one host
+ * call where the host has node_read (ABI 1.5), else node_get and one
+ * node_arg per argument. */
+static inline onnxc_status
+onnxc_read_node(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g,
+    onnxc_node n, onnxc_node_info *ni, onnxc_arg *args, uint32_t cap)
+{
+	onnxc_status s;
+	uint32_t i;
+	if (ONNXC_HOST_HAS(h, node_read))
+		return h->node_read(ctx, g, n, ni, args, cap);
+	s = h->node_get(ctx, g, n, ni);
+	for (i = 0; s == ONNXC_OK && i < ni->nargs && i < cap; i++)
+		s = h->node_arg(ctx, g, n, i, &args[i]);
+	return s;
+}
+
 /* ------------------------------------------------------------ export */
 
 #define ONNXC_PLUGIN_SYMBOL "onnxc_plugin"

@@ -49,24 +49,10 @@ typedef struct Cse {
 	uint32_t count;      /* nodes in the table */
 	uint32_t merged;     /* nodes merged so far */
 	int failed;          /* a host call failed: stop */
-	int read;            /* the host has node_read (ABI 1.5) */
 	OpVerdict opcache[OPCACHE];
 } Cse;
 
 /* ------------------------------------------------------------ reading */
-
-/* Node n's record and its first ARGS arguments: one host call where the
- * host has node_read, else one per argument. */
-static onnxc_status
-read_node(Cse *c, onnxc_node n, onnxc_node_info *ni, onnxc_arg *args)
-{
-	if (c->read)
-		return c->h->node_read(c->ctx, c->g, n, ni, args, ARGS);
-	onnxc_status s = c->h->node_get(c->ctx, c->g, n, ni);
-	for (uint32_t i = 0; s == ONNXC_OK && i < ni->nargs && i < ARGS; i++)
-		s = c->h->node_arg(c->ctx, c->g, n, i, &args[i]);
-	return s;
-}
 
 /* Argument i of node n: from args when they were read with the node (and
  * are still what it holds), else asked of the host. */
@@ -541,7 +527,8 @@ look_ahead(Cse *c, Ahead *slot, onnxc_node n, uint32_t end)
 {
 	slot->n = 0;
 	slot->hashed = 0;
-	if (n >= end || read_node(c, n, &slot->ni, slot->args) != ONNXC_OK)
+	if (n >= end || onnxc_read_node(c->ctx, c->h, c->g, n, &slot->ni,
+	    slot->args, ARGS) != ONNXC_OK)
 		return;
 	slot->n = n;
 	if (!mergeable(c, n, &slot->ni, slot->args))
@@ -606,7 +593,6 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 {
 	(void)user;
 	Cse c = {.ctx = ctx, .h = host, .g = host->graph(ctx)};
-	c.read = ONNXC_HOST_HAS(host, node_read);
 	c.nvals = host->value_end(ctx, c.g);
 	uint32_t end = host->node_end(ctx, c.g);
 	/* the table at its final size from the start (at most every node

@@ -39,7 +39,6 @@
  * fx.c and onnx.c evaluate the nodes of each dialect; tensor.c holds the
  * tensor arithmetic and layout they share; fold.h the shared state.
  */
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,17 +365,15 @@ materialize(Fold *f)
 		if (h->node_erase(f->ctx, f->g, n) != ONNXC_OK)
 			return ONNXC_ERROR;
 	}
-	/* every node's arguments again: read with the node, one host call
-	 * (ABI 1.5), where there are few (a graph has millions) */
+	/* every node's arguments again, read with the node (a graph has
+	 * millions of nodes, most with few arguments) */
 	enum { NREAD = 8 };
-	bool batch = ONNXC_HOST_HAS(h, node_read);
 	for (onnxc_node n = 1; f->nrepl && n < f->end; n++) {
 		onnxc_node_info ni;
 		onnxc_arg args[NREAD];
-		onnxc_status s = batch ? h->node_read(f->ctx, f->g, n, &ni,
-		    args, NREAD) : h->node_get(f->ctx, f->g, n, &ni);
-		if (s == ONNXC_OK && rewrite_read(f, n, &ni, args, batch ?
-		    (ni.nargs < NREAD ? ni.nargs : NREAD) : 0) != ONNXC_OK)
+		if (onnxc_read_node(f->ctx, h, f->g, n, &ni, args, NREAD) ==
+		    ONNXC_OK && rewrite_read(f, n, &ni, args, ni.nargs < NREAD
+		    ? ni.nargs : NREAD) != ONNXC_OK)
 			return ONNXC_ERROR;
 	}
 	return ONNXC_OK;
