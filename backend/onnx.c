@@ -10,9 +10,10 @@
  * run twice through the streaming writer (pb.h), once to size every
  * message and once to write it; a big graph's nodes are made on two
  * threads in both runs (pbsplit.h).  Into a file, such a graph is
- * streamed: its nodes and value_info are sized chunk by chunk just
- * before they are written, so the disk starts at once, and the graph's
- * length is patched in at the end (write_streamed).  Tensor bytes are never copied:
+ * streamed: its nodes and value_info are made chunk by chunk in one run
+ * each, lengths put in as they close (pb_write_grow), so the disk starts
+ * at once, and the graph's length is patched in at the end
+ * (write_streamed).  Tensor bytes are never copied:
  * raw_data is written straight from the weights mapping (or the module's
  * constants), which out.c turns into a kernel copy from the weights file.
  * With external data (forced, or when the model would pass 2 GB)

@@ -26,7 +26,7 @@ struct PbSplit {
 	PbEmitRange emit;
 	void *mine, *helper;
 	bool threaded;   /* a second CPU may run the helper */
-	bool stream;     /* chunks sized as they are written */
+	bool stream;     /* no sizing run: chunks made as they are written */
 	uint64_t estimate; /* streaming: the bytes the sizing run expects */
 	Pb hw;           /* the helper's writer, its lengths kept from the
 	                  * sizing run to the writing run */
@@ -119,8 +119,8 @@ size_helped(void *arg)
 	return NULL;
 }
 
-/* Writing: helped chunk c into slot, which is free; streaming, sized
- * first. */
+/* Writing: helped chunk c into slot, which is free; streaming, in one
+ * run that grows the slot. */
 static void
 fill(PbSplit *s, uint32_t c, Slot *slot)
 {
