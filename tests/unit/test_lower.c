@@ -314,6 +314,18 @@ lower_on(Fix *f, NodeId n, GraphId *dst)
 	return L;
 }
 
+/* The same on a relu of a fresh input x, for helpers that need only
+ * some node to stand on. */
+static Lower
+lower_on_relu(Fix *f, GraphId *dst)
+{
+	static const int64_t d2[] = {2};
+	ValId x = input(f, "x", DT_F32, 1, d2, ROLE_USER_INPUT, NULL);
+	NodeId n = node(f, "aten::relu.default", "r", DT_F32, 1, d2);
+	ir_push_arg(f->g, n, arg_val(x));
+	return lower_on(f, n, dst);
+}
+
 static void
 test_promotion(void **state)
 {
@@ -355,12 +367,8 @@ test_promotion(void **state)
 static uint16_t
 half_bits(Fix *f, double v, DType dt)
 {
-	static const int64_t d2[] = {2};
-	ValId x = input(f, "x", DT_F32, 1, d2, ROLE_USER_INPUT, NULL);
-	NodeId n = node(f, "aten::relu.default", "r", DT_F32, 1, d2);
-	ir_push_arg(f->g, n, arg_val(x));
 	GraphId dst;
-	Lower L = lower_on(f, n, &dst);
+	Lower L = lower_on_relu(f, &dst);
 	ValId c = lw_scalar(&L, v, dt);
 	const Node *k = ir_nodep(L.dst, ir_val(L.dst, c)->def);
 	const Tensor *t = ir_tensorp(f->m, L.dst->args[k->args].u.t);
@@ -377,12 +385,8 @@ static void
 test_emit_names(void **state)
 {
 	Fix *f = *state;
-	static const int64_t d2[] = {2};
-	ValId x = input(f, "x", DT_F32, 1, d2, ROLE_USER_INPUT, NULL);
-	NodeId n = node(f, "aten::relu.default", "r", DT_F32, 1, d2);
-	ir_push_arg(f->g, n, arg_val(x));
 	GraphId dst;
-	Lower L = lower_on(f, n, &dst);
+	Lower L = lower_on_relu(f, &dst);
 	char op[16], key[16];
 	const char *want[] = {"Relu", "Neg", "Relu", "Abs", "Abs"};
 	NodeId e[5];
