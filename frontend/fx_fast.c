@@ -112,6 +112,29 @@ value(const char *q, Item *it)
 	return e;
 }
 
+/* The next item of ln, zeroed; NULL when it would leave no room for a
+ * list's I_END. */
+static Item *
+next_item(Line *ln)
+{
+	if (ln->nit + 2 > MAXITEMS)
+		return NULL;
+	Item *it = &ln->it[ln->nit++];
+	memset(it, 0, sizeof *it);
+	return it;
+}
+
+/* After an item at q: a ',' (and the blanks after it), or the closer,
+ * which is left for the caller; NULL for anything else. */
+static const char *
+separator(const char *q, char close)
+{
+	q = blanks(q);
+	if (*q == ',')
+		return blanks(q + 1);
+	return *q == close ? q : NULL;
+}
+
 /* The arguments after the '(' at q, up to the ')'; returns the position
  * after it, or NULL. */
 static const char *
@@ -120,10 +143,9 @@ args(Line *ln, const char *q)
 	bool kw = false;
 	q = blanks(q);
 	while (*q != ')') {
-		if (ln->nit + 2 > MAXITEMS)
+		Item *it = next_item(ln);
+		if (!it)
 			return NULL;
-		Item *it = &ln->it[ln->nit++];
-		memset(it, 0, sizeof *it);
 		const char *e = name(q), *eq = blanks(e);
 		if (e > q && eq[0] == '=' && eq[1] != '=') {
 			it->key = q;
@@ -138,16 +160,9 @@ args(Line *ln, const char *q)
 			it->kind = I_LIST;
 			q = blanks(q + 1);
 			while (*q != ']') {
-				if (ln->nit + 2 > MAXITEMS)
-					return NULL;
-				Item *x = &ln->it[ln->nit++];
-				memset(x, 0, sizeof *x);
-				if (!(q = value(q, x)))
-					return NULL;
-				q = blanks(q);
-				if (*q == ',')
-					q = blanks(q + 1);
-				else if (*q != ']')
+				Item *x = next_item(ln);
+				if (!x || !(q = value(q, x)) ||
+				    !(q = separator(q, ']')))
 					return NULL;
 			}
 			ln->it[ln->nit++] = (Item){.kind = I_END};
@@ -155,10 +170,7 @@ args(Line *ln, const char *q)
 		} else if (!(q = value(q, it))) {
 			return NULL;
 		}
-		q = blanks(q);
-		if (*q == ',')
-			q = blanks(q + 1);
-		else if (*q != ')')
+		if (!(q = separator(q, ')')))
 			return NULL;
 	}
 	return q + 1;
