@@ -60,6 +60,22 @@ bad(StFile *f, const char *tensor, const char *fmt, ...)
 		at_file(f, "%s", msg);
 }
 
+/* Whether p[0..n) is one short line of printable text (its length, the
+ * newline left out, in *len): what a symbolic link becomes in a checkout
+ * or a copy that does not keep links. */
+static bool
+text_line(const unsigned char *p, size_t n, int *len)
+{
+	size_t k = n && p[n - 1] == '\n' ? n - 1 : n;
+	if (k == 0 || k > 400)
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if (p[i] < 0x20 || p[i] > 0x7e)
+			return false;
+	*len = (int)k;
+	return true;
+}
+
 /* ---------------------------------------------------------- JSON reading */
 
 /* A strict reader for the header's JSON subset.  On a syntax error it
@@ -805,6 +821,14 @@ open_file(Module *m, const char *path)
 	uint64_t hlen = 0;
 	for (int i = 7; i >= 0; i--)
 		hlen = hlen << 8 | f->map[i];
+	int line;
+	if (hlen > f->size - 8 && text_line(f->map, f->size, &line)) {
+		bad(f, NULL, "header length %llu reaches past the end of the "
+		    "file (%zu bytes): the file is a line of text, '%.*s', not "
+		    "safetensors (a symbolic link copied as a file?)",
+		    (unsigned long long)hlen, f->size, line, f->map);
+		goto fail;
+	}
 	if (hlen > f->size - 8) {
 		bad(f, NULL, "header length %llu reaches past the end of the "
 		    "file (%zu bytes)", (unsigned long long)hlen, f->size);

@@ -195,6 +195,19 @@ test_length_past_eof(void **state)
 	expect_bad(f, "header length 1000 reaches past the end of the file");
 }
 
+/* A symbolic link copied as a file: the message quotes its text. */
+static void
+test_link_as_text(void **state)
+{
+	Fix *f = *state;
+	const char *t = "../model/weights.safetensors\n";
+	write_raw(f, t, strlen(t));
+	expect_bad(f, "header length 7810759558479949358 reaches past the "
+	    "end of the file (29 bytes): the file is a line of text, "
+	    "'../model/weights.safetensors', not safetensors (a symbolic "
+	    "link copied as a file?)");
+}
+
 static void
 test_huge_length(void **state)
 {
@@ -504,6 +517,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_length_past_eof, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_link_as_text,
+		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_huge_length, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup,
