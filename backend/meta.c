@@ -334,7 +334,7 @@ count_users(const Graph *g)
 	uint32_t *users = onnxc_table_calloc(g->nnodes + 1, sizeof *users);
 	uint32_t *last = onnxc_table_calloc(g->nnodes + 1, sizeof *last);
 	if (!users || !last)
-		BUG("out of memory");
+		ir_oom(0);
 	for (NodeId n = 1; n < g->nnodes; n++) {
 		const Node *p = &g->nodes[n];
 		for (uint32_t i = 0; i < p->nargs; i++) {
@@ -371,7 +371,7 @@ meta_alloc(Module *m, bool strip_paths)
 {
 	BeMeta *x = calloc(1, sizeof *x);
 	if (!x)
-		BUG("out of memory");
+		ir_oom(0);
 	x->m = m;
 	x->a = arena_new();
 	x->ops = arena_new();
@@ -387,7 +387,7 @@ be_meta_new(Module *m, bool strip_paths)
 	x->at = onnxc_table_calloc(x->nat + 1, sizeof *x->at);
 	x->users = calloc(m->ngraphs + 1, sizeof *x->users);
 	if (!x->at || !x->users)
-		BUG("out of memory");
+		ir_oom(0);
 	for (GraphId gi = 1; gi < m->ngraphs; gi++) {
 		const Graph *g = m->graphs[gi];
 		bool fx = false;

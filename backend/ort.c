@@ -126,7 +126,7 @@ xcalloc(size_t n, size_t sz)
 {
 	void *p = onnxc_table_calloc(n, sz);
 	if (!p)
-		BUG("out of memory");
+		ir_oom(0);
 	return p;
 }
 

@@ -61,12 +61,18 @@ static volatile sig_atomic_t pend_used[MAXPEND];
 static const int fatal[] = {SIGTERM, SIGINT, SIGHUP};
 static bool handlers_set;
 
-static void
-on_fatal(int sig)
+void
+be_out_abandon(void)
 {
 	for (int i = 0; i < MAXPEND; i++)
 		if (pend_used[i])
 			unlinkat(pend[i].dirfd, pend[i].name, 0);
+}
+
+static void
+on_fatal(int sig)
+{
+	be_out_abandon();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

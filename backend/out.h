@@ -50,6 +50,9 @@ void be_out_report(Module *m, const BeOut *o, int err);
 int be_out_commit(Module *m, BeOut **outs, int n);
 /* Drop an output unnamed (NULL is fine). */
 void be_out_discard(BeOut *o);
+/* Remove every temporary output now, as a fatal signal would: for a
+ * process that must end at once (out of memory). */
+void be_out_abandon(void);
 
 /* An output written by one callback: open, emit, commit.  emit returns 0
  * or an errno value. */

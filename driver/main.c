@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 
 #include "backend/copy.h"
 #include "backend/onnx.h"
+#include "backend/out.h"
 #include "backend/ort.h"
 #include "driver/driver.h"
 #include "frontend/fx.h"
@@ -705,9 +707,25 @@ close_stdout(int rc)
 	return rc;
 }
 
+/* Out of memory anywhere: an input error (a hostile input that got past
+ * the readers' budgets, or a model too big for this machine), with no
+ * output left behind. */
+static void
+on_oom(size_t bytes)
+{
+	char msg[160];
+	int n = snprintf(msg, sizeof msg, "onnxc: error: out of memory "
+	    "(asking for %zu bytes)\n", bytes);
+	be_out_abandon();
+	if (n > 0 && write(2, msg, (size_t)n) < 0)
+		_exit(1);
+	_exit(1);
+}
+
 int
 main(int argc, char **argv)
 {
+	ir_set_oom_hook(on_oom);
 	/* Tables of a big graph grow by realloc: from 2 MiB up they are
 	 * mappings of their own, which realloc moves with mremap instead of
 	 * copying, and which take huge pages (vgrow).  A fixed threshold also

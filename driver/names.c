@@ -152,7 +152,7 @@ dr_rename(Module *m, Graph *g, const DrNames *in, const DrNames *out)
 	uint32_t ntaken = m->nstrs;
 	uint8_t *taken = calloc(ntaken + 1, 1);
 	if (!taken)
-		BUG("out of memory");
+		ir_oom(0);
 	for (ValId v = 1; v < g->nvals; v++)
 		if (g->vals[v].name < ntaken)
 			taken[g->vals[v].name] = 1;

@@ -50,7 +50,7 @@ dr_report_new(const char *path, int argc, char **argv)
 {
 	DrReport *r = calloc(1, sizeof *r);
 	if (!r)
-		BUG("out of memory");
+		ir_oom(0);
 	r->path = path;
 	r->argc = argc;
 	r->argv = argv;
@@ -109,7 +109,7 @@ dr_report_parsed(DrReport *r, Module *m, GraphId fx)
 	uint32_t *rowbyop = r->rowbyop = calloc(m->nstrs + 1,
 	    sizeof *rowbyop);
 	if (!rowbyop || !r->rowof)
-		BUG("out of memory");
+		ir_oom(0);
 	for (NodeId n = 1; n < g->nnodes; n++) {
 		const Node *p = &g->nodes[n];
 		if (!p->op)
@@ -132,7 +132,7 @@ dr_report_stats(DrReport *r, uint32_t nsteps, uint32_t **count)
 {
 	r->stats = calloc(nsteps + 1, sizeof *r->stats);
 	if (!r->stats)
-		BUG("out of memory");
+		ir_oom(0);
 	*count = &r->nstats;
 	return r->stats;
 }

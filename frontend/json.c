@@ -2,10 +2,12 @@
  *
  * Our own rather than a library's: diagnostics about archive content need
  * the line and column of every value, which cJSON and jansson do not keep,
- * and a tree in one arena frees in one call.  Kids are collected on a
- * scratch stack and copied to the arena when their container closes, so a
- * document costs one arena node per value.  Nesting is limited (programs
- * nest a few levels per subgraph), strings must be valid UTF-8 escapes.
+ * and a tree in one arena frees in one call.  A first scan counts each
+ * container's kids, so that each gets its array in the arena at once: a
+ * document costs one arena node per value and a count per container, and
+ * nothing more at its peak (a stack of kids copied on close cost twice
+ * that).  Nesting is limited (programs nest a few levels per subgraph),
+ * strings must be valid UTF-8 without NUL.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -21,8 +23,8 @@ typedef struct P {
 	uint32_t line;
 	const char *err;
 	Loc at;
-	JVal *stk;            /* kids of open containers */
-	uint32_t nstk, cstk;
+	uint32_t *count;      /* kids of each container, in opening order */
+	uint32_t ncount, next;
 } P;
 
 static Loc
@@ -104,6 +106,26 @@ utf8(char *o, uint32_t cp)
 	return o;
 }
 
+/* The length of the UTF-8 sequence at q (1 to 4), 0 when it is not one:
+ * a stray continuation byte, a short sequence, an overlong form, a
+ * surrogate or a code point past U+10FFFF. */
+static int
+utf8_seq(const unsigned char *q, const unsigned char *end)
+{
+	unsigned c = q[0];
+	int n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2 :
+	    c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+	if (!n || end - q < n)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((q[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && q[1] < 0xa0) || (c == 0xed && q[1] >= 0xa0) ||
+	    (c == 0xf0 && q[1] < 0x90) || (c == 0xf4 && q[1] >= 0x90))
+		return 0;
+	return n;
+}
+
 /* A string at the opening quote; decoded into the arena (escapes make it
  * shorter, never longer, than its source). */
 static bool
@@ -137,6 +159,18 @@ string(P *p, const char **out, uint32_t *len)
 		}
 		if (c < 0x20)
 			return fail(p, "control character in a string");
+		if (c >= 0x80) {
+			/* names go into the ONNX file, whose strings are
+			 * UTF-8 */
+			int k = utf8_seq((const unsigned char *)p->p,
+			    (const unsigned char *)p->end);
+			if (!k)
+				return fail(p, "invalid UTF-8 in a string");
+			memcpy(o, p->p, (size_t)k);
+			o += k;
+			p->p += k;
+			continue;
+		}
 		if (c != '\\') {
 			*o++ = (char)c;
 			p->p++;
@@ -156,6 +190,9 @@ string(P *p, const char **out, uint32_t *len)
 		int cp = p->end - p->p >= 6 ? hex4(p->p + 2) : -1;
 		if (cp < 0)
 			return fail(p, "invalid \\u escape");
+		if (cp == 0)
+			return fail(p, "NUL character (\\u0000) in a string: "
+			    "names and paths must not hold one");
 		p->p += 6;
 		uint32_t u = (uint32_t)cp;
 		if (u >= 0xd800 && u < 0xdc00) {
@@ -235,11 +272,49 @@ number(P *p, JVal *v)
 	return true;
 }
 
-static void
-push(P *p, const JVal *v)
+/* The kids of every container, in the order they open: commas at its
+ * level, plus one unless it is empty.  Only a guide for valid text: the
+ * parser checks every count it is given before writing. */
+static uint32_t *
+count_kids(const char *s, size_t n, uint32_t *ncount)
 {
-	vgrow((void **)&p->stk, &p->cstk, p->nstk + 1, sizeof *p->stk);
-	p->stk[p->nstk++] = *v;
+	enum { DEPTH = MAXDEPTH + 1 };
+	uint32_t open[DEPTH], *count = NULL, nc = 0, cc = 0;
+	bool filled[DEPTH];
+	int depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == ' ' || c == '\n' || c == '\t' || c == '\r' ||
+		    c == ':')
+			continue;
+		if (c == ',') {
+			if (depth > 0 && count[open[depth - 1]] < UINT32_MAX)
+				count[open[depth - 1]]++;
+			continue;
+		}
+		if (c == ']' || c == '}') {
+			if (depth > 0 && filled[--depth])
+				count[open[depth]]++;
+			continue;
+		}
+		if (depth > 0)
+			filled[depth - 1] = true;
+		if (c == '"') {
+			while (++i < n && s[i] != '"')
+				if (s[i] == '\\')
+					i++;
+		} else if ((c == '[' || c == '{') && depth < DEPTH) {
+			vgrow((void **)&count, &cc, nc + 1, sizeof *count);
+			count[nc] = 0;
+			filled[depth] = false;
+			open[depth++] = nc++;
+		}
+	}
+	while (depth > 0)  /* unclosed at the end: as if closed there */
+		if (filled[--depth])
+			count[open[depth]]++;
+	*ncount = nc;
+	return count;
 }
 
 static bool value(P *p, JVal *v, int depth);
@@ -255,7 +330,11 @@ container(P *p, JVal *v, int depth)
 	if (depth >= MAXDEPTH)
 		return fail(p, "nesting too deep");
 	p->p++;
-	uint32_t base = p->nstk;
+	uint32_t want = p->next < p->ncount ? p->count[p->next] : 0;
+	p->next++;
+	v->kids = want ? arena_alloc_nz(p->a, (size_t)want *
+	    sizeof *v->kids) : NULL;
+	v->n = 0;
 	space(p);
 	if (p->p < p->end && *p->p == close) {
 		p->p++;
@@ -275,9 +354,15 @@ container(P *p, JVal *v, int depth)
 			p->p++;
 			space(p);
 		}
-		if (!value(p, &kid, depth + 1))
+		if (v->n == want)  /* more than counted: not valid text */
+			return fail(p, "malformed container");
+		/* the kid is built in place: containers inside it take
+		 * their own arrays */
+		JVal *k = &v->kids[v->n];
+		*k = kid;
+		if (!value(p, k, depth + 1))
 			return false;
-		push(p, &kid);
+		v->n++;
 		space(p);
 		if (p->p < p->end && *p->p == ',') {
 			p->p++;
@@ -290,10 +375,6 @@ container(P *p, JVal *v, int depth)
 		return fail(p, obj ? "expected ',' or '}'" :
 		    "expected ',' or ']'");
 	}
-	v->n = p->nstk - base;
-	v->kids = arena_alloc(p->a, (size_t)v->n * sizeof *v->kids);
-	memcpy(v->kids, p->stk + base, (size_t)v->n * sizeof *v->kids);
-	p->nstk = base;
 	return true;
 }
 
@@ -334,6 +415,7 @@ JVal *
 json_parse(Arena *a, const char *s, size_t n, const char **err, Loc *at)
 {
 	P p = {.a = a, .s = s, .p = s, .end = s + n, .bol = s, .line = 1};
+	p.count = count_kids(s, n, &p.ncount);
 	JVal *root = arena_alloc(a, sizeof *root);
 	bool ok = value(&p, root, 0);
 	if (ok) {
@@ -341,7 +423,7 @@ json_parse(Arena *a, const char *s, size_t n, const char **err, Loc *at)
 		if (p.p != p.end)
 			ok = fail(&p, "text after the JSON document");
 	}
-	free(p.stk);
+	free(p.count);
 	if (ok)
 		return root;
 	*err = p.err;

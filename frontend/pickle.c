@@ -2,7 +2,10 @@
  * writes for state dicts (protocol 2-5): containers, numbers, strings,
  * the memo, persistent ids for storages, and REDUCE of four known
  * globals.  Values live in the caller's arena; the memo and the stack are
- * bounded, so a hostile pickle costs at most a multiple of its size.
+ * bounded, and so is what all values take together (a multiple of the
+ * pickle's size, which a state dict never comes near), so a hostile
+ * pickle costs at most that.  MARK, None and the booleans are shared
+ * objects: opcodes that push them allocate nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +44,8 @@ typedef struct VM {
 	Obj **memo;
 	uint32_t nmemo, cmemo;   /* nmemo: MEMOIZE's next index */
 	const char *err;
+	uint64_t used, budget;   /* bytes of values allocated, allowed */
+	Obj mark, none, yes, no; /* shared, never modified */
 } VM;
 
 static const struct {
@@ -72,6 +77,7 @@ mk(VM *vm, OKind k)
 {
 	Obj *o = arena_alloc(vm->a, sizeof *o);
 	o->kind = (uint8_t)k;
+	vm->used += sizeof *o;
 	return o;
 }
 
@@ -114,6 +120,7 @@ append(VM *vm, Obj *c, Obj *x)
 	if (c->n == c->cap) {
 		uint32_t cap = c->cap ? c->cap * 2 : 8;
 		Obj **it = arena_alloc(vm->a, cap * sizeof *it);
+		vm->used += cap * sizeof *it;
 		if (c->n)
 			memcpy(it, c->items, c->n * sizeof *it);
 		c->items = it;
@@ -371,12 +378,10 @@ step(VM *vm, unsigned char op)
 	switch (op) {
 	case 0x80: return take(vm, 1) ? 0 : -1;            /* PROTO */
 	case 0x95: return take(vm, 8) ? 0 : -1;            /* FRAME */
-	case '(': return push(vm, mk(vm, O_MARK));
-	case 'N': return push(vm, mk(vm, O_NONE));
-	case 0x88: case 0x89:                                /* NEWTRUE/FALSE */
-		o = mk(vm, O_BOOL);
-		o->i = op == 0x88;
-		return push(vm, o);
+	case '(': return push(vm, &vm->mark);
+	case 'N': return push(vm, &vm->none);
+	case 0x88: return push(vm, &vm->yes);                /* NEWTRUE */
+	case 0x89: return push(vm, &vm->no);                 /* NEWFALSE */
 	case 'J': case 'K': case 'M': {                      /* BININT* */
 		int n = op == 'J' ? 4 : op == 'K' ? 1 : 2;
 		if (!(q = take(vm, (size_t)n)))
@@ -489,9 +494,18 @@ int
 pk_read(Arena *a, const unsigned char *p, size_t n, PkTensor **out,
     uint32_t *count, const char **err, size_t *pos)
 {
-	VM vm = {.a = a, .p = p, .end = p + n, .start = p};
+	VM vm = {.a = a, .p = p, .end = p + n, .start = p,
+		.budget = 16 * (uint64_t)n + (1 << 20),
+		.mark = {.kind = O_MARK}, .none = {.kind = O_NONE},
+		.yes = {.kind = O_BOOL, .i = 1}, .no = {.kind = O_BOOL}};
 	int rc = -1;
 	while (vm.p < vm.end) {
+		if (vm.used > vm.budget) {
+			fail(&vm, "the pickle makes more objects than one of "
+			    "its size can hold (not a torch.save state dict)",
+			    NULL);
+			break;
+		}
 		vm.op = vm.p;
 		unsigned char op = *vm.p++;
 		if (op == '.') {                             /* STOP */

@@ -94,9 +94,8 @@ pick_program(Pt2 *a, const char *want)
 		    (size_t)nl);
 		if (want && !strcmp(want, name))
 			return name;
-		if (ll < sizeof list - 1)
-			ll += (size_t)snprintf(list + ll, sizeof list - ll,
-			    "%s'%s'", count ? ", " : "", name);
+		ll = str_addf(list, sizeof list, ll, "%s'%s'",
+		    count ? ", " : "", name);
 		count++;
 		only = name;
 	}
@@ -112,29 +111,81 @@ pick_program(Pt2 *a, const char *want)
 	return !want && count == 1 ? only : NULL;
 }
 
-/* The layout: torch >= 2.7's ROOT/archive_format, else torch <= 2.6's
- * serialized_exported_program.json. */
+/* An entry name that stays inside the archive's folder: relative, no
+ * ".." component.  (zip.c refuses NUL bytes in names.) */
+static bool
+safe_name(const char *s)
+{
+	if (!*s || *s == '/' || *s == '\\')
+		return false;
+	for (const char *c = s; *c;) {
+		size_t n = strcspn(c, "/\\");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return false;
+		c += n;
+		if (*c)
+			c++;
+	}
+	return true;
+}
+
+/* The layout, checked whole before anything is read: every name safe,
+ * one root holding either torch >= 2.7's ROOT/archive_format (ROOT empty
+ * or one folder, every entry under it) or torch <= 2.6's
+ * serialized_exported_program.json, never both, never two. */
 static int
 layout(Pt2 *a, const char *program, const char **progentry)
 {
 	Module *m = a->m;
+	uint32_t nfmt = 0, nold = 0;
+	const char *fmt = NULL, *old = NULL;
 	for (uint32_t i = 0; i < zip_count(a->z); i++) {
 		const char *s = zip_entry(a->z, i)->name;
-		size_t n = strlen(s);
 		const char *base = strrchr(s, '/');
 		base = base ? base + 1 : s;
 		size_t pl = (size_t)(base - s);
-		/* ROOT is empty or one folder */
+		if (!safe_name(s)) {
+			ir_error(m, (Loc){0, 0}, "entry '%s': an absolute name "
+			    "or one with '..' (a path out of the archive's "
+			    "folder); refused", s);
+			return -1;
+		}
 		if (!strcmp(base, "archive_format") &&
 		    (pl == 0 || !memchr(s, '/', pl - 1))) {
-			a->root = arena_strndup(m->arena, s, (size_t)(base - s));
-			a->v26 = false;
-			break;
+			nfmt++;
+			fmt = s;
 		}
 		if (!strcmp(base, "serialized_exported_program.json")) {
-			a->root = arena_strndup(m->arena, s, n - strlen(base));
-			a->v26 = true;
+			nold++;
+			old = s;
 		}
+	}
+	if (nfmt + nold > 1) {
+		ir_error(m, (Loc){0, 0}, "the archive holds %s ('%s' and "
+		    "more): one program archive per file, please",
+		    nfmt && nold ? "both a torch >= 2.7 and a torch <= 2.6 "
+		    "layout" : "more than one archive root", fmt ? fmt : old);
+		return -1;
+	}
+	if (fmt) {
+		const char *base = strrchr(fmt, '/');
+		a->root = arena_strndup(m->arena, fmt, base ?
+		    (size_t)(base + 1 - fmt) : 0);
+		a->v26 = false;
+		size_t rl = strlen(a->root);
+		for (uint32_t i = 0; rl && i < zip_count(a->z); i++) {
+			const char *s = zip_entry(a->z, i)->name;
+			if (strncmp(s, a->root, rl)) {
+				ir_error(m, (Loc){0, 0}, "entry '%s' lies "
+				    "outside the archive's root '%s'", s,
+				    a->root);
+				return -1;
+			}
+		}
+	} else if (old) {
+		a->root = arena_strndup(m->arena, old, strlen(old) -
+		    strlen("serialized_exported_program.json"));
+		a->v26 = true;
 	}
 	if (!a->root) {
 		ir_error(m, (Loc){0, 0}, "a zip archive, but not one of "
@@ -180,6 +231,11 @@ check_version(Module *m, const JVal *prog)
 		    "schema_version.major: not a torch.export program");
 		return -1;
 	}
+	if (maj->i < 0 || (min && (!min->isint || min->i < 0))) {
+		pt2_err(m, maj->i < 0 ? maj : min, "schema version numbers "
+		    "must be integers of 0 or more");
+		return -1;
+	}
 	if (maj->i > SCHEMA_MAJOR) {
 		pt2_err(m, maj, "schema version %lld.%lld is newer than onnxc "
 		    "reads (%d.x): save the program with an older torch, or "
@@ -197,11 +253,17 @@ pt2_open(Module *m, const char *path, const unsigned char *buf, size_t len,
 {
 	Pt2 *a = calloc(1, sizeof *a);
 	if (!a)
-		BUG("out of memory");
+		ir_oom(0);
 	a->m = m;
 	a->path = path;
 	a->ja = arena_new();
 	a->z = zip_open(m, buf, len);
+	a->inflate_left = zip_budget_for(len);
+	/* non-overlapping views copy at most their storage; more is a view
+	 * that repeats bytes (a stride of 0) */
+	a->copy_left = (uint64_t)len + ((uint64_t)64 << 20);
+	if (a->z)
+		zip_set_budget(a->z, &a->inflate_left);
 	const char *entry = NULL;
 	if (!a->z || layout(a, program, &entry) < 0)
 		goto fail;

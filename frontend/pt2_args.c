@@ -93,7 +93,7 @@ listarg(GCtx *c, const JVal *u, const char *k, Arg *out, int depth)
 		pt2_err(m, u, "expected a list for %s", k);
 		return false;
 	}
-	Arg *items = calloc(u->n ? u->n : 1, sizeof *items);
+	Arg *items = xzalloc(u->n, sizeof *items);
 	bool ok = true;
 	for (uint32_t i = 0; i < u->n && ok; i++) {
 		const JVal *x = &u->kids[i];
@@ -189,8 +189,10 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 			pt2_err(m, u, "a subgraph argument needs a \"name\"");
 			return false;
 		}
-		if (pt2_build(m, json_get(u, "graph"), nm->s, c->gid, depth + 1,
-		    &sub) < 0)
+		/* the graphs' nesting, not this argument's (which starts
+		 * again at each node) */
+		if (pt2_build(m, json_get(u, "graph"), nm->s, c->gid,
+		    c->depth + 1, &sub) < 0)
 			return false;
 		*out = (Arg){.kind = A_GRAPH, .u.g = sub};
 	} else if (!strcmp(k, "as_operator") && u->kind == J_STR) {

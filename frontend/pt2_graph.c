@@ -58,11 +58,10 @@ symtext(GCtx *c, const JVal *v, char *buf, size_t cap)
 		pt2_err(m, s, "bad symbolic expression: %s", why);
 		return -1;
 	}
-	int n = snprintf(buf, cap, "Sym(");
-	n += sym_print(m, e, buf + n, cap - (size_t)n);
-	if ((size_t)n + 2 > cap)
-		return (int)cap;  /* too long: the caller reports it */
-	return n + snprintf(buf + n, cap - (size_t)n, ")");
+	size_t n = str_addf(buf, cap, 0, "Sym(");
+	n = sym_add(m, e, buf, cap, n);
+	n = str_addf(buf, cap, n, ")");
+	return n >= cap ? (int)cap : (int)n;  /* too long: the caller says */
 }
 
 /* A TensorMeta as the dump prints its type: "f32[4, s0]". */
@@ -80,15 +79,16 @@ tensortext(GCtx *c, const JVal *meta, char *buf, size_t cap)
 		pt2_err(m, dt, "unknown dtype code %lld", (long long)dt->i);
 		return -1;
 	}
-	size_t n = (size_t)snprintf(buf, cap, "%s[", ir_dtype_name(t));
+	/* appended within cap; n keeps the whole length, so a type that
+	 * does not fit is reported, never written past the buffer */
+	size_t n = str_addf(buf, cap, 0, "%s[", ir_dtype_name(t));
 	for (uint32_t i = 0; i < sz->n && n < cap; i++) {
 		const char *k;
 		const JVal *u = pt2_union(&sz->kids[i], &k);
 		if (i)
-			n += (size_t)snprintf(buf + n, cap - n, ", ");
+			n = str_addf(buf, cap, n, ", ");
 		if (u && !strcmp(k, "as_int") && u->isint && u->i >= 0) {
-			n += (size_t)snprintf(buf + n, cap - n, "%lld",
-			    (long long)u->i);
+			n = str_addf(buf, cap, n, "%lld", (long long)u->i);
 			continue;
 		}
 		const JVal *s = u && !strcmp(k, "as_expr") ?
@@ -99,15 +99,13 @@ tensortext(GCtx *c, const JVal *meta, char *buf, size_t cap)
 			pt2_err(m, s ? s : &sz->kids[i], "bad size: %s", why);
 			return -1;
 		}
-		if (n < cap)
-			n += (size_t)sym_print(m, e, buf + n, cap - n);
+		n = sym_add(m, e, buf, cap, n);
 	}
-	if (n + 2 > cap) {
-		pt2_err(m, meta, "tensor type too long");
+	n = str_addf(buf, cap, n, "]");
+	if (n >= cap) {
+		pt2_err(m, meta, "tensor type too long (%u dims)", sz->n);
 		return -1;
 	}
-	buf[n++] = ']';
-	buf[n] = 0;
 	return (int)n;
 }
 
@@ -164,7 +162,7 @@ tracetext(Module *m, const JVal *node)
 	while (cl && (code[cl - 1] == ' ' || code[cl - 1] == '\r'))
 		cl--;
 	size_t len = (size_t)(q - path) + (size_t)(in - ln) + fnl + cl + 32;
-	char *buf = malloc(len);
+	char *buf = xrealloc(NULL, len);
 	int n = snprintf(buf, len, "File: %.*s:%.*s in %.*s, code: %.*s",
 	    (int)(q - path), path, (int)(in - ln), ln, (int)fnl, fn, (int)cl,
 	    code);
@@ -185,7 +183,7 @@ scopetext(Module *m, const JVal *node)
 	    "nn_module_stack");
 	if (!json_is(ms, J_STR) || !ms->n)
 		return 0;
-	char *buf = malloc((size_t)ms->n + 1);
+	char *buf = xrealloc(NULL, (size_t)ms->n + 1);
 	size_t n = 0;
 	for (const char *e = ms->s, *end = ms->s + ms->n; e < end;) {
 		const char *semi = memchr(e, ';', (size_t)(end - e));
@@ -262,7 +260,7 @@ outs(GCtx *c, const JVal *node, Outs *o)
 	}
 	o->v = calloc(list->n ? list->n : 1, sizeof *o->v);
 	if (!o->v)
-		BUG("out of memory");
+		ir_oom(0);
 	o->tuple = list != os || os->n > 1;
 	for (uint32_t i = 0; i < list->n; i++) {
 		const JVal *x = &list->kids[i];
@@ -330,15 +328,41 @@ nodename(GCtx *c, const JVal *nd, StrId op, const Outs *o)
 	size_t n = strcspn(b, ".");
 	char buf[160];
 	snprintf(buf, sizeof buf, "%.*s", (int)(n > 100 ? 100 : n), b);
-	name = ir_intern(m, buf);
-	for (uint32_t k = 1; fx_map_get(&c->names, name) ||
-	    fx_map_get(&c->used, name); k++) {
+	StrId base = name = ir_intern(m, buf);
+	/* the suffixes tried before stay taken (names are never freed), so
+	 * each base resumes where it stopped: linear in the nodes, where
+	 * probing from 1 each time was quadratic */
+	uint32_t k = fx_map_get(&c->suffix, base);
+	k = k ? k : 1;
+	for (; fx_map_get(&c->names, name) || fx_map_get(&c->used, name);
+	    k++) {
 		snprintf(buf, sizeof buf, "%.*s_%u", (int)(n > 100 ? 100 : n),
 		    b, k);
 		name = ir_intern(m, buf);
 	}
+	fx_map_set(&c->suffix, base, k);
 	fx_map_set(&c->used, name, 1);  /* taken, as FX's namespace */
 	return name;
+}
+
+/* A keyword argument needs a name (valid as a Python identifier would
+ * be: not empty) that no earlier keyword of the node has. */
+static bool
+keyword_ok(GCtx *c, const JVal *a)
+{
+	StrId kn = pt2_jname(c->m, json_get(a, "name"));
+	if (!kn) {
+		pt2_err(c->m, a, "a keyword argument needs a non-empty name");
+		return false;
+	}
+	/* kwseen maps a name to the last node that used it */
+	if (fx_map_get(&c->kwseen, kn) == c->nnode) {
+		pt2_err(c->m, a, "keyword argument '%s' given twice",
+		    ir_str(c->m, kn));
+		return false;
+	}
+	fx_map_set(&c->kwseen, kn, c->nnode);
+	return true;
 }
 
 static int
@@ -359,8 +383,9 @@ node(GCtx *c, const JVal *nd)
 		return -1;
 	}
 	c->hop = !strncmp(ir_str(m, op), "higher_order::", 14);
+	c->nnode++;
 	/* FX args first, then kwargs, each in the order written */
-	Arg *args = calloc(in->n ? in->n : 1, sizeof *args);
+	Arg *args = xzalloc(in->n, sizeof *args);
 	uint32_t na = 0;
 	int rc = 0;
 	for (int pass = 1; pass <= 2 && rc == 0; pass++) {
@@ -373,6 +398,9 @@ node(GCtx *c, const JVal *nd)
 				rc = -1;
 			} else if (kd == pass && !pt2_arg(c, json_get(a, "arg") ?
 			    json_get(a, "arg") : a, &args[na], 0)) {
+				rc = -1;
+			} else if (kd == pass && pass == 2 &&
+			    !keyword_ok(c, a)) {
 				rc = -1;
 			} else if (kd == pass) {
 				if (pass == 2)
@@ -492,10 +520,11 @@ pt2_build(Module *m, const JVal *graph, const char *name, GraphId parent,
 		return -1;
 	}
 	if (depth > MAXGRAPHDEPTH) {
-		pt2_err(m, graph, "subgraphs nested too deeply");
+		pt2_err(m, graph, "subgraphs nested more than %d deep",
+		    MAXGRAPHDEPTH);
 		return -1;
 	}
-	GCtx c = {.m = m};
+	GCtx c = {.m = m, .depth = depth};
 	c.gid = ir_graph_new(m, name, parent);
 	c.g = ir_graph(m, c.gid);
 	addmeta(&c, json_get(graph, "tensor_values"));
@@ -521,6 +550,8 @@ pt2_build(Module *m, const JVal *graph, const char *name, GraphId parent,
 	fx_map_free(&c.names);
 	fx_map_free(&c.meta);
 	fx_map_free(&c.used);
+	fx_map_free(&c.suffix);
+	fx_map_free(&c.kwseen);
 	free(c.metas);
 	*out = c.gid;
 	return rc;

@@ -23,6 +23,10 @@ struct Pt2 {
 	Zip **inner;             /* torch.save zips inside the archive */
 	uint32_t ninner, cinner;
 	Arena *pa;               /* pickled tensors' records */
+	/* budgets that follow from the archive's size, so that a small
+	 * hostile file cannot ask for gigabytes */
+	uint64_t inflate_left;   /* bytes entries may still inflate to */
+	uint64_t copy_left;      /* bytes strided views may still copy */
 };
 
 /* A tensor as sizes, strides (elements) and an offset into a storage. */
@@ -30,6 +34,10 @@ typedef struct Pt2View {
 	uint8_t dtype;
 	int32_t rank;
 	int64_t sizes[64], strides[64], offset;
+	/* set by pt2_view: a view its storage does not hold in order, to be
+	 * copied by pt2_view_copy once its shape is known to be right */
+	bool strided;
+	const unsigned char *st;
 } Pt2View;
 
 /* pt2.c: entry name as the current JSON document (m->file, m->src);
@@ -37,11 +45,15 @@ typedef struct Pt2View {
 const JVal *pt2_doc(Pt2 *a, const char *name, bool required);
 /* pt2_weights.c */
 void pt2_weights_free(Pt2 *a);
-/* the view v of storage st[0..stlen) into t (dims point into v): a
- * pointer into st when contiguous, else a copy owned by a; an error
- * message, or NULL */
-const char *pt2_view(Pt2 *a, const Pt2View *v, const unsigned char *st,
+/* the view v of storage st[0..stlen) into t (dims point into v), every
+ * size, stride and offset checked against the storage: t->data points
+ * into st when the view is contiguous, else it is NULL and v->strided is
+ * set; an error message, or NULL */
+const char *pt2_view(Pt2 *a, Pt2View *v, const unsigned char *st,
     uint64_t stlen, Tensor *t);
+/* a strided view's elements in row-major order into t->data, a copy
+ * owned by a, within a->copy_left; an error message, or NULL */
+const char *pt2_view_copy(Pt2 *a, const Pt2View *v, Tensor *t);
 
 /* pt2_pickle.c: torch.save files (a zip with data.pkl) */
 /* the one tensor of the torch.save file d[0..len) (entry name path) */
@@ -82,9 +94,13 @@ typedef struct GCtx {
 	const JVal **metas;
 	uint32_t nmetas, cmetas;
 	StrMap used;       /* names read by some argument or output */
+	StrMap suffix;     /* nameless nodes' base name -> next _N to try */
+	StrMap kwseen;     /* keyword name -> the last node (nnode) using it */
+	uint32_t nnode;    /* nodes read so far, from 1 */
 	Graph *g;
 	GraphId gid;
 	bool hop;          /* the node being read is a higher-order op */
+	int depth;         /* subgraph nesting: 0 for the program's graph */
 } GCtx;
 int pt2_build(Module *m, const JVal *graph, const char *name,
     GraphId parent, int depth, GraphId *out);

@@ -40,6 +40,7 @@ open_saved(Pt2 *a, const char *path, const unsigned char *d, size_t len,
 	s->z = zip_open(m, d, len);
 	if (!s->z)
 		return -1;
+	zip_set_budget(s->z, &a->inflate_left);
 	vgrow((void **)&a->inner, &a->cinner, a->ninner + 1, sizeof *a->inner);
 	a->inner[a->ninner++] = s->z;
 	ZipEntry *pk = NULL;

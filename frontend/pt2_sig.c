@@ -77,8 +77,26 @@ specs(Module *m, const JVal *list, bool in, Sig *s)
 	return 0;
 }
 
+/* A bound of a range constraint: an integer, or null / absent for an
+ * unbounded side (schema.py's Optional[int]). */
+static bool
+bound(Module *m, const JVal *b, char *buf, size_t cap, const char *inf)
+{
+	if (!b || b->kind == J_NULL) {
+		snprintf(buf, cap, "%s", inf);
+		return true;
+	}
+	if (!b->isint) {
+		pt2_err(m, b, "a range bound must be an integer or null");
+		return false;
+	}
+	snprintf(buf, cap, "%lld", (long long)b->i);
+	return true;
+}
+
 /* range_constraints {"s0": {"min_val": 2, "max_val": 64}} as the dump
- * prints them, into Module.ranges and the range table. */
+ * prints them, into Module.ranges and the range table, checked as the
+ * dump's are (a lower bound above the upper is impossible). */
 static int
 ranges(Module *m, const JVal *rc)
 {
@@ -88,31 +106,78 @@ ranges(Module *m, const JVal *rc)
 		pt2_err(m, rc, "range_constraints must be an object");
 		return -1;
 	}
-	size_t cap = 64 + (size_t)rc->n * 96, n = 0;
-	char *buf = malloc(cap);
-	n += (size_t)snprintf(buf, cap, "{");
-	for (uint32_t i = 0; i < rc->n; i++) {
-		const JVal *r = &rc->kids[i], *lo = json_get(r, "min_val"),
-		    *hi = json_get(r, "max_val");
-		char l[32] = "-int_oo", h[32] = "int_oo";
-		if (lo && lo->isint)
-			snprintf(l, sizeof l, "%lld", (long long)lo->i);
-		if (hi && hi->isint)
-			snprintf(h, sizeof h, "%lld", (long long)hi->i);
-		n += (size_t)snprintf(buf + n, cap - n, "%s%.*s: VR[%s, %s]",
-		    i ? ", " : "", r->klen > 40 ? 40 : (int)r->klen, r->key,
-		    l, h);
-	}
-	n += (size_t)snprintf(buf + n, cap - n, "}");
-	size_t err = 0;
+	size_t cap = 3;
+	for (uint32_t i = 0; i < rc->n; i++)
+		cap += (size_t)rc->kids[i].klen + 64;
+	char *buf = xrealloc(NULL, cap);
+	size_t n = str_addf(buf, cap, 0, "{");
 	int res = 0;
-	m->ranges = ir_internn(m, buf, n);
-	if (sym_parse_ranges(m, buf, n, &err) < 0) {
-		pt2_err(m, rc, "range constraints not understood");
+	for (uint32_t i = 0; i < rc->n && res == 0; i++) {
+		const JVal *r = &rc->kids[i];
+		char l[32], h[32];
+		if (!json_is(r, J_OBJ)) {
+			pt2_err(m, r, "a range constraint must be an object "
+			    "with min_val and max_val");
+			res = -1;
+		} else if (!bound(m, json_get(r, "min_val"), l, sizeof l,
+		    "-int_oo") || !bound(m, json_get(r, "max_val"), h,
+		    sizeof h, "int_oo")) {
+			res = -1;
+		} else {
+			n = str_addf(buf, cap, n, "%s%.*s: VR[%s, %s]",
+			    i ? ", " : "", (int)r->klen, r->key, l, h);
+		}
+	}
+	n = str_addf(buf, cap, n, "}");
+	size_t err = 0;
+	if (res == 0 && n < cap) {
+		m->ranges = ir_internn(m, buf, n);
+		if (sym_parse_ranges(m, buf, n, &err) < 0) {
+			pt2_err(m, rc, "range constraints not understood");
+			res = -1;
+		}
+	}
+	ExprId bad;
+	const char *why = res == 0 ? sym_check_ranges(m, &bad) : NULL;
+	if (why) {
+		char eb[128];
+		ir_expr_print(m, bad, eb, sizeof eb);
+		pt2_err(m, rc, "impossible range constraint on '%s': %s", eb,
+		    why);
 		res = -1;
 	}
 	free(buf);
 	return res;
+}
+
+/* torch.export's signature has one input spec per placeholder: a
+ * placeholder without one would silently become a user input (a weight
+ * the caller must feed), one named twice would take two roles. */
+static int
+inputs_covered(Module *m, const JVal *sig, const Sig *s, const Graph *g)
+{
+	if (s->nin != g->ninputs) {
+		pt2_err(m, sig, "the graph signature lists %u inputs but the "
+		    "graph has %u placeholders", s->nin, g->ninputs);
+		return -1;
+	}
+	StrMap seen = {0};
+	int rc = 0;
+	for (uint32_t i = 0; i < s->nin && rc == 0; i++) {
+		StrId n = s->in[i].name;
+		if (!n) {
+			ir_error(m, s->in[i].loc, "input spec %u names no "
+			    "placeholder", i);
+			rc = -1;
+		} else if (fx_map_get(&seen, n)) {
+			ir_error(m, s->in[i].loc, "the graph signature names "
+			    "placeholder '%s' twice", ir_str(m, n));
+			rc = -1;
+		}
+		fx_map_set(&seen, n, 1);
+	}
+	fx_map_free(&seen);
+	return rc;
 }
 
 int
@@ -133,7 +198,8 @@ pt2_graph(Module *m, const JVal *prog, GraphId *out)
 	p.sig.present = true;
 	p.sig.loc = sig->loc;
 	if (specs(m, json_get(sig, "input_specs"), true, &p.sig) == 0 &&
-	    specs(m, json_get(sig, "output_specs"), false, &p.sig) == 0)
+	    specs(m, json_get(sig, "output_specs"), false, &p.sig) == 0 &&
+	    inputs_covered(m, sig, &p.sig, ir_graph(m, main)) == 0)
 		fx_apply_sig(&p, main);
 	fx_sig_free(&p.sig);
 	ranges(m, json_get(prog, "range_constraints"));

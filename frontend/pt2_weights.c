@@ -46,9 +46,10 @@ mul_ok(uint64_t x, uint64_t y, uint64_t *out)
 /* The view v over storage st[0..stlen) into *t (name set by the caller).
  * Returns an error message, or NULL. */
 const char *
-pt2_view(Pt2 *a, const Pt2View *v, const unsigned char *st, uint64_t stlen,
+pt2_view(Pt2 *a, Pt2View *v, const unsigned char *st, uint64_t stlen,
     Tensor *t)
 {
+	(void)a;
 	size_t es = ir_dtype_size((DType)v->dtype);
 	if (!v->dtype)
 		return "unknown dtype";
@@ -74,8 +75,11 @@ pt2_view(Pt2 *a, const Pt2View *v, const unsigned char *st, uint64_t stlen,
 	}
 	if (v->offset < 0)
 		return "negative storage offset";
+	/* the offset alone must lie in the storage, an empty view's too:
+	 * st + offset is formed below */
+	extent = (uint64_t)v->offset;
 	if (numel) {
-		extent = (uint64_t)v->offset + 1;
+		extent++;
 		for (int32_t i = 0; i < v->rank; i++) {
 			uint64_t span;
 			if (!mul_ok((uint64_t)(v->sizes[i] - 1),
@@ -95,21 +99,32 @@ pt2_view(Pt2 *a, const Pt2View *v, const unsigned char *st, uint64_t stlen,
 	t->rank = v->rank;
 	t->dims = (int64_t *)v->sizes;
 	t->nbytes = nbytes;
-	if (contiguous || !numel) {
-		t->data = st + (uint64_t)v->offset * es;
-		return NULL;
-	}
-	/* a strided view: its elements in row-major order, once */
-	unsigned char *out = malloc(nbytes);
+	v->strided = !contiguous && numel;
+	v->st = st;
+	t->data = v->strided ? NULL : st + (uint64_t)v->offset * es;
+	return NULL;
+}
+
+const char *
+pt2_view_copy(Pt2 *a, const Pt2View *v, Tensor *t)
+{
+	size_t es = ir_dtype_size((DType)v->dtype);
+	uint64_t numel = t->nbytes / es;
+	if (t->nbytes > a->copy_left)
+		return "a strided view that makes more bytes than the "
+		    "archive holds (a stride of 0 repeating its storage?): "
+		    "refused rather than copied";
+	unsigned char *out = malloc(t->nbytes);
 	if (!out)
-		return "out of memory materializing a strided tensor";
+		return "out of memory copying a strided tensor";
+	a->copy_left -= t->nbytes;
 	own(a, out);
 	int64_t idx[MAXRANK] = {0};
 	for (uint64_t k = 0; k < numel; k++) {
 		uint64_t off = (uint64_t)v->offset;
 		for (int32_t i = 0; i < v->rank; i++)
 			off += (uint64_t)idx[i] * (uint64_t)v->strides[i];
-		memcpy(out + k * es, st + off * es, es);
+		memcpy(out + k * es, v->st + off * es, es);
 		for (int32_t i = v->rank; i-- > 0;) {
 			if (++idx[i] < v->sizes[i])
 				break;
@@ -263,6 +278,7 @@ pt2_bind_each(Pt2 *a, GraphId gid, Pt2Find find, void *ctx)
 		StrId tg = val->target ? val->target : val->name;
 		Tensor t = {.name = tg};
 		Pt2View view; /* t's dims live here until bound */
+		view.strided = false;
 		int found = find(a, ctx, tg, &t, &view);
 		if (found == 0) {
 			m->file = a->path;
@@ -270,10 +286,21 @@ pt2_bind_each(Pt2 *a, GraphId gid, Pt2Find find, void *ctx)
 			    "'%s' (needed by input '%s')", ir_str(m, tg),
 			    ir_str(m, val->name));
 		}
+		/* the shape is checked before a strided view is copied */
 		if (found <= 0 || st_bind_value(m, gid, v, &t, a->path,
 		    &note) < 0)
 			rc = -1;
 		g = ir_graph(m, gid);
+		const char *why = rc == 0 && view.strided ?
+		    pt2_view_copy(a, &view, &t) : NULL;
+		if (why) {
+			m->file = a->path;
+			ir_error(m, (Loc){0, 0}, "tensor '%s': %s",
+			    ir_str(m, tg), why);
+			rc = -1;
+		} else if (rc == 0 && view.strided) {
+			m->tensors[ir_val(g, v)->init].data = t.data;
+		}
 	}
 	st_sym_note(m, &note, a->path);
 	return rc;

@@ -430,12 +430,11 @@ mul_ok(uint64_t a, uint64_t b, uint64_t *out)
 static const char *
 shape_text(char *buf, size_t cap, const int64_t *dims, int32_t rank)
 {
-	size_t k = (size_t)snprintf(buf, cap, "[");
+	size_t k = str_addf(buf, cap, 0, "[");
 	for (int32_t i = 0; i < rank && k < cap; i++)
-		k += (size_t)snprintf(buf + k, cap - k, "%s%lld",
-		    i ? ", " : "", (long long)dims[i]);
-	if (k < cap)
-		snprintf(buf + k, cap - k, "]");
+		k = str_addf(buf, cap, k, "%s%lld", i ? ", " : "",
+		    (long long)dims[i]);
+	str_addf(buf, cap, k, "]");
 	return buf;
 }
 
@@ -917,12 +916,11 @@ annot_text(Module *m, char *buf, size_t cap, const Dim *d, int32_t rank)
 		snprintf(buf, cap, "of unknown rank");
 		return;
 	}
-	k = (size_t)snprintf(buf, cap, "[");
+	k = str_addf(buf, cap, 0, "[");
 	for (int32_t i = 0; i < rank && k < cap; i++)
-		k += (size_t)snprintf(buf + k, cap - k, "%s%s", i ? ", " : "",
+		k = str_addf(buf, cap, k, "%s%s", i ? ", " : "",
 		    ir_dim_text(m, d[i]));
-	if (k < cap)
-		snprintf(buf + k, cap - k, "]");
+	str_addf(buf, cap, k, "]");
 }
 
 /* The tensor for a weight input: its target as written, then with '.' as

@@ -30,6 +30,7 @@ struct Zip {
 	uint32_t hcap;
 	void **owned;         /* inflated buffers */
 	uint32_t nowned, cowned;
+	uint64_t *left;       /* inflate budget, shared; NULL: none */
 };
 
 static uint16_t
@@ -233,7 +234,7 @@ index_names(Zip *z)
 		z->hcap *= 2;
 	z->byname = calloc(z->hcap, sizeof *z->byname);
 	if (!z->byname)
-		BUG("out of memory");
+		ir_oom(0);
 	for (uint32_t k = 0; k < z->n; k++) {
 		ZipEntry *e = &z->e[k];
 		if (zip_find(z, e->name))
@@ -251,7 +252,7 @@ zip_open(Module *m, const unsigned char *buf, size_t len)
 {
 	Zip *z = calloc(1, sizeof *z);
 	if (!z)
-		BUG("out of memory");
+		ir_oom(0);
 	z->m = m;
 	z->buf = buf;
 	z->len = len;
@@ -261,7 +262,7 @@ zip_open(Module *m, const unsigned char *buf, size_t len)
 	z->n = (uint32_t)count;
 	z->e = calloc(z->n ? z->n : 1, sizeof *z->e);
 	if (!z->e)
-		BUG("out of memory");
+		ir_oom(0);
 	const unsigned char *p = buf + cdoff, *end = p + cdsize;
 	for (uint32_t i = 0; i < z->n; i++)
 		if (direntry(z, &p, end, cdoff, &z->e[i]) < 0)
@@ -292,6 +293,19 @@ zip_close(Zip *z)
 	free(z);
 }
 
+void
+zip_set_budget(Zip *z, uint64_t *left)
+{
+	z->left = left;
+}
+
+uint64_t
+zip_budget_for(uint64_t len)
+{
+	uint64_t floor = (uint64_t)8 << 20;
+	return len > (UINT64_MAX - floor) / 8 ? UINT64_MAX : floor + 8 * len;
+}
+
 uint32_t
 zip_count(const Zip *z)
 {
@@ -312,6 +326,15 @@ inflate_entry(Zip *z, ZipEntry *e)
 	if (e->usize > ZIP_MAX_INFLATE)
 		return bad(z, "entry '%s' inflates to more than 2 GiB",
 		    e->name);
+	if (z->left && e->usize > *z->left) {
+		ir_error(z->m, (Loc){0, 0}, "entry '%s' inflates to %llu "
+		    "bytes, more than the %llu left of what an input of "
+		    "this size may inflate to (8 times its size + 8 MiB, "
+		    "all entries together): an inflate bomb?", e->name,
+		    (unsigned long long)e->usize,
+		    (unsigned long long)*z->left);
+		return -1;
+	}
 	unsigned char *out = malloc(e->usize ? e->usize : 1);
 	if (!out)
 		return bad(z, "entry '%s': out of memory inflating it",
@@ -361,6 +384,8 @@ inflate_entry(Zip *z, ZipEntry *e)
 	vgrow((void **)&z->owned, &z->cowned, z->nowned + 1,
 	    sizeof *z->owned);
 	z->owned[z->nowned++] = out;
+	if (z->left)
+		*z->left -= e->usize;
 	e->data = out;
 	return 0;
 }

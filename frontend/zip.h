@@ -25,6 +25,15 @@ typedef struct ZipEntry {
 
 /* Reads the directory of buf[0..len); NULL after reporting an error. */
 Zip *zip_open(Module *m, const unsigned char *buf, size_t len);
+/* Inflated entries of z take their bytes from *left, shared by the zips
+ * of one input (an archive and the zips inside it); an entry that needs
+ * more than is left is an error naming it.  Without a budget only
+ * ZIP_MAX_INFLATE bounds each entry. */
+void zip_set_budget(Zip *z, uint64_t *left);
+/* The budget an input of len bytes gets: what a real archive needs
+ * (JSON deflates 10-20x, weights hardly at all), far below what a bomb
+ * asks for. */
+uint64_t zip_budget_for(uint64_t len);
 void zip_close(Zip *z);
 uint32_t zip_count(const Zip *z);
 ZipEntry *zip_entry(Zip *z, uint32_t i);

@@ -309,6 +309,8 @@ struct Module {
 	/* the same, structured (sym.c); arrays live in the arena */
 	struct SymRange *rng;
 	uint32_t nrng, crng;
+	uint32_t *rngix;    /* ExprId -> index+1 into rng, open addressing */
+	uint32_t crngix;    /* its size (a power of two, or 0) */
 	/* equality constraints of 2.1-2.2 dumps (sym.c) */
 	struct SymEq *eqs;
 	uint32_t neqs, ceqs;
@@ -342,8 +344,21 @@ typedef struct ArenaMark {
 } ArenaMark;
 ArenaMark arena_mark(Arena *a);
 void arena_release(Arena *a, ArenaMark mk);
-void *xrealloc(void *p, size_t n); /* aborts on out-of-memory (a BUG) */
+void *xrealloc(void *p, size_t n); /* ir_oom on out-of-memory */
+void *xzalloc(size_t n, size_t size); /* the same, zeroed; n may be 0 */
+/* Appends printf text at buf[len], never writing past buf[cap-1] (the text
+ * stays NUL-terminated when cap > 0); returns the length the whole text
+ * would have: a result >= cap means it was cut.  Loops that build text
+ * piece by piece use it instead of adding snprintf's results by hand. */
+size_t str_addf(char *buf, size_t cap, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 _Noreturn void ir_bug(const char *file, int line, const char *fmt, ...);
+/* Memory ran out asking for bytes (0: unknown): the hook the program set
+ * reports it as an input error and ends the process (the driver removes
+ * its temporary output and exits 1); without one, a message and abort().
+ * Every allocation failure of the library ends here. */
+_Noreturn void ir_oom(size_t bytes);
+void ir_set_oom_hook(void (*hook)(size_t bytes));
 /* grow *arr (element size sz) to hold at least need elements */
 void vgrow(void **arr, uint32_t *cap, uint32_t need, size_t sz);
 /* The same without zeroing: for tables whose every new element is written
@@ -491,6 +506,9 @@ typedef struct SymBind {
 ExprId sym_simplify(Module *m, ExprId e);
 /* canonical text, as PyTorch prints it ("2*s0", "s0 + 1", "5 - s0") */
 int sym_print(Module *m, ExprId e, char *buf, size_t cap);
+/* sym_print at buf[len] as str_addf appends: never past cap, returns the
+ * whole text's length */
+size_t sym_add(Module *m, ExprId e, char *buf, size_t cap, size_t len);
 const char *sym_text(Module *m, ExprId e);      /* same, into the arena */
 /* the integer value of e; -1 when a symbol is unbound, a division is by
  * zero, it overflows or it is not an integer expression */
@@ -501,9 +519,12 @@ ExprId sym_subst(Module *m, ExprId e, ExprId sym, ExprId by);
 bool sym_mentions(const Module *m, ExprId e, ExprId sym);
 /* bounds of e that the range table proves (SYM_NINF/SYM_INF if none) */
 void sym_bounds(Module *m, ExprId e, int64_t *lo, int64_t *hi);
-/* ranges: set replaces an existing entry for the same expression */
+/* ranges: set replaces an existing entry for the same expression; both
+ * go through a hash index (O(1)), which whoever writes m->rng directly
+ * rebuilds with sym_range_reindex */
 void sym_range_set(Module *m, ExprId e, int64_t lo, int64_t hi);
 const SymRange *sym_range_find(const Module *m, ExprId e);
+void sym_range_reindex(Module *m);
 /* "{s0: VR[2, int_oo], ...}" in any layout PyTorch printed (VR[..],
  * RangeConstraint(min_val=, max_val=), ValueRanges(lower=, upper=)) into
  * the table; -1 with *errpos on malformed text */

@@ -118,7 +118,7 @@ rehash_strs(Module *m, uint32_t cap)
 	free(m->strhash);
 	m->strhash = onnxc_table_calloc(cap, sizeof *m->strhash);
 	if (!m->strhash)
-		BUG("out of memory (%zu bytes)", bytes);
+		ir_oom(bytes);
 	m->hcap = cap;
 	for (uint32_t i = 0; i < m->nstrs; i++) {
 		uint32_t h = (uint32_t)(m->strkey[i] >> 32), j = h;

@@ -161,7 +161,7 @@ ir_normalize(Module *m, GraphId gid, uint32_t base, const char *who)
 		uint32_t k;
 	} *stack = onnxc_table_calloc(nn + 1, sizeof *stack);
 	if (!start || !state || !order || !stack)
-		BUG("out of memory");
+		ir_oom(0);
 	for (NodeId n = 1; n < nn; n++) {
 		start[n] = z.ndeps;
 		const Node *p = &g->nodes[n];

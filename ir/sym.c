@@ -552,6 +552,14 @@ sym_print(Module *m, ExprId e, char *buf, size_t cap)
 	return ir_expr_print(m, sym_simplify(m, e), buf, cap);
 }
 
+size_t
+sym_add(Module *m, ExprId e, char *buf, size_t cap, size_t len)
+{
+	int n = len < cap ? sym_print(m, e, buf + len, cap - len) :
+	    sym_print(m, e, NULL, 0);
+	return len + (n > 0 ? (size_t)n : 0);
+}
+
 const char *
 sym_text(Module *m, ExprId e)
 {
@@ -761,22 +769,55 @@ sym_bounds(Module *m, ExprId e, int64_t *lo, int64_t *hi)
 	*hi = shi;
 }
 
+/* The slot of e in the range index: its entry's, or the empty one where
+ * it would go. */
+static uint32_t
+rngslot(const Module *m, ExprId e)
+{
+	uint32_t mask = m->crngix - 1;
+	for (uint32_t i = (e * 2654435761u) & mask;; i = (i + 1) & mask) {
+		uint32_t k = m->rngix[i];
+		if (!k || m->rng[k - 1].e == e)
+			return i;
+	}
+}
+
+void
+sym_range_reindex(Module *m)
+{
+	uint32_t cap = 16;
+	while (cap < 2 * m->nrng + 2)
+		cap *= 2;
+	if (cap != m->crngix) {
+		m->rngix = arena_array(m->arena, cap, sizeof *m->rngix);
+		m->crngix = cap;
+	} else {
+		memset(m->rngix, 0, cap * sizeof *m->rngix);
+	}
+	for (uint32_t i = 0; i < m->nrng; i++) {
+		uint32_t s = rngslot(m, m->rng[i].e);
+		if (!m->rngix[s])
+			m->rngix[s] = i + 1;  /* the first of duplicates wins */
+	}
+}
+
 const SymRange *
 sym_range_find(const Module *m, ExprId e)
 {
-	for (uint32_t i = 0; i < m->nrng; i++)
-		if (m->rng[i].e == e)
-			return &m->rng[i];
-	return NULL;
+	if (!m->crngix)
+		return NULL;
+	uint32_t k = m->rngix[rngslot(m, e)];
+	return k ? &m->rng[k - 1] : NULL;
 }
 
 void
 sym_range_set(Module *m, ExprId e, int64_t lo, int64_t hi)
 {
-	for (uint32_t i = 0; i < m->nrng; i++) {
-		if (m->rng[i].e == e) {
-			m->rng[i].lo = lo;
-			m->rng[i].hi = hi;
+	if (m->crngix) {
+		uint32_t k = m->rngix[rngslot(m, e)];
+		if (k) {
+			m->rng[k - 1].lo = lo;
+			m->rng[k - 1].hi = hi;
 			return;
 		}
 	}
@@ -789,6 +830,10 @@ sym_range_set(Module *m, ExprId e, int64_t lo, int64_t hi)
 		m->crng = cap;
 	}
 	m->rng[m->nrng++] = (SymRange){e, lo, hi};
+	if (2 * m->nrng + 2 > m->crngix)
+		sym_range_reindex(m);  /* at most half full */
+	else
+		m->rngix[rngslot(m, e)] = m->nrng;
 }
 
 void
@@ -1005,11 +1050,10 @@ sym_ranges_text(Module *m)
 		putbound(lo, sizeof lo, m->rng[i].lo);
 		putbound(hi, sizeof hi, m->rng[i].hi);
 		if (i)
-			len += (size_t)snprintf(out + len, cap - len, ", ");
-		len += (size_t)sym_print(m, m->rng[i].e, out + len, cap - len);
-		len += (size_t)snprintf(out + len, cap - len, ": VR[%s, %s]",
-		    lo, hi);
+			len = str_addf(out, cap, len, ", ");
+		len = sym_add(m, m->rng[i].e, out, cap, len);
+		len = str_addf(out, cap, len, ": VR[%s, %s]", lo, hi);
 	}
-	snprintf(out + len, cap - len, "}");
+	str_addf(out, cap, len, "}");
 	return out;
 }

@@ -1,4 +1,6 @@
 /* util.c - arenas, growable arrays and internal-error reporting. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,12 +40,39 @@ enum { BLOCK = 64 * 1024 };
 #define BLOCK_MAX ((size_t)32 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
 
+static void (*oom_hook)(size_t);
+
+void
+ir_set_oom_hook(void (*hook)(size_t bytes))
+{
+	oom_hook = hook;
+}
+
+_Noreturn void
+ir_oom(size_t bytes)
+{
+	if (oom_hook)
+		oom_hook(bytes);
+	fprintf(stderr, "onnxc: error: out of memory (asking for %zu "
+	    "bytes)\n", bytes);
+	abort();
+}
+
+void *
+xzalloc(size_t n, size_t size)
+{
+	void *q = calloc(n ? n : 1, size ? size : 1);
+	if (!q)
+		ir_oom(n > SIZE_MAX / (size ? size : 1) ? SIZE_MAX : n * size);
+	return q;
+}
+
 void *
 xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		BUG("out of memory (%zu bytes)", n);
+		ir_oom(n);
 	return q;
 }
 
@@ -71,7 +100,7 @@ mem_alloc_big(size_t bytes)
 	size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	void *q = whole >= bytes ? aligned_alloc(HUGE_PAGE, whole) : NULL;
 	if (!q)
-		BUG("out of memory (%zu bytes)", bytes);
+		ir_oom(bytes);
 	mem_advise_huge(q, whole);
 	return q;
 }
@@ -247,7 +276,7 @@ arena_alloc(Arena *a, size_t n)
 {
 	void *p = take(a, n, true);
 	if (!p)
-		BUG("out of memory (%zu bytes)", n);
+		ir_oom(n);
 	return p;
 }
 
@@ -256,7 +285,7 @@ arena_alloc_nz(Arena *a, size_t n)
 {
 	void *p = take(a, n, false);
 	if (!p)
-		BUG("out of memory (%zu bytes)", n);
+		ir_oom(n);
 	return p;
 }
 
@@ -273,7 +302,7 @@ arena_array(Arena *a, size_t n, size_t size)
 {
 	void *p = arena_try_array(a, n, size);
 	if (!p)
-		BUG("out of memory (%zu x %zu bytes)", n, size);
+		ir_oom(n > SIZE_MAX / size ? SIZE_MAX : n * size);
 	return p;
 }
 
@@ -308,6 +337,19 @@ arena_release(Arena *a, ArenaMark mk)
 	if (mk.block)
 		((Block *)mk.block)->used = mk.used;
 	a->nblocks = mk.seq;
+}
+
+size_t
+str_addf(char *buf, size_t cap, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	/* past the end already: only count, so that the caller's length
+	 * keeps saying how long the text would be */
+	int n = len < cap ? vsnprintf(buf + len, cap - len, fmt, ap) :
+	    vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	return len + (n > 0 ? (size_t)n : 0);
 }
 
 char *

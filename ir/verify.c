@@ -121,7 +121,7 @@ verify_graph(Module *m, GraphId gid, const Graph *owner, NodeId on,
 	const Graph *g = c.g;
 	c.defined = calloc(g->nvals + 1, 1);
 	if (!c.defined)
-		BUG("out of memory");
+		ir_oom(0);
 	for (ValId v = 1; v < g->nvals; v++) {
 		check_value(&c, v);
 		if (g->vals[v].role != ROLE_OUTER)

@@ -229,18 +229,15 @@ const char *
 lwc_fmt_shape(char *buf, size_t n, const int64_t *v, const bool *known,
     int cnt)
 {
-	size_t o = 0;
-	o += (size_t)snprintf(buf, n, "[");
+	size_t o = str_addf(buf, n, 0, "[");
 	for (int k = 0; k < cnt && o < n; k++) {
 		if (!known || known[k])
-			o += (size_t)snprintf(buf + o, n - o, "%s%lld",
-			    k ? ", " : "", (long long)v[k]);
+			o = str_addf(buf, n, o, "%s%lld", k ? ", " : "",
+			    (long long)v[k]);
 		else
-			o += (size_t)snprintf(buf + o, n - o, "%s?",
-			    k ? ", " : "");
+			o = str_addf(buf, n, o, "%s?", k ? ", " : "");
 	}
-	if (o < n)
-		snprintf(buf + o, n - o, "]");
+	str_addf(buf, n, o, "]");
 	return buf;
 }
 

@@ -99,8 +99,7 @@ join(char *buf, size_t cap, const char *const *items, uint32_t n,
 	for (uint32_t i = 0; i < n && len < cap; i++) {
 		const char *s = *(const char *const *)((const char *)items +
 		    i * stride);
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s",
-		    i ? ", " : "", s);
+		len = str_addf(buf, cap, len, "%s%s", i ? ", " : "", s);
 	}
 }
 
@@ -436,7 +435,7 @@ pm_props_text(uint32_t bits, char *buf, size_t cap)
 	buf[0] = 0;
 	for (int i = 0; i < NPROPS && len < cap; i++)
 		if (bits & props[i].bit)
-			len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+			len = str_addf(buf, cap, len, "%s%s",
 			    len ? "," : "", props[i].name);
 	return buf;
 }

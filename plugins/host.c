@@ -250,7 +250,7 @@ pl_uses(onnxc_ctx *c, GraphId gid, bool build)
 	if (!u) {
 		u = onnxc_table_calloc(g->nvals + 1, sizeof *u);
 		if (!u)
-			BUG("out of memory");
+			ir_oom(0);
 		c->nuses[gid] = g->nvals;
 		for (NodeId n = 1; n < g->nnodes; n++) {
 			const Node *p = &g->nodes[n];

@@ -299,7 +299,7 @@ const_add(onnxc_ctx *c, const Graph *g, ValId v)
 		c->cconsts = n ? n * 2 : 64;
 		c->consts = calloc(c->cconsts, sizeof *c->consts);
 		if (!c->consts)
-			BUG("out of memory");
+			ir_oom(0);
 		for (uint32_t i = 0; i < n; i++)
 			if (old[i])
 				*const_slot(c, g, &c->m->tensors[g->vals[old[i]]
@@ -473,9 +473,10 @@ h_range_set(onnxc_ctx *c, uint32_t i, onnxc_expr e, int64_t lo, int64_t hi)
 	if (!c || !c->pass || c->site || i > c->m->nrng ||
 	    !pl_okexpr(c->m, e) || lo > hi)
 		return ONNXC_INVALID;
-	if (i < c->m->nrng)
+	if (i < c->m->nrng) {
 		c->m->rng[i] = (SymRange){e, lo, hi};
-	else
+		sym_range_reindex(c->m);
+	} else
 		sym_range_set(c->m, e, lo, hi); /* appends, or updates e's */
 	return ONNXC_OK;
 }
@@ -489,6 +490,7 @@ h_range_erase(onnxc_ctx *c, uint32_t i)
 	memmove(&m->rng[i], &m->rng[i + 1],
 	    (m->nrng - i - 1) * sizeof *m->rng);
 	m->nrng--;
+	sym_range_reindex(m);
 	return ONNXC_OK;
 }
 

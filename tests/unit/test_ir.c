@@ -840,11 +840,32 @@ test_print(void **state)
 	ir_free(m);
 }
 
+/* str_addf never writes past the buffer and keeps counting the whole
+ * text, so a loop that appends can tell it was cut. */
+static void
+test_str_addf(void **state)
+{
+	(void)state;
+	char buf[8];
+	memset(buf, 'x', sizeof buf);
+	size_t n = str_addf(buf, 6, 0, "%s", "ab");
+	n = str_addf(buf, 6, n, ", %d", 1234);  /* cut: "ab, 1" */
+	assert_int_equal(n, 8);
+	assert_string_equal(buf, "ab, 1");
+	assert_int_equal(buf[6], 'x');          /* untouched past cap */
+	n = str_addf(buf, 6, n, ", %d", 5);     /* past the end: counts */
+	assert_int_equal(n, 11);
+	assert_string_equal(buf, "ab, 1");
+	assert_int_equal(buf[6], 'x');
+	assert_int_equal(str_addf(NULL, 0, 3, "abc"), 6);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arena),
+		cmocka_unit_test(test_str_addf),
 		cmocka_unit_test(test_arena_mark_release),
 		cmocka_unit_test(test_arena_big_blocks_reuse),
 		cmocka_unit_test(test_big_tables),

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -59,6 +60,49 @@ test_json(void **state)
 	deep[sizeof deep - 1] = 0;
 	assert_null(parse(a, deep, &err, &at));
 	assert_string_equal(err, "nesting too deep");
+	arena_free(a);
+}
+
+/* Strings are UTF-8 without NUL (names go into the ONNX file); each
+ * container's kids are counted ahead and filled in place, deep or wide. */
+static void
+test_json_strings_and_shapes(void **state)
+{
+	(void)state;
+	Arena *a = arena_new();
+	const char *err = NULL;
+	Loc at;
+	assert_null(parse(a, "[\"ab\\u0000c\"]", &err, &at));
+	assert_true(strstr(err, "NUL character") != NULL);
+	assert_null(parse(a, "[\"a\xff" "b\"]", &err, &at));
+	assert_string_equal(err, "invalid UTF-8 in a string");
+	assert_int_equal(at.col, 4);
+	static const char *const bad8[] = {"\"\xc0\xaf\"", "\"\xe0\x80\x80\"",
+		"\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xe2\x82\"",
+		"\"\x80\""};
+	for (size_t i = 0; i < sizeof bad8 / sizeof bad8[0]; i++)
+		assert_null(parse(a, bad8[i], &err, &at));
+	const JVal *v = parse(a, "{\"\xc3\xa9t\xc3\xa9\": \"\xe2\x82\xac\xf0\x9f\x98\x80\"}",
+	    &err, &at);
+	assert_non_null(v);
+	assert_string_equal(v->kids[0].s, "\xe2\x82\xac\xf0\x9f\x98\x80");
+	/* nested and empty containers, strings holding brackets and
+	 * commas: every count right */
+	v = parse(a, "[[], [1, [2, 3], {}], {\"a,]\": [\"],[\", 4]}, 5]", &err,
+	    &at);
+	assert_non_null(v);
+	assert_int_equal(v->n, 4);
+	assert_int_equal(v->kids[0].n, 0);
+	assert_int_equal(v->kids[1].n, 3);
+	assert_int_equal(v->kids[1].kids[1].n, 2);
+	assert_int_equal(v->kids[1].kids[1].kids[1].i, 3);
+	assert_int_equal(v->kids[2].n, 1);
+	assert_int_equal(v->kids[2].kids[0].n, 2);
+	assert_string_equal(v->kids[2].kids[0].kids[0].s, "],[");
+	assert_int_equal(v->kids[3].i, 5);
+	/* text that does not close: the error where it stops */
+	assert_null(parse(a, "[1, [2, 3", &err, &at));
+	assert_string_equal(err, "expected ',' or ']'");
 	arena_free(a);
 }
 
@@ -143,6 +187,28 @@ test_pickle(void **state)
 	assert_int_equal(pk_read(a, badget, sizeof badget - 1, &t, &n, &err,
 	    &pos), -1);
 	assert_string_equal(err, "memo get of an unset index");
+	/* what the values take is bounded by the pickle's size: 200,000
+	 * ints kept on a list ask for more than 16 bytes a byte (and the 1 MiB
+	 * every pickle may use) */
+	size_t np = 4 + 3 * 200000;
+	unsigned char *many = malloc(np);
+	memcpy(many, "\x80\x02]", 3);
+	for (size_t i = 0; i < 200000; i++)
+		memcpy(many + 3 + 3 * i, "K\x01" "a", 3);
+	many[np - 1] = '.';
+	assert_int_equal(pk_read(a, many, np, &t, &n, &err, &pos), -1);
+	assert_true(strstr(err, "more objects than one of its size") != NULL);
+	/* None, MARK and booleans are shared: a million of them pushed and
+	 * popped cost nothing */
+	np = 4 + 2 * 1000000;
+	many = realloc(many, np);
+	memcpy(many, "\x80\x02", 2);
+	for (size_t i = 0; i < 1000000; i++)
+		memcpy(many + 2 + 2 * i, i % 2 ? "\x88" "0" : "N0", 2);
+	memcpy(many + np - 2, "}.", 2);
+	assert_int_equal(pk_read(a, many, np, &t, &n, &err, &pos), 0);
+	assert_int_equal(n, 0);
+	free(many);
 	arena_free(a);
 }
 
@@ -151,6 +217,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_strings_and_shapes),
 		cmocka_unit_test(test_srepr),
 		cmocka_unit_test(test_pickle),
 	};

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The archive reader in linear time: archives with N and 2N nameless nodes
+# (names made up as FX does: relu, relu_1, ...) and with N and 2N range
+# constraints (gen_big.py); the CPU time of the larger must be at most 2.5x
+# the smaller's (best of 3 each).  Probing names from _1 each time, or a
+# range table searched entry by entry, gives about 4x.
+# usage: scaling.sh ONNXC [NODES] [RANGES]
+set -u
+onnxc=$1 nodes=${2:-20000} ranges=${3:-100000}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+cpu() {  # best CPU seconds (user + sys) of 3 runs of onnxc ARGS...
+	local best="" t k
+	for k in 1 2 3; do
+		t=$( { TIMEFORMAT='%3U %3S'; time "$onnxc" "$@" >/dev/null 2>"$work/err"; } 2>&1 | awk '{print $1 + $2}')
+		[ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a < b)}' && best=$t
+	done
+	echo "$best"
+}
+for kn in nameless:$nodes ranges:$ranges; do
+	kind=${kn%:*} n=${kn#*:}
+	python3 "$here/gen_big.py" "$work/a.pt2" $kind $n &&
+	python3 "$here/gen_big.py" "$work/b.pt2" $kind $((2 * n)) || { echo "FAIL $kind: cannot make archives"; fail=1; continue; }
+	a=$(cpu "$work/a.pt2" -o "$work/a.onnx")
+	b=$(cpu "$work/b.pt2" -o "$work/b.onnx")
+	if ! [ -s "$work/a.onnx" ] || ! [ -s "$work/b.onnx" ]; then
+		echo "FAIL $kind: no model written: $(head -c 300 "$work/err")"; fail=1
+	elif awk -v a="$a" -v b="$b" 'BEGIN{exit !(b <= 2.5 * a + 0.05)}'; then
+		echo "PASS $kind: $n ${a}s, $((2 * n)) ${b}s"
+	else
+		echo "FAIL $kind: $n ${a}s, $((2 * n)) ${b}s (more than 2.5x)"; fail=1
+	fi
+done
+exit $fail
