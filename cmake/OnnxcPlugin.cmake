@@ -12,7 +12,11 @@ function(onnxc_add_plugin name)
   add_library(${name} MODULE ${ARGN})
   target_link_libraries(${name} PRIVATE onnxc::plugin_sdk)
   target_compile_options(${name} PRIVATE -fvisibility=hidden)
-  target_link_options(${name} PRIVATE -Wl,--no-undefined)
+  # clang links its sanitizer runtimes into the executable only, so a
+  # sanitized module's __asan_* symbols come from onnxc at load time
+  if(NOT (ONNXC_SANITIZE AND CMAKE_C_COMPILER_ID MATCHES "Clang"))
+    target_link_options(${name} PRIVATE -Wl,--no-undefined)
+  endif()
   set_target_properties(${name} PROPERTIES
     PREFIX ""
     C_VISIBILITY_PRESET hidden

@@ -710,12 +710,14 @@ close_stdout(int rc)
 /* Out of memory anywhere: an input error (a hostile input that got past
  * the readers' budgets, or a model too big for this machine), with no
  * output left behind. */
+static const char *oom_input = "onnxc";
+
 static void
 on_oom(size_t bytes)
 {
-	char msg[160];
-	int n = snprintf(msg, sizeof msg, "onnxc: error: out of memory "
-	    "(asking for %zu bytes)\n", bytes);
+	char msg[512];
+	int n = snprintf(msg, sizeof msg, "%.400s: error: out of memory "
+	    "(asking for %zu bytes); no output written\n", oom_input, bytes);
 	be_out_abandon();
 	if (n > 0 && write(2, msg, (size_t)n) < 0)
 		_exit(1);
@@ -740,6 +742,7 @@ main(int argc, char **argv)
 	}
 	Module *m = ir_module_new();
 	m->file = o.graph ? o.graph : "onnxc";
+	oom_input = m->file;
 	m->maxerrors = 50;
 	void *map = NULL;
 	size_t len = 0;

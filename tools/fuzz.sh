@@ -5,7 +5,8 @@
 #            local run 600 or more
 #   TARGET   dump, safetensors, onnx_roundtrip, ... (default: every
 #            fuzz/<target>_fuzzer.c)
-# Builds with clang, ASan and UBSan into build-fuzz/.  Seeds are
+# Builds with clang, ASan and UBSan into build-fuzz/; with the pt2 target,
+# also onnxc there, which then runs tests/hostile.  Seeds are
 # fuzz/corpus/<target>/ and tests/regress/<target>/, plus the dumps and small
 # weights files of ../shared/corpus when it exists, all copied into a
 # temporary folder (the repository is never written, except below).  Prints
@@ -57,6 +58,18 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$art"
   cp fuzz/corpus/"$t"/* "$corpus"/
   [ -d tests/regress/"$t" ] && cp tests/regress/"$t"/* "$corpus"/ 2>/dev/null
+  case $t in
+  pt2|zip)
+    # structure-aware seeds: the hostile archives (many dims, bombs,
+    # stride-0 views, deep subgraphs, layouts, names, ...) and small
+    # archives of nameless nodes and many range constraints
+    for f in tests/hostile/*/model.pt2; do
+      [ "$(stat -c %s "$f")" -le 131072 ] &&
+        cp "$f" "$corpus/hostile_$(basename "$(dirname "$f")").pt2"
+    done
+    python3 tests/hostile/gen_big.py "$corpus/gen_nameless.pt2" nameless 64 &&
+      python3 tests/hostile/gen_big.py "$corpus/gen_ranges.pt2" ranges 64 ;;
+  esac
   if [ -d "$shared" ]; then
     for d in "$shared"/*/; do
       n=$(basename "$d")
@@ -101,6 +114,20 @@ for t in "${targets[@]}"; do
     done
   fi
 done
+# The hostile archives once more, through an onnxc built by clang with its
+# ASan and UBSan (which see what GCC's do not, e.g. pointer overflow)
+if [ -d tests/hostile ] && [[ " ${targets[*]} " == *" pt2 "* ]]; then
+  echo "== tests/hostile with clang's ASan + UBSan"
+  if cmake --build $build -j"$(nproc)" --target onnxc >$build/log 2>&1; then
+    tests/hostile/run.sh $build/onnxc >"$work/hostile.log" 2>&1
+    rc=$?
+    tail -n 1 "$work/hostile.log"
+    [ $rc = 0 ] || { grep -v '^PASS' "$work/hostile.log" | head -n 20; status=1; }
+    summary="${summary}hostile archives under clang ASan+UBSan: exit $rc"$'\n'
+  else
+    cat $build/log; status=1
+  fi
+fi
 printf '%s' "$summary"
 [ $status = 0 ] && echo "fuzzing found nothing" || echo "FUZZING FOUND PROBLEMS"
 exit $status
