@@ -131,29 +131,23 @@ annotate(GCtx *c, ValId v, StrId name, const JVal *at)
 	return fx_annot(c->m, c->g, v, buf, (size_t)n, at->loc);
 }
 
-/* The innermost frame of a stack trace, as the dump's comment shows it:
- * "File: PATH:LINE in FUNC, code: CODE". */
-static StrId
-tracetext(Module *m, const JVal *node)
+/* The frame of a stack trace at f ('File "PATH", line N, in FUNC' and
+ * its code line) as the dump's comment shows it, "File: PATH:N in FUNC,
+ * code: CODE", appended to buf at *n (room for the trace's length + 32
+ * per frame); false if f is not such a frame. */
+static bool
+frametext(const char *f, char *buf, size_t cap, size_t *n)
 {
-	const JVal *st = json_get(json_get(node, "metadata"), "stack_trace");
-	if (!json_is(st, J_STR))
-		return 0;
-	const char *f = NULL;
-	for (const char *p = st->s; (p = strstr(p, "File \"")); p++)
-		f = p;
-	if (!f)
-		return 0;
 	const char *path = f + 6, *q = strchr(path, '"');
 	if (!q || strncmp(q, "\", line ", 8))
-		return 0;
+		return false;
 	const char *ln = q + 8, *in = strstr(ln, ", in ");
 	if (!in)
-		return 0;
+		return false;
 	const char *fn = in + 5, *eol = strchr(fn, '\n');
 	if (!eol)
-		return 0;  /* a frame without its code line: the dump prints
-			    * no trace for it either */
+		return false;  /* a frame without its code line: the dump
+				* prints no trace for it either */
 	size_t fnl = (size_t)(eol - fn);
 	const char *code = eol + 1;
 	while (*code == ' ')
@@ -161,12 +155,46 @@ tracetext(Module *m, const JVal *node)
 	size_t cl = strcspn(code, "\n");
 	while (cl && (code[cl - 1] == ' ' || code[cl - 1] == '\r'))
 		cl--;
-	size_t len = (size_t)(q - path) + (size_t)(in - ln) + fnl + cl + 32;
-	char *buf = xrealloc(NULL, len);
-	int n = snprintf(buf, len, "File: %.*s:%.*s in %.*s, code: %.*s",
-	    (int)(q - path), path, (int)(in - ln), ln, (int)fnl, fn, (int)cl,
-	    code);
-	StrId s = ir_internn(m, buf, (size_t)n);
+	*n = str_addf(buf, cap, *n, "%sFile: %.*s:%.*s in %.*s, code: %.*s",
+	    *n ? "\n" : "", (int)(q - path), path, (int)(in - ln), ln,
+	    (int)fnl, fn, (int)cl, code);
+	return true;
+}
+
+/* A frame of torch's own code (nn.Module internals, functional): not the
+ * line a user wrote. */
+static bool
+torch_frame(const char *f)
+{
+	const char *q = strchr(f + 6, '"');
+	const char *t = strstr(f + 6, "/torch/");
+	return t && q && t < q;
+}
+
+/* The innermost frame of a stack trace, as the dump's comment shows it.
+ * When that frame is torch's own code, the innermost frame of the user's
+ * code comes first, on a line of its own: diagnostics point at it, and
+ * the metadata keeps both, outermost first as Python prints a trace. */
+static StrId
+tracetext(Module *m, const JVal *node)
+{
+	const JVal *st = json_get(json_get(node, "metadata"), "stack_trace");
+	if (!json_is(st, J_STR))
+		return 0;
+	const char *f = NULL, *user = NULL;
+	for (const char *p = st->s; (p = strstr(p, "File \"")); p++) {
+		f = p;
+		if (!torch_frame(p))
+			user = p;
+	}
+	if (!f)
+		return 0;
+	size_t cap = (size_t)st->n + 64, n = 0;
+	char *buf = xrealloc(NULL, cap);
+	if (user && user != f && !frametext(user, buf, cap, &n))
+		n = 0;
+	StrId s = frametext(f, buf, cap, &n) && n < cap ?
+	    ir_internn(m, buf, n) : 0;
 	free(buf);
 	return s;
 }

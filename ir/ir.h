@@ -392,6 +392,10 @@ uint64_t ir_numel(const Tensor *t);
 void ir_error(Module *m, Loc loc, const char *fmt, ...);
 void ir_warning(Module *m, Loc loc, const char *fmt, ...);
 void ir_note(Module *m, Loc loc, const char *fmt, ...);
+/* Notes that say where node p came from in the user's terms: the FX node,
+ * its innermost module (path and class) and the user's source line, from
+ * what the dump or archive recorded (nothing when it recorded none). */
+void ir_note_origin(Module *m, const struct Node *p);
 void ir_vdiag(Module *m, const char *kind, Loc loc, const char *fmt,
     va_list ap);
 /* A source other than the module's: a diagnostic about a pass list, a

@@ -404,3 +404,33 @@ ir_vdiag_in(Module *m, const DiagSrc *src, const char *kind, Loc loc,
 DIAGFN(ir_error, "error")
 DIAGFN(ir_warning, "warning")
 DIAGFN(ir_note, "note")
+
+void
+ir_note_origin(Module *m, const Node *p)
+{
+	if (p->name && p->scope) {
+		/* the innermost module is the last "path\tClass" line */
+		const char *s = ir_str(m, p->scope), *last = strrchr(s, '\n');
+		last = last ? last + 1 : s;
+		const char *tab = strchr(last, '\t');
+		int pl = tab ? (int)(tab - last) : (int)strlen(last);
+		if (pl)
+			ir_note(m, (Loc){0, 0}, "in FX node '%s' of module "
+			    "'%.*s' (%s)", ir_str(m, p->name), pl, last,
+			    tab ? tab + 1 : "?");
+		else
+			ir_note(m, (Loc){0, 0}, "in FX node '%s' of the root "
+			    "module (%s)", ir_str(m, p->name),
+			    tab ? tab + 1 : "?");
+	} else if (p->name) {
+		ir_note(m, (Loc){0, 0}, "in FX node '%s'", ir_str(m, p->name));
+	}
+	if (p->trace) {
+		/* a trace of two lines has the user's frame first */
+		const char *t = ir_str(m, p->trace), *nl = strchr(t, '\n');
+		int tl = nl ? (int)(nl - t) : (int)strlen(t);
+		bool torch = memmem(t, (size_t)tl, "/torch/", 7) != NULL;
+		ir_note(m, (Loc){0, 0}, "from %s: %.*s", torch ? "torch's code" :
+		    "your code", tl, t);
+	}
+}

@@ -131,10 +131,17 @@ check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
 			seen[p->op] = 1;
 		ir_error(L->m, p->loc, "unsupported operator '%s'",
 		    ir_str(L->m, p->op));
+		ir_note_origin(L->m, p);
 		if (ir_op_of_inplace(ir_str(L->m, p->op)))
 			ir_note(L->m, p->loc, "in-place ops are rewritten by the "
 			    "functionalize pass (in every -O preset); add it to "
 			    "--passes before lower");
+		else
+			ir_note(L->m, (Loc){0, 0}, "onnxc has no lowering for "
+			    "it: 'onnxc --list-lowerings' lists those it has; "
+			    "a translation plugin (--load-plugin, README "
+			    "\"Plugins\") can add one, or export the program "
+			    "decomposed (ep.run_decompositions())");
 	}
 	return bad;
 }

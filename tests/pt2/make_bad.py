@@ -192,6 +192,16 @@ write("bad_opcode", edit(edit(mlp, WCFG, js(use_pickle)),
                          "model/data/weights/weight_0",
                          lambda b: saved(b"\x80\x02\xff.")),
       "unsupported pickle opcode 0xff")
+# an op onnxc has no rule for: the error names the FX node, its module and
+# the user's line, and says what to do
+write("unsupported_op", edit(mlp, PROG, lambda b: b.replace(
+    b"torch.ops.aten.linear.default", b"torch.ops.aten.frobnicate.default", 1)),
+      "unsupported operator 'aten::frobnicate.default'\n"
+      "note: in FX node 'linear' of module 'fc1' "
+      "\\(torch.nn.modules.linear.Linear\\)\n"
+      "note: from your code: File: .*gen.py:36 in forward, code: return "
+      "self.fc2\n"
+      "note: onnxc has no lowering for it: 'onnxc --list-lowerings'")
 write("many_programs", [(n, b) for n, b in entries(
     os.path.join(HERE, "multi.pt2"))], "choose one with --program")
 write("not_an_export", [("hello.txt", b"hi")], "not one of torch.export.save")
