@@ -64,8 +64,10 @@ for t in "${targets[@]}"; do
     # stride-0 views, deep subgraphs, layouts, names, ...) and small
     # archives of nameless nodes and many range constraints
     for f in tests/hostile/*/model.pt2; do
-      [ "$(stat -c %s "$f")" -le 131072 ] &&
-        cp "$f" "$corpus/hostile_$(basename "$(dirname "$f")").pt2"
+      n=$(basename "$(dirname "$f")")
+      # the pickle ones fill the unpickler's budget on purpose: slow runs
+      case $n in pickle_objects|pickle_list) continue ;; esac
+      [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$corpus/hostile_$n.pt2"
     done
     python3 tests/hostile/gen_big.py "$corpus/gen_nameless.pt2" nameless 64 &&
       python3 tests/hostile/gen_big.py "$corpus/gen_ranges.pt2" ranges 64 ;;
