@@ -319,6 +319,48 @@ count_kids(const char *s, size_t n, uint32_t *ncount)
 
 static bool value(P *p, JVal *v, int depth);
 
+static uint32_t
+keyhash(const JVal *k)
+{
+	uint32_t h = 2166136261u;
+	for (uint32_t i = 0; i < k->klen; i++)
+		h = (h ^ (unsigned char)k->key[i]) * 16777619u;
+	return h;
+}
+
+/* An object naming a member twice is ambiguous (Python's json keeps the
+ * last, json_get finds the first): refused.  Linear, through a table of
+ * twice the members. */
+static bool
+unique_keys(P *p, const JVal *v)
+{
+	if (v->n < 2)
+		return true;
+	uint32_t cap = 4;
+	while (cap < 2 * v->n)
+		cap *= 2;
+	uint32_t *slot = xzalloc(cap, sizeof *slot);
+	bool ok = true;
+	for (uint32_t i = 0; i < v->n && ok; i++) {
+		const JVal *k = &v->kids[i];
+		uint32_t j = keyhash(k) & (cap - 1);
+		for (; slot[j]; j = (j + 1) & (cap - 1)) {
+			const JVal *o = &v->kids[slot[j] - 1];
+			if (o->klen == k->klen && !memcmp(o->key, k->key,
+			    k->klen)) {
+				fail(p, "a member name given twice in one "
+				    "object");
+				p->at = k->loc;
+				ok = false;
+				break;
+			}
+		}
+		slot[j] = i + 1;
+	}
+	free(slot);
+	return ok;
+}
+
 /* [ ... ] or { ... } at the bracket: kids go to the stack, then the
  * arena. */
 static bool
@@ -375,7 +417,7 @@ container(P *p, JVal *v, int depth)
 		return fail(p, obj ? "expected ',' or '}'" :
 		    "expected ',' or ']'");
 	}
-	return true;
+	return !obj || unique_keys(p, v);
 }
 
 static bool

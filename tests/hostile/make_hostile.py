@@ -176,6 +176,13 @@ def rename_value(old, new):
     return f
 
 
+# a member named twice: Python's json keeps the last, a reader that
+# kept the first would convert another program than PyTorch loads
+case("duplicate_key", edit(MLP, PROG, lambda b: b.replace(
+    b'{"target": "torch.ops.aten.linear.default",',
+    b'{"target": "torch.ops.aten.linear.default", '
+    b'"target": "torch.ops.aten.relu.default",', 1)),
+     ["error: .*a member name given twice in one object"])
 case("nul_in_name", prog(rename_value("linear", "linear\0x")),
      ["error: .*NUL character"])
 case("nul_in_path_name", prog(lambda d: d["config"]["fc1.weight"].update(

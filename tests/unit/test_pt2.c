@@ -100,6 +100,10 @@ test_json_strings_and_shapes(void **state)
 	assert_int_equal(v->kids[2].kids[0].n, 2);
 	assert_string_equal(v->kids[2].kids[0].kids[0].s, "],[");
 	assert_int_equal(v->kids[3].i, 5);
+	/* a member named twice is ambiguous */
+	assert_null(parse(a, "{\"a\": 1, \"b\": 2,\n \"a\": 3}", &err, &at));
+	assert_string_equal(err, "a member name given twice in one object");
+	assert_int_equal(at.line, 2);
 	/* text that does not close: the error where it stops */
 	assert_null(parse(a, "[1, [2, 3", &err, &at));
 	assert_string_equal(err, "expected ',' or ']'");
