@@ -11,26 +11,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
-cpu() {  # best CPU seconds (user + sys) of 3 runs of onnxc ARGS...
-	local best="" t k
-	for k in 1 2 3; do
-		t=$( { TIMEFORMAT='%3U %3S'; time "$onnxc" "$@" >/dev/null 2>"$work/err"; } 2>&1 | awk '{print $1 + $2}')
-		[ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a < b)}' && best=$t
-	done
-	echo "$best"
-}
+. "$here/../e2e/scaling_lib.sh"
 for kn in nameless:$nodes ranges:$ranges; do
 	kind=${kn%:*} n=${kn#*:}
 	python3 "$here/gen_big.py" "$work/a.pt2" $kind $n &&
 	python3 "$here/gen_big.py" "$work/b.pt2" $kind $((2 * n)) || { echo "FAIL $kind: cannot make archives"; fail=1; continue; }
-	a=$(cpu "$work/a.pt2" -o "$work/a.onnx")
-	b=$(cpu "$work/b.pt2" -o "$work/b.onnx")
+	a=$(best_cpu 3 "$onnxc" "$work/a.pt2" -o "$work/a.onnx")
+	b=$(best_cpu 3 "$onnxc" "$work/b.pt2" -o "$work/b.onnx")
 	if ! [ -s "$work/a.onnx" ] || ! [ -s "$work/b.onnx" ]; then
 		echo "FAIL $kind: no model written: $(head -c 300 "$work/err")"; fail=1
-	elif awk -v a="$a" -v b="$b" 'BEGIN{exit !(b <= 2.5 * a + 0.05)}'; then
-		echo "PASS $kind: $n ${a}s, $((2 * n)) ${b}s"
 	else
-		echo "FAIL $kind: $n ${a}s, $((2 * n)) ${b}s (more than 2.5x)"; fail=1
+		judge "$kind" $n "$a" "$b" || fail=1
 	fi
 done
 exit $fail
