@@ -135,8 +135,8 @@ def export(model, args=(), f=None, *, kwargs=None, dynamic_shapes=None,
 
     f None writes into a new temporary folder.  Returns a Result; raises
     ConversionError with onnxc's diagnostics when onnxc refuses the
-    program, and whatever torch.export raises for a model it cannot
-    export."""
+    program (the archive is then kept: its archive_path), and whatever
+    torch.export raises for a model it cannot export."""
     import torch
     from . import _dims
     if not isinstance(args, (tuple, list)):
@@ -177,6 +177,12 @@ def export(model, args=(), f=None, *, kwargs=None, dynamic_shapes=None,
                        optimize=optimize, report=report,
                        external_data=external_data, training=mode,
                        passes=passes, plugins=plugins, rtol=rtol, atol=atol)
+    except ConversionError as e:
+        # the diagnostics name the archive: it stays, to look at or rerun
+        e.archive_path = path
+        e.args = ("%s\narchive: %s" % (e.args[0], path),)
+        tmp = None
+        raise
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -140,6 +140,11 @@ def dynamic_options(ep, fn, args, kwargs, dynamic_shapes):
         warnings.warn("onnxc: %d inputs but %d user inputs in the program; "
                       "dims keep PyTorch's names" % (len(leaves), len(phs)))
         return []
+    if fn is None:  # an ExportedProgram: its module has the signature
+        try:
+            fn = ep.module().forward
+        except Exception:
+            fn = None
     params = _params(fn) if fn is not None else None
     combined = []
     if params is not None:

@@ -12,10 +12,13 @@ class ConversionError(RuntimeError):
     """onnxc refused the program.  `diagnostics` is what onnxc printed
     (file:line:col: error: ..., the source line and a caret), `report_path`
     the report it wrote (None without report=), `returncode` 1 for an
-    input error and 2 for a usage error, `command` the command line."""
+    input error and 2 for a usage error, `command` the command line,
+    `archive_path` the .pt2 onnxc read (export keeps it on failure)."""
+    __module__ = "onnxc"
 
     def __init__(self, diagnostics, returncode, command, report_path=None):
         self.diagnostics = diagnostics
+        self.archive_path = command[1] if len(command) > 1 else None
         self.returncode = returncode
         self.command = command
         self.report_path = report_path

@@ -1,8 +1,8 @@
 """The Python package (python/onnxc) in real PyTorch, ONNX and ONNX Runtime
 (issue 37): the torch.onnx documentation's example through onnxc.export,
 python3 -m onnxc.verify on a right and a wrong model, a KV-cache step with
-Dim names, a failing conversion, the training mode and an output that is
-the input.
+Dim names, a failing conversion, the training mode, an output that is the
+input, convert() and derived Dims.
 
 usage: ONNXC=build/onnxc python3 tests/python/test_onnxc.py
 Prints 'PASS name' / 'FAIL name: why'; exit 1 if any failed."""
@@ -250,6 +250,8 @@ def _():
             "report %r" % e.report_path
         assert e.report_path in str(e), "the message lacks the report path"
         assert not os.path.exists(out), "a model was written"
+        assert e.archive_path and os.path.exists(e.archive_path) and \
+            e.archive_path in e.diagnostics, "archive %r" % e.archive_path
     else:
         raise AssertionError("no ConversionError")
     try:
@@ -305,6 +307,33 @@ def _():
                         verify=True)
     assert res.verify.ok, str(res.verify)
     eq(dims(onnx.load(out).graph.input[0]), ["rows", 3], "input dims")
+
+
+class Twice(nn.Module):
+    def forward(self, x, y):
+        return x.repeat(2) + y
+
+
+@check("a derived Dim is an expression of its root; an ExportedProgram "
+       "takes names too")
+def _():
+    from torch.export import Dim
+    n = Dim("n")
+    args = (torch.randn(3), torch.randn(6))
+    out = os.path.join(WORK, "twice.onnx")
+    res = onnxc.export(Twice(), args, out, verify=True,
+                       dynamic_shapes={"x": {0: n}, "y": {0: 2 * n}})
+    assert res.verify.ok, str(res.verify)
+    m = onnx.load(out)
+    eq([dims(i) for i in m.graph.input], [["n"], ["2*n"]], "input dims")
+    ep = torch.export.export(Twice(), args, dynamic_shapes=(
+        {0: Dim("a")}, {0: 2 * Dim("a")}))
+    res = onnxc.export(ep, f=out, dynamic_shapes={"x": {0: "half"}},
+                       verify=True)
+    assert res.verify.ok, str(res.verify)
+    m = onnx.load(out)
+    eq([dims(i) for i in m.graph.input], [["half"], ["2*half"]],
+       "input dims of the ExportedProgram")
 
 
 print("%d failed" % len(failed) if failed else "all passed")
