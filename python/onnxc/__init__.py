@@ -149,15 +149,18 @@ def export(model, args=(), f=None, *, kwargs=None, dynamic_shapes=None,
     else:
         mode = model.training if training is None else bool(training)
         fn = model.forward
-        was = model.training
-        model.train(mode)
+        # each submodule's own mode comes back as it was
+        was = {m: m.training for m in model.modules()}
+        if training is not None:
+            model.train(mode)
         try:
             ep = torch.export.export(
                 model, args, kwargs=kwargs or None,
                 dynamic_shapes=_dims.for_torch_export(dynamic_shapes),
                 strict=strict)
         finally:
-            model.train(was)
+            for m, t in was.items():
+                m.training = t
     if isinstance(model, torch.export.ExportedProgram) and not args and \
             not kwargs:
         inputs = getattr(ep, "example_inputs", None)

@@ -277,6 +277,10 @@ def _():
     ops = [n.op_type for n in onnx.load(out).graph.node]
     assert "Dropout" not in ops, ops
     assert model.training, "the module's mode was not restored"
+    model[0].eval()  # a mixed mode survives an export in eval mode
+    onnxc.export(model, (torch.randn(2, 4),), out, training=False)
+    eq([m.training for m in model.modules()], [True, False, True],
+       "modes after the export")
 
 
 class Same(nn.Module):
