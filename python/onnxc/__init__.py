@@ -76,7 +76,9 @@ def _convert(src, f, verify_with=None, dynamic=(), **opt):
     if stream is not None:
         with open(f, "rb") as fh:
             stream.write(fh.read())
-        shutil.rmtree(os.path.dirname(f), ignore_errors=True)
+        os.remove(f)
+        if not report_path:  # a report stays in the temporary folder
+            shutil.rmtree(os.path.dirname(f), ignore_errors=True)
         res.model_path = None
     return res
 

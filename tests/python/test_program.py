@@ -137,6 +137,8 @@ def _():
     res = onnxc.convert(MLP, buf)
     assert len(buf.getvalue()) > 100, "nothing written"
     eq(res.model_path, None, "model_path of a stream")
+    res = onnxc.convert(MLP, io.BytesIO(), report=True)
+    assert os.path.exists(res.report_path), "the report went with the model"
     assert "torch" not in sys.modules, "torch was imported"
 
 
