@@ -35,7 +35,13 @@ def main(argv=None):
         if f is not None and not os.path.isfile(f):
             print("onnxc.verify: error: no file '%s'" % f, file=sys.stderr)
             return 2
-    import torch
+    try:
+        import onnxruntime  # noqa: F401
+        import torch
+    except ImportError as e:
+        print("onnxc.verify: error: needs torch and onnxruntime (%s)" % e,
+              file=sys.stderr)
+        return 2
     inputs = program = None
     try:
         program = torch.export.load(a.program)
