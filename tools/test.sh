@@ -33,5 +33,6 @@ fi
 if [ -d "$top/../shared/corpus" ]; then
   run tests/corpus/run.sh build/onnxc "$top/../shared"
 fi
+run tests/python/run.sh build/onnxc "$top/../shared"
 [ $status = 0 ] && echo "all tests passed" || echo "SOME TESTS FAILED"
 exit $status

@@ -141,6 +141,7 @@ run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
 		Rw r;
 		memset(&r, 0, sizeof r);
 		r.ctx = ctx, r.h = h, r.g = g, r.n = n;
+		r.vend = h->value_end(ctx, g);
 		if (h->node_get(ctx, g, n, &r.ni) != ONNXC_OK ||
 		    r.ni.dialect != ONNXC_FX)
 			continue;

@@ -27,6 +27,7 @@ typedef struct Rw {
 	char base[96];  /* its FX name: new values are named after it */
 	unsigned seq;
 	int bad;        /* a host call failed */
+	onnxc_value vend; /* values from here on were made by this rewrite */
 } Rw;
 
 /* Each decomposition returns 1 when it rewrote the node (every used

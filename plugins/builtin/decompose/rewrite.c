@@ -340,13 +340,19 @@ dec_view(Rw *r, onnxc_value x, const Ty *t)
 }
 
 /* FX output k of the node being rewritten is now computed by v: its uses
- * move to v, which takes its name (graph outputs keep their names). */
+ * move to v, which takes its name (graph outputs keep their names).  A v
+ * this rewrite did not make (a graph input, as diff(x, n=0) gives, or
+ * another node's tensor) keeps its own name: an alias of it takes the
+ * output's, so an input is never renamed to an output's name. */
 void
 dec_bind(Rw *r, uint32_t k, onnxc_value v)
 {
 	onnxc_value old = r->ni.out + k;
 	onnxc_value_info vi;
 	char keep[160], buf[176];
+	Ty t;
+	if (v && v < r->vend && dec_ty_of(r, v, &t) == 0)
+		v = dec_unary(r, "aten::alias.default", v, &t);
 	if (!v || r->h->value_get(r->ctx, r->g, old, &vi) != ONNXC_OK) {
 		r->bad = 1;
 		return;
