@@ -30,7 +30,8 @@
 enum { R = ONNXC_RW_MAXRANK };
 
 /* A copy of constant w (f32) with element i times s[(i / inner) % m]
- * (m == 1: every element times s[0]), as a new initializer. */
+ * (m == 1: every element times s[0]), as a new initializer, made a piece
+ * at a time (onnxc_rw_scaled): a big weight is never held whole. */
 static onnxc_value
 scaled(onnxc_rw *r, onnxc_value w, const float *s, uint64_t m,
     uint64_t inner)
@@ -38,21 +39,20 @@ scaled(onnxc_rw *r, onnxc_value w, const float *s, uint64_t m,
 	onnxc_tensor_info t;
 	onnxc_value_info vi;
 	const float *d = onnxc_rw_f32(r, w, &t);
-	uint64_t n = d ? onnxc_rw_numel(&t) : 0;
-	float *o = d ? malloc((n ? n : 1) * sizeof *o) : NULL;
+	double *sd = d ? malloc((m ? m : 1) * sizeof *sd) : NULL;
 	char name[300];
-	if (!o) {
+	if (!sd) {
 		r->failed |= d != NULL;
 		return 0;
 	}
-	for (uint64_t i = 0; i < n; i++)
-		o[i] = (float)((double)d[i] * s[m == 1 ? 0 : (i / inner) % m]);
+	for (uint64_t i = 0; i < m; i++)
+		sd[i] = s[i];
 	const char *wn = r->h->value_get(r->ctx, r->g, w, &vi) == ONNXC_OK ?
 	    r->h->str(r->ctx, vi.name) : NULL;
 	snprintf(name, sizeof name, "%s_scaled", wn && *wn ? wn : "weight");
-	onnxc_value v = onnxc_rw_initializer(r, name, ONNXC_DT_F32, t.rank,
-	    t.dims, o);
-	free(o);
+	onnxc_rw_scaling sc = {d, sd, m, inner ? inner : 1};
+	onnxc_value v = onnxc_rw_scaled(r, name, &t, &sc);
+	free(sd);
 	return v;
 }
 
