@@ -110,6 +110,23 @@ be_src_drop(void)
 	}
 }
 
+void
+be_src_release(const void *p, size_t n)
+{
+	int fd;
+	uint64_t off;
+	if (!n || !be_src_find(p, n, &fd, &off))
+		return;
+	if (!pagesz)
+		pagesz = sysconf(_SC_PAGESIZE);
+	/* whole pages only: a page shared with bytes still in use stays */
+	uintptr_t a = ((uintptr_t)p + (uintptr_t)pagesz - 1) &
+	    ~(uintptr_t)(pagesz - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(pagesz - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 bool
 be_src_find(const void *p, size_t n, int *fd, uint64_t *off)
 {

@@ -652,6 +652,7 @@ const onnxc_host_api pl_host = {
 	.node_read = h_node_read,
 	.tensor_make = h_tensor_make,
 	.tensor_view = h_tensor_view,
+	.bytes_done = h_bytes_done,
 };
 
 /* ------------------------------------------------------------- calling */

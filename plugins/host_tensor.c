@@ -109,8 +109,12 @@ spill_make(uint64_t nb, size_t es, int (*fill)(void *, uint64_t, uint64_t,
 	uint64_t at = (spill.len + ALIGN - 1) / ALIGN * ALIGN;
 	if (nb > spill.cap || at > spill.cap - nb)
 		return NULL;
+	/* one buffer for every tensor: fresh memory for each costs its page
+	 * faults again */
+	static unsigned char *buf;
 	uint64_t per = PIECE / es, numel = nb / es;
-	unsigned char *buf = malloc(per * es);
+	if (!buf)
+		buf = malloc(PIECE);
 	bool ok = buf != NULL;
 	for (uint64_t i = 0; ok && i < numel; i += per) {
 		uint64_t k = numel - i < per ? numel - i : per;
@@ -118,7 +122,6 @@ spill_make(uint64_t nb, size_t es, int (*fill)(void *, uint64_t, uint64_t,
 		    put(spill.fd, buf, (size_t)(k * es), at + i * es) == 0;
 		be_src_drop();
 	}
-	free(buf);
 	if (!ok)
 		return NULL;
 	spill.len = at + nb;
@@ -161,4 +164,12 @@ h_tensor_view(onnxc_ctx *c, onnxc_tensor t, int32_t rank,
 	v.rank = rank;
 	v.dims = (int64_t *)dims;
 	return ir_tensor(c->m, &v);
+}
+
+void
+h_bytes_done(onnxc_ctx *c, const void *p, uint64_t n)
+{
+	(void)c;
+	if (p && n <= SIZE_MAX)
+		be_src_release(p, (size_t)n);
 }

@@ -484,6 +484,11 @@ struct onnxc_host_api {
 	 * Squeeze...): nothing is copied */
 	onnxc_tensor (*tensor_view)(onnxc_ctx *ctx, onnxc_tensor t,
 	    int32_t rank, const int64_t *dims);
+	/* the pass has read p[0, n) of a tensor's bytes and needs them no
+	 * more for now: where they are a mapped weight, the host lets their
+	 * pages go (they are read again from the file when needed).  For a
+	 * fill that reads across a whole weight per piece (a transpose) */
+	void (*bytes_done)(onnxc_ctx *ctx, const void *p, uint64_t n);
 };
 
 /* Tensors of at least this many bytes are compared by where their bytes
