@@ -263,7 +263,8 @@ fold_permute(Fold *f, const Ten *x, Ten *r, const int64_t *perm, int n)
 		dims[i] = x->dims[p];
 		pst[i] = st[p];
 	}
-	if (fold_shape_view(f, r, x->dt, n, dims) != DONE)
+	/* not past FOLD_BIG: see there */
+	if (fold_shape(f, r, x->dt, n, dims) != DONE)
 		return SKIP;
 	return fold_gather(f, x, r, pst, 0);
 }
