@@ -430,12 +430,31 @@ onnxc_rw_scale_fill(void *user, uint64_t first, uint64_t count, void *out)
 	const onnxc_rw_scaling *sc = (const onnxc_rw_scaling *)user;
 	const float *w = sc->w + first;
 	float *o = (float *)out;
+	uint64_t i = 0, n, t;
+	if (sc->m == 1) {
+		for (; i < count; i++)
+			o[i] = (float)((double)w[i] * sc->s[0]);
+		return 0;
+	}
+	if (sc->inner == 1) {
+		/* a row of the m scales at a time */
+		for (uint64_t k = first % sc->m; i < count; i += n, k = 0) {
+			n = sc->m - k < count - i ? sc->m - k : count - i;
+			for (t = 0; t < n; t++)
+				o[i + t] = (float)((double)w[i + t] *
+				    sc->s[k + t]);
+		}
+		return 0;
+	}
 	/* k: the scale's index, j: the place in its run of inner */
-	uint64_t run = first / sc->inner, j = first % sc->inner;
-	uint64_t k = sc->m == 1 ? 0 : run % sc->m;
-	for (uint64_t i = 0; i < count; i++) {
-		o[i] = (float)((double)w[i] * sc->s[k]);
-		if (++j == sc->inner) {
+	uint64_t j = first % sc->inner, k = first / sc->inner % sc->m;
+	for (; i < count; i += n) {
+		double s = sc->s[k];
+		n = sc->inner - j < count - i ? sc->inner - j : count - i;
+		for (t = 0; t < n; t++)
+			o[i + t] = (float)((double)w[i + t] * s);
+		j += n;
+		if (j == sc->inner) {
 			j = 0;
 			k = k + 1 == sc->m ? 0 : k + 1;
 		}
