@@ -17,7 +17,8 @@
  *   the new Split;
  * - before: MatMul(g, W) or Conv(g, W[, b]) where g is Mul(x, c) or
  *   Mul(Mul(x, c), y) with c one number becomes the same op of x (of
- *   Mul(x, y)) with W scaled by c (the bias stays: it is added after).
+ *   Mul(x, y)) with W scaled by c (the bias stays: it is added after),
+ *   unless y is the Add(Erf(Div ...)) of a gelu ONNX Runtime fuses.
  * The Mul goes; the products are computed in double and rounded once, so
  * a power of two (gelu's 1/2) changes no bit of the result.  The new
  * weights are initializers; the old ones are left to "dce" and
@@ -328,6 +329,21 @@ times_number(onnxc_rw *r, onnxc_value v, float *c)
 	return 0;
 }
 
+/* Is v Add(Erf(Div(...)), ...)?  The erf form of gelu that ONNX Runtime
+ * fuses into one op (see fuse-activations): its 1/2 stays. */
+static int
+gelu_erf(onnxc_rw *r, onnxc_value v)
+{
+	onnxc_node_info ai, ei, di;
+	onnxc_node a = onnxc_rw_def(r, v, "Add", &ai);
+	for (uint32_t k = 0; a && k < 2; k++) {
+		onnxc_node e = onnxc_rw_def(r, onnxc_rw_in(r, a, k), "Erf", &ei);
+		if (e && onnxc_rw_def(r, onnxc_rw_in(r, e, 0), "Div", &di))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 before(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 {
@@ -344,7 +360,7 @@ before(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 			return 0;
 		for (uint32_t k = 0; k < 2 && !x; k++) {
 			onnxc_value u = times_number(r, onnxc_rw_in(r, m, k), &c);
-			if (!u)
+			if (!u || gelu_erf(r, onnxc_rw_in(r, m, 1 - k)))
 				continue;
 			onnxc_value in[2] = {u, onnxc_rw_in(r, m, 1 - k)};
 			x = remake(r, m, 2, in);
