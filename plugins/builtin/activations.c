@@ -114,21 +114,22 @@ gelu_div(onnxc_rw *r, onnxc_node n)
 		/* erf_part has checked the shape: Add(Erf(Mul(x, c)), 1) */
 		onnxc_node a = onnxc_rw_def(r, v, "Add", &ai);
 		for (uint32_t j = 0; a && j < 2; j++) {
-			onnxc_node e = onnxc_rw_def(r, onnxc_rw_in(r, a, j), "Erf",
-			    &ei);
+			onnxc_node e = onnxc_rw_def(r, onnxc_rw_in(r, a, j),
+			    "Erf", &ei);
 			onnxc_value in = e ? onnxc_rw_in(r, e, 0) : 0;
 			onnxc_node m = in ? onnxc_rw_def(r, in, "Mul", &mi) : 0;
 			if (!m || scaled(r, in, "Mul", 1 / SQRT2) != x)
 				continue;
-			onnxc_value c = onnxc_rw_in(r, m, onnxc_rw_in(r, m, 0) ==
-			    x ? 1 : 0);
+			onnxc_value c = onnxc_rw_in(r, m,
+			    onnxc_rw_in(r, m, 0) == x ? 1 : 0);
 			if (!onnxc_rw_const(r, c, &t) ||
 			    t.dtype != ONNXC_DT_F32)
 				return 0;
 			float s2 = (float)SQRT2;
 			onnxc_value d[2] = {x, onnxc_rw_initializer(r,
 			    "gelu_sqrt2", ONNXC_DT_F32, t.rank, t.dims, &s2)};
-			return d[1] && onnxc_rw_swap(r, m, &mi, "Div", 2, d) != 0;
+			return d[1] &&
+			    onnxc_rw_swap(r, m, &mi, "Div", 2, d) != 0;
 		}
 	}
 	return 0;

@@ -337,7 +337,8 @@ gelu_erf(onnxc_rw *r, onnxc_value v)
 	onnxc_node_info ai, ei, di;
 	onnxc_node a = onnxc_rw_def(r, v, "Add", &ai);
 	for (uint32_t k = 0; a && k < 2; k++) {
-		onnxc_node e = onnxc_rw_def(r, onnxc_rw_in(r, a, k), "Erf", &ei);
+		onnxc_node e = onnxc_rw_def(r, onnxc_rw_in(r, a, k), "Erf",
+		    &ei);
 		if (e && onnxc_rw_def(r, onnxc_rw_in(r, e, 0), "Div", &di))
 			return 1;
 	}

@@ -578,8 +578,8 @@ copy_rows(const FoldGather *g, unsigned char *q, uint64_t row,
 				for (uint64_t c = b; c < e; c++)
 					for (int j = 0; j < nr; j++)
 						memcpy(o + ((uint64_t)j * len +
-						    c) * 4, p[j] + (int64_t)c * s,
-						    4);
+						    c) * 4, p[j] + (int64_t)c *
+						    s, 4);
 			else
 				for (uint64_t c = b; c < e; c++)
 					for (int j = 0; j < nr; j++)
