@@ -95,6 +95,38 @@ be_src_remove(const void *map)
 		}
 }
 
+void
+be_src_drop(void)
+{
+	if (!pagesz)
+		pagesz = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < MAXSRC; i++) {
+		if (!used[i] || !srcs[i].map || !srcs[i].len)
+			continue;
+		/* read-only mappings: nothing to lose but residency */
+		uintptr_t a = (uintptr_t)srcs[i].map & ~(uintptr_t)(pagesz - 1);
+		size_t n = srcs[i].len + ((uintptr_t)srcs[i].map - a);
+		(void)madvise((void *)a, n, MADV_DONTNEED);
+	}
+}
+
+void
+be_src_release(const void *p, size_t n)
+{
+	int fd;
+	uint64_t off;
+	if (!n || !be_src_find(p, n, &fd, &off))
+		return;
+	if (!pagesz)
+		pagesz = sysconf(_SC_PAGESIZE);
+	/* whole pages only: a page shared with bytes still in use stays */
+	uintptr_t a = ((uintptr_t)p + (uintptr_t)pagesz - 1) &
+	    ~(uintptr_t)(pagesz - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(pagesz - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 bool
 be_src_find(const void *p, size_t n, int *fd, uint64_t *off)
 {

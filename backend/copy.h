@@ -25,6 +25,12 @@
 int be_src_add(const void *map, size_t len, int fd, const char *path);
 /* Forget a source (and that it changed). */
 void be_src_remove(const void *map);
+/* Let go of the pages of every source that reads have brought in: they
+ * stay in the page cache and come back on the next read, but no longer
+ * count toward this process's memory (see plugins/host_tensor.c). */
+void be_src_drop(void);
+/* The same for p[0, n) where it lies in a source; nothing elsewhere. */
+void be_src_release(const void *p, size_t n);
 /* The source holding p[0, n): its descriptor and the file offset of p. */
 bool be_src_find(const void *p, size_t n, int *fd, uint64_t *off);
 /* Whether (dev, ino) is a registered source; its path if so. */

@@ -650,6 +650,9 @@ const onnxc_host_api pl_host = {
 	.output_set_kind = h_output_set_kind,
 	.graph_ops = h_graph_ops,
 	.node_read = h_node_read,
+	.tensor_make = h_tensor_make,
+	.tensor_view = h_tensor_view,
+	.bytes_done = h_bytes_done,
 };
 
 /* ------------------------------------------------------------- calling */

@@ -56,6 +56,13 @@ onnxc_status h_value_set_sym(onnxc_ctx *c, onnxc_graph g, onnxc_value v,
     uint32_t kind, onnxc_expr e);
 onnxc_status h_value_set_name(onnxc_ctx *c, onnxc_graph g, onnxc_value v,
     const char *name);
+/* host_tensor.c */
+onnxc_tensor h_tensor_make(onnxc_ctx *c, uint32_t dtype, int32_t rank,
+    const int64_t *dims, int (*fill)(void *, uint64_t, uint64_t, void *),
+    void *user);
+onnxc_tensor h_tensor_view(onnxc_ctx *c, onnxc_tensor t, int32_t rank,
+    const int64_t *dims);
+void h_bytes_done(onnxc_ctx *c, const void *p, uint64_t n);
 onnxc_tensor h_tensor_new(onnxc_ctx *c, uint32_t dtype, int32_t rank,
     const int64_t *dims, const void *data);
 onnxc_value h_constant_input(onnxc_ctx *c, onnxc_graph g, const char *name,

@@ -265,6 +265,9 @@ tensor_hash(const Tensor *t)
 	    sizeof t->rank) * 31u;
 	if (t->rank > 0)
 		h ^= ir_hash(t->dims, (size_t)t->rank * sizeof *t->dims) * 131u;
+	/* a big one by where its bytes are: see ONNXC_BIG_TENSOR */
+	if (t->nbytes >= ONNXC_BIG_TENSOR)
+		return h ^ ir_hash(&t->data, sizeof t->data) * 1031u;
 	return h ^ ir_hash(t->data, t->nbytes) * 1031u;
 }
 
@@ -274,7 +277,8 @@ same_tensor(const Tensor *a, const Tensor *b)
 	return a->dtype == b->dtype && a->rank == b->rank &&
 	    a->nbytes == b->nbytes && (a->rank <= 0 || !memcmp(a->dims,
 	    b->dims, (size_t)a->rank * sizeof *a->dims)) &&
-	    (a->data == b->data || !memcmp(a->data, b->data, a->nbytes));
+	    (a->data == b->data || (a->nbytes < ONNXC_BIG_TENSOR &&
+	    !memcmp(a->data, b->data, a->nbytes)));
 }
 
 /* The slot of tensor t in the content table of constant inputs: where an

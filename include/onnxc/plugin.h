@@ -26,7 +26,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 5
+#define ONNXC_PLUGIN_ABI_MINOR 6
 
 /* ------------------------------------------------------------ status */
 
@@ -467,7 +467,35 @@ struct onnxc_host_api {
 	 * arguments into args, in one call */
 	onnxc_status (*node_read)(onnxc_ctx *ctx, onnxc_graph g, onnxc_node n,
 	    onnxc_node_info *out, onnxc_arg *args, uint32_t cap);
+	/* ---- ABI 1.6: weights too big to hold in memory ---- */
+	/* a constant tensor made piece by piece: fill(user, first, count,
+	 * out) writes elements [first, first + count) to out and returns 0
+	 * (nonzero: failed, and so does tensor_make).  A big tensor goes
+	 * through a bounded buffer to a scratch file the writer copies from
+	 * (its bytes are mapped, as weights are), so a pass that changes a
+	 * weight never holds it whole; fill may read weights through their
+	 * pointers: the host lets go of the pages read after each piece.
+	 * Whole-byte element types only */
+	onnxc_tensor (*tensor_make)(onnxc_ctx *ctx, uint32_t dtype,
+	    int32_t rank, const int64_t *dims,
+	    int (*fill)(void *user, uint64_t first, uint64_t count, void *out),
+	    void *user);
+	/* t's bytes under another shape of as many elements (Reshape,
+	 * Squeeze...): nothing is copied */
+	onnxc_tensor (*tensor_view)(onnxc_ctx *ctx, onnxc_tensor t,
+	    int32_t rank, const int64_t *dims);
+	/* the pass has read p[0, n) of a tensor's bytes and needs them no
+	 * more for now: where they are a mapped weight, the host lets their
+	 * pages go (they are read again from the file when needed).  For a
+	 * fill that reads across a whole weight per piece (a transpose) */
+	void (*bytes_done)(onnxc_ctx *ctx, const void *p, uint64_t n);
 };
+
+/* Tensors of at least this many bytes are compared by where their bytes
+ * are (the same mapped range is the same tensor), not by content: reading
+ * a whole weight to learn it equals another costs more than a duplicate
+ * (host constant inputs, cse). */
+#define ONNXC_BIG_TENSOR ((uint64_t)1 << 16)
 
 #define ONNXC_HOST_HAS(host, member) \
 	((host)->size >= offsetof(onnxc_host_api, member) + \

@@ -416,6 +416,79 @@ onnxc_rw_initializer(onnxc_rw *r, const char *name, uint32_t dtype,
 	return v;
 }
 
+/* f32 weights times a number per channel: element i of w times
+ * s[(i / inner) % m], the product in double rounded once. */
+typedef struct onnxc_rw_scaling {
+	const float *w;
+	const double *s;
+	uint64_t m, inner;
+} onnxc_rw_scaling;
+
+static inline int
+onnxc_rw_scale_fill(void *user, uint64_t first, uint64_t count, void *out)
+{
+	const onnxc_rw_scaling *sc = (const onnxc_rw_scaling *)user;
+	const float *w = sc->w + first;
+	float *o = (float *)out;
+	uint64_t i = 0, n, t;
+	if (sc->m == 1) {
+		for (; i < count; i++)
+			o[i] = (float)((double)w[i] * sc->s[0]);
+		return 0;
+	}
+	if (sc->inner == 1) {
+		/* a row of the m scales at a time */
+		for (uint64_t k = first % sc->m; i < count; i += n, k = 0) {
+			n = sc->m - k < count - i ? sc->m - k : count - i;
+			for (t = 0; t < n; t++)
+				o[i + t] = (float)((double)w[i + t] *
+				    sc->s[k + t]);
+		}
+		return 0;
+	}
+	/* k: the scale's index, j: the place in its run of inner */
+	uint64_t j = first % sc->inner, k = first / sc->inner % sc->m;
+	for (; i < count; i += n) {
+		double s = sc->s[k];
+		n = sc->inner - j < count - i ? sc->inner - j : count - i;
+		for (t = 0; t < n; t++)
+			o[i + t] = (float)((double)w[i + t] * s);
+		j += n;
+		if (j == sc->inner) {
+			j = 0;
+			k = k + 1 == sc->m ? 0 : k + 1;
+		}
+	}
+	return 0;
+}
+
+/* A new initializer holding f32 weights w (shaped as t) scaled as
+ * onnxc_rw_scaling says.  A host with tensor_make (ABI 1.6) makes it a
+ * piece at a time, so a big weight is never held whole. */
+static inline onnxc_value
+onnxc_rw_scaled(onnxc_rw *r, const char *name, const onnxc_tensor_info *t,
+    const onnxc_rw_scaling *sc)
+{
+	onnxc_tensor x = 0;
+	if (ONNXC_HOST_HAS(r->h, tensor_make)) {
+		x = r->h->tensor_make(r->ctx, ONNXC_DT_F32, t->rank, t->dims,
+		    onnxc_rw_scale_fill, (void *)sc);
+	} else {
+		uint64_t n = onnxc_rw_numel(t);
+		float *o = (float *)malloc((n ? n : 1) * sizeof *o);
+		if (o) {
+			onnxc_rw_scale_fill((void *)sc, 0, n, o);
+			x = r->h->tensor_new(r->ctx, ONNXC_DT_F32, t->rank,
+			    t->dims, o);
+		}
+		free(o);
+	}
+	onnxc_value v = x ? r->h->constant_input(r->ctx, r->g, name, x) : 0;
+	if (!v)
+		r->failed = 1;
+	return v;
+}
+
 /* --------------------------------------------------------------- rounds */
 
 static inline void

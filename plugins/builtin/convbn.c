@@ -47,15 +47,15 @@ norm_of(onnxc_rw *r, onnxc_node bn, uint64_t c, Norm *n)
 	return n->scale && n->shift && n->mean && n->var;
 }
 
-/* Room for the new weights (nw floats) and bias (nb floats). */
+/* Room for the scales (ns doubles) and the new bias (nb floats). */
 static int
-scratch(onnxc_rw *r, uint64_t nw, uint64_t nb, float **w, float **b)
+scratch(onnxc_rw *r, uint64_t ns, uint64_t nb, double **s, float **b)
 {
-	*w = malloc((nw ? nw : 1) * sizeof **w);
+	*s = malloc((ns ? ns : 1) * sizeof **s);
 	*b = malloc((nb ? nb : 1) * sizeof **b);
-	if (*w && *b)
+	if (*s && *b)
 		return 1;
-	free(*w);
+	free(*s);
 	free(*b);
 	r->failed = 1;
 	return 0;
@@ -74,19 +74,20 @@ conv_name(onnxc_rw *r, onnxc_node conv, char *name, size_t cap)
 		name[len - 7] = 0;
 }
 
-/* Result `out` becomes Conv(x, nw, nb) with conv's attributes (nw shaped
- * as tw, nb one per output channel). */
+/* Result `out` becomes Conv(x, W', nb) with conv's attributes: W' the
+ * weights (shaped as tw) scaled as sc says, made a piece at a time
+ * (onnxc_rw_scaled), nb one per output channel. */
 static int
 rebuild(onnxc_rw *r, onnxc_node conv, onnxc_value out, onnxc_value x,
-    const onnxc_tensor_info *tw, const float *nw, const float *nb)
+    const onnxc_tensor_info *tw, const onnxc_rw_scaling *sc,
+    const float *nb)
 {
 	char name[256], wn[300], bname[300];
 	conv_name(r, conv, name, sizeof name);
 	snprintf(wn, sizeof wn, "%s.weight_bn", name);
 	snprintf(bname, sizeof bname, "%s.bias_bn", name);
 	int64_t md = tw->dims[0];
-	onnxc_value in[3] = {x,
-	    onnxc_rw_initializer(r, wn, ONNXC_DT_F32, tw->rank, tw->dims, nw),
+	onnxc_value in[3] = {x, onnxc_rw_scaled(r, wn, tw, sc),
 	    onnxc_rw_initializer(r, bname, ONNXC_DT_F32, 1, &md, nb)};
 	if (r->failed)
 		return 0;
@@ -120,21 +121,20 @@ fold(onnxc_rw *r, onnxc_node bn, onnxc_node conv, const onnxc_node_info *ni)
 	uint64_t m = (uint64_t)tw.dims[0], per = onnxc_rw_numel(&tw) / m;
 	const float *bias = b ? f32s(r, b, m, &tb) : NULL;
 	Norm nm;
-	float *nw, *nb;
+	double *s;
+	float *nb;
 	if ((b && !bias) || !norm_of(r, bn, m, &nm) ||
-	    !scratch(r, onnxc_rw_numel(&tw), m, &nw, &nb))
+	    !scratch(r, m, m, &s, &nb))
 		return 0;
-	const float *ow = (const float *)tw.data;
 	for (uint64_t c = 0; c < m; c++) {
-		double s = nm.scale[c] / sqrt((double)nm.var[c] + nm.eps);
-		for (uint64_t k = 0; k < per; k++)
-			nw[c * per + k] = (float)(ow[c * per + k] * s);
-		nb[c] = (float)(((bias ? bias[c] : 0.0) - nm.mean[c]) * s +
+		s[c] = nm.scale[c] / sqrt((double)nm.var[c] + nm.eps);
+		nb[c] = (float)(((bias ? bias[c] : 0.0) - nm.mean[c]) * s[c] +
 		    nm.shift[c]);
 	}
-	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, conv, 0), &tw, nw,
+	onnxc_rw_scaling sc = {(const float *)tw.data, s, m, per ? per : 1};
+	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, conv, 0), &tw, &sc,
 	    nb);
-	free(nw);
+	free(s);
 	free(nb);
 	return ok;
 }
@@ -175,10 +175,13 @@ fold_before(onnxc_rw *r, onnxc_node conv, const onnxc_node_info *ni)
 	uint64_t per = onnxc_rw_numel(&tw) / m / cin, c = cin * (uint64_t)group;
 	const float *bias = b ? f32s(r, b, m, &tb) : NULL;
 	Norm nm;
-	float *nw, *nb;
+	double *s;
+	float *nb;
+	/* W'[o, i, ...] is scaled by channel g * cin + i: with one group a
+	 * table of cin scales repeats, else one scale per (o, i) */
+	uint64_t ns = group == 1 ? cin : m * cin;
 	if (group < 1 || m % (uint64_t)group || (b && !bias) ||
-	    !norm_of(r, bn, c, &nm) ||
-	    !scratch(r, onnxc_rw_numel(&tw), m, &nw, &nb))
+	    !norm_of(r, bn, c, &nm) || !scratch(r, ns, m, &s, &nb))
 		return 0;
 	const float *ow = (const float *)tw.data;
 	for (uint64_t o = 0; o < m; o++) {
@@ -186,19 +189,19 @@ fold_before(onnxc_rw *r, onnxc_node conv, const onnxc_node_info *ni)
 		uint64_t g = o / (m / (uint64_t)group);
 		for (uint64_t i = 0; i < cin; i++) {
 			uint64_t ch = g * cin + i;
-			double s = nm.scale[ch] / sqrt((double)nm.var[ch] +
+			double sc = nm.scale[ch] / sqrt((double)nm.var[ch] +
 			    nm.eps);
-			double t = nm.shift[ch] - nm.mean[ch] * s;
-			for (uint64_t k = 0; k < per; k++) {
-				uint64_t at = (o * cin + i) * per + k;
-				nw[at] = (float)(ow[at] * s);
-				acc += ow[at] * t;
-			}
+			double t = nm.shift[ch] - nm.mean[ch] * sc;
+			s[(o * cin + i) % ns] = sc;
+			for (uint64_t k = 0; k < per; k++)
+				acc += ow[(o * cin + i) * per + k] * t;
 		}
 		nb[o] = (float)acc;
 	}
-	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, bn, 0), &tw, nw, nb);
-	free(nw);
+	onnxc_rw_scaling sc = {ow, s, ns, per ? per : 1};
+	int ok = rebuild(r, conv, ni->out, onnxc_rw_in(r, bn, 0), &tw, &sc,
+	    nb);
+	free(s);
 	free(nb);
 	return ok;
 }

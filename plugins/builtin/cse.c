@@ -4,7 +4,8 @@
  * nodes after "lower".
  * Provides: no two mergeable nodes with the same dialect, domain, op, output
  * count and arguments (values after merging, literals, lists item by item,
- * tensor attributes byte by byte).  The later node is erased and its users
+ * tensor attributes byte by byte, or by where their bytes are from
+ * ONNXC_BIG_TENSOR bytes on).  The later node is erased and its users
  * take the earlier one's outputs.
  *
  * Mergeable means deterministic and without effects: ONNX ops of the
@@ -133,6 +134,9 @@ hash_arg(Cse *c, const onnxc_arg *a, int depth)
 		h = mix(mix(h, t.dtype), (uint64_t)(int64_t)t.rank);
 		for (int32_t i = 0; i < t.rank; i++)
 			h = mix(h, (uint64_t)t.dims[i]);
+		/* a big one by where its bytes are (ONNXC_BIG_TENSOR) */
+		if (t.nbytes >= ONNXC_BIG_TENSOR)
+			return mix(h, (uint64_t)(uintptr_t)t.data);
 		return hash_bytes(h, t.data, t.data ? t.nbytes : 0);
 	}
 	default:
@@ -159,8 +163,11 @@ tensor_eq(Cse *c, onnxc_tensor x, onnxc_tensor y)
 	for (int32_t i = 0; i < a.rank; i++)
 		if (a.dims[i] != b.dims[i])
 			return 0;
+	if (a.data == b.data)
+		return 1;
 	return a.nbytes == 0 || (a.data && b.data &&
-	    memcmp(a.data, b.data, a.nbytes) == 0);
+	    a.nbytes < ONNXC_BIG_TENSOR && memcmp(a.data, b.data,
+	    a.nbytes) == 0);
 }
 
 static int

@@ -17,7 +17,8 @@
  *   the new Split;
  * - before: MatMul(g, W) or Conv(g, W[, b]) where g is Mul(x, c) or
  *   Mul(Mul(x, c), y) with c one number becomes the same op of x (of
- *   Mul(x, y)) with W scaled by c (the bias stays: it is added after).
+ *   Mul(x, y)) with W scaled by c (the bias stays: it is added after),
+ *   unless y is the Add(Erf(Div ...)) of a gelu ONNX Runtime fuses.
  * The Mul goes; the products are computed in double and rounded once, so
  * a power of two (gelu's 1/2) changes no bit of the result.  The new
  * weights are initializers; the old ones are left to "dce" and
@@ -30,7 +31,8 @@
 enum { R = ONNXC_RW_MAXRANK };
 
 /* A copy of constant w (f32) with element i times s[(i / inner) % m]
- * (m == 1: every element times s[0]), as a new initializer. */
+ * (m == 1: every element times s[0]), as a new initializer, made a piece
+ * at a time (onnxc_rw_scaled): a big weight is never held whole. */
 static onnxc_value
 scaled(onnxc_rw *r, onnxc_value w, const float *s, uint64_t m,
     uint64_t inner)
@@ -38,21 +40,20 @@ scaled(onnxc_rw *r, onnxc_value w, const float *s, uint64_t m,
 	onnxc_tensor_info t;
 	onnxc_value_info vi;
 	const float *d = onnxc_rw_f32(r, w, &t);
-	uint64_t n = d ? onnxc_rw_numel(&t) : 0;
-	float *o = d ? malloc((n ? n : 1) * sizeof *o) : NULL;
+	double *sd = d ? malloc((m ? m : 1) * sizeof *sd) : NULL;
 	char name[300];
-	if (!o) {
+	if (!sd) {
 		r->failed |= d != NULL;
 		return 0;
 	}
-	for (uint64_t i = 0; i < n; i++)
-		o[i] = (float)((double)d[i] * s[m == 1 ? 0 : (i / inner) % m]);
+	for (uint64_t i = 0; i < m; i++)
+		sd[i] = s[i];
 	const char *wn = r->h->value_get(r->ctx, r->g, w, &vi) == ONNXC_OK ?
 	    r->h->str(r->ctx, vi.name) : NULL;
 	snprintf(name, sizeof name, "%s_scaled", wn && *wn ? wn : "weight");
-	onnxc_value v = onnxc_rw_initializer(r, name, ONNXC_DT_F32, t.rank,
-	    t.dims, o);
-	free(o);
+	onnxc_rw_scaling sc = {d, sd, m, inner ? inner : 1};
+	onnxc_value v = onnxc_rw_scaled(r, name, &t, &sc);
+	free(sd);
 	return v;
 }
 
@@ -328,6 +329,22 @@ times_number(onnxc_rw *r, onnxc_value v, float *c)
 	return 0;
 }
 
+/* Is v Add(Erf(Div(...)), ...)?  The erf form of gelu that ONNX Runtime
+ * fuses into one op (see fuse-activations): its 1/2 stays. */
+static int
+gelu_erf(onnxc_rw *r, onnxc_value v)
+{
+	onnxc_node_info ai, ei, di;
+	onnxc_node a = onnxc_rw_def(r, v, "Add", &ai);
+	for (uint32_t k = 0; a && k < 2; k++) {
+		onnxc_node e = onnxc_rw_def(r, onnxc_rw_in(r, a, k), "Erf",
+		    &ei);
+		if (e && onnxc_rw_def(r, onnxc_rw_in(r, e, 0), "Div", &di))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 before(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 {
@@ -344,7 +361,7 @@ before(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 			return 0;
 		for (uint32_t k = 0; k < 2 && !x; k++) {
 			onnxc_value u = times_number(r, onnxc_rw_in(r, m, k), &c);
-			if (!u)
+			if (!u || gelu_erf(r, onnxc_rw_in(r, m, 1 - k)))
 				continue;
 			onnxc_value in[2] = {u, onnxc_rw_in(r, m, 1 - k)};
 			x = remake(r, m, 2, in);

@@ -319,6 +319,35 @@ activations_gelu_from_opset_20(void **state)
 	assert_int_equal(arg0(f, find_op(f, "Gelu")), x);
 }
 
+/* Below opset 20 the erf form divides by sqrt 2, the form ONNX Runtime
+ * fuses into its Gelu, and fold-scales leaves its 1/2 out of the MatMul
+ * after it (which would undo that). */
+static void
+activations_gelu_below_opset_20_divides(void **state)
+{
+	Fix *f = *state;
+	static const float w[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+	static const int64_t d33[] = {3, 3};
+	ValId x = input(f, "x", DT_F32, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId wv = input(f, "w", DT_F32, 2, d33, ROLE_CONST, w);
+	ValId mm = onnx(f, "MatMul", "mm", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(gelu_erf(f, x, 0.5f)), arg_val(wv)});
+	output(f, onnx(f, "Neg", "o", DT_F32, 1, d3, 1, (Arg[]){arg_val(mm)}));
+	assert_int_equal(run_at(f, "fuse-activations,fold-scales,dce", false,
+	    18), 0);
+	assert_int_equal(count_op(f, "Gelu"), 0);
+	assert_int_equal(count_op(f, "Erf"), 1);
+	assert_int_equal(count_op(f, "Mul"), 2);
+	NodeId d = find_op(f, "Div");
+	assert_int_not_equal(d, 0);
+	assert_int_equal(arg0(f, d), x);
+	const Tensor *c = const_of(f, operand(f, d, 1));
+	assert_non_null(c);
+	assert_true(*(const float *)c->data == 1.41421356f);
+	/* the 1/2 stays: the MatMul reads the weights as they were */
+	assert_int_equal(operand(f, find_op(f, "MatMul"), 1), wv);
+}
+
 static void
 activations_gelu_needs_its_constants(void **state)
 {
@@ -522,6 +551,7 @@ main(void)
 		T(simplify_drops_a_unit_axis_a_transpose_moves),
 		T(activations_hardswish),
 		T(activations_gelu_from_opset_20),
+		T(activations_gelu_below_opset_20_divides),
 		T(activations_gelu_needs_its_constants),
 		T(lift_makes_one_initializer_per_content),
 		T(convbn_folds_into_the_conv),

@@ -54,7 +54,7 @@ slice(Fold *f, const Ten *x, const Ten *const *a, int na, Ten *r)
 		base += start[i] * st[i];
 		st[i] *= step[i];
 	}
-	if (fold_shape(f, r, x->dt, x->rank, dims) != DONE)
+	if (fold_shape_view(f, r, x->dt, x->rank, dims) != DONE)
 		return SKIP;
 	return fold_gather(f, x, r, st, base);
 }

@@ -59,7 +59,8 @@ tensor_of(Fold *f, onnxc_tensor t, Ten *out)
 		return 0;
 	if (ti.rank < 0 || ti.rank > MAXRANK || !fold_elsize(ti.dtype))
 		return 0;
-	*out = (Ten){.dt = ti.dtype, .rank = ti.rank, .data = ti.data};
+	*out = (Ten){.dt = ti.dtype, .rank = ti.rank, .data = ti.data,
+		.src = t};
 	for (int i = 0; i < ti.rank; i++)
 		out->dims[i] = ti.dims[i];
 	out->numel = fold_numel(ti.rank, out->dims);

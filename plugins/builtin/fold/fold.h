@@ -25,7 +25,22 @@ typedef struct Ten {
 	struct Ten *twin;  /* an earlier result equal to this, whose data
 	                    * this one borrows (fold_dedup) */
 	onnxc_value made;  /* the constant input made for this result */
+	onnxc_tensor src;  /* the host tensor whose bytes data are, or 0 */
+	/* a big result of fold_gather, made as it is written (emit_constant
+	 * in onnx.c): element k is from[gbase + sum idx * gst]; data NULL */
+	const unsigned char *from;
+	int64_t gst[MAXRANK], gbase;
 } Ten;
+
+/* Results of this many bytes or more are not computed in memory: in the
+ * ONNX graph (Fold.bigok) a view of an operand (Reshape, Squeeze...)
+ * shares its bytes and a slice of one is made a piece at a time through
+ * the host's tensor_make; any other is left alone, Transpose included: a
+ * transposed weight is a new copy of it to compute, write to a scratch
+ * file and copy out (3x the time of -O1 on BERT-base), and ONNX Runtime
+ * folds the Transpose of an initializer itself when it loads the model,
+ * so the model runs no faster for it.  Weights stay mapped. */
+enum { FOLD_BIG = 1 << 20 };
 
 /* A permute folded before (fx.c): the input's bytes, shape and order,
  * and the result kept for them. */
@@ -63,6 +78,9 @@ typedef struct Fold {
 	int fxcode[64];      /* 0: not an op fx.c folds */
 	PermMemo pmemo[PMEMO]; /* by the input's address */
 	int pending;         /* pmemo slot + 1 of a permute just computed */
+	int bigok;           /* folding ONNX nodes: views and gathers past
+	                      * FOLD_BIG may be made (see FOLD_BIG) */
+	int bigview;         /* set while a view or gather sets its shape */
 } Fold;
 
 /* Outcome of evaluating one node. */
@@ -89,6 +107,17 @@ int fold_reshape(Fold *f, const Ten *x, Ten *r, int rank,
     const int64_t *dims);
 int fold_gather(Fold *f, const Ten *x, Ten *r, const int64_t *st,
     int64_t base);
+/* fold_shape for a result that views or gathers x: past FOLD_BIG too
+ * where Fold.bigok */
+int fold_shape_view(Fold *f, Ten *r, uint32_t dt, int rank,
+    const int64_t *dims);
+/* elements [first, first + count) of a big gather (r->from) to out:
+ * onnxc_host_api.tensor_make's fill */
+typedef struct FoldGather {
+	Fold *f;
+	const Ten *r;
+} FoldGather;
+int fold_gather_fill(void *g, uint64_t first, uint64_t count, void *out);
 int fold_permute(Fold *f, const Ten *x, Ten *r, const int64_t *perm, int n);
 int fold_slice(Fold *f, const Ten *x, Ten *r, int d, int64_t start,
     int64_t stp, int64_t count, int keep);

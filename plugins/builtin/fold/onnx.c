@@ -166,10 +166,34 @@ onnx_eval(Fold *f, const char *op, onnxc_node n, const onnxc_node_info *ni,
 	return rc == SKIP ? fold_onnx_compute(f, op, n, ni, r) : rc;
 }
 
+/* The host tensor for result r: a big one is made as it is written (a
+ * gather) or shares its operand's bytes (a view), see FOLD_BIG. */
+static onnxc_tensor
+made(Fold *f, Ten *r)
+{
+	const onnxc_host_api *h = f->h;
+	FoldGather g = {f, r};
+	if (r->from && ONNXC_HOST_HAS(h, tensor_make))
+		return h->tensor_make(f->ctx, r->dt, r->rank, r->dims,
+		    fold_gather_fill, &g);
+	if (r->from) {
+		/* an older host: made here, held whole */
+		size_t n = (size_t)r->numel * fold_elsize(r->dt);
+		r->own = malloc(n ? n : 1);
+		if (!r->own)
+			return 0;
+		fold_gather_fill(&g, 0, r->numel, r->own);
+		r->data = r->own;
+	} else if (r->src && !r->own && ONNXC_HOST_HAS(h, tensor_view) &&
+	    r->numel * fold_elsize(r->dt) >= FOLD_BIG) {
+		return h->tensor_view(f->ctx, r->src, r->rank, r->dims);
+	}
+	return h->tensor_new(f->ctx, r->dt, r->rank, r->dims, r->data);
+}
+
 /* Replace n's output by a Constant node holding r. */
 static onnxc_status
-emit_constant(Fold *f, onnxc_node n, const onnxc_node_info *ni,
-    const Ten *r)
+emit_constant(Fold *f, onnxc_node n, const onnxc_node_info *ni, Ten *r)
 {
 	const onnxc_host_api *h = f->h;
 	onnxc_dim dims[MAXRANK];
@@ -177,8 +201,7 @@ emit_constant(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 	onnxc_node_info ci;
 	for (int i = 0; i < r->rank; i++)
 		dims[i] = (onnxc_dim){.n = r->dims[i]};
-	onnxc_tensor t = h->tensor_new(f->ctx, r->dt, r->rank, r->dims,
-	    r->data);
+	onnxc_tensor t = made(f, r);
 	onnxc_node c = t ? h->node_new(f->ctx, f->g, ONNXC_ONNX, "",
 	    "Constant", 1) : 0;
 	onnxc_arg a = {.kind = ONNXC_ARG_TENSOR, .key = f->s_value, .ref = t};
@@ -204,7 +227,9 @@ fold_onnx_node(Fold *f, onnxc_node n, const onnxc_node_info *ni)
 	    ni->nout != 1 || ni->out >= f->nvals || f->isout[ni->out])
 		return ONNXC_OK;
 	Ten r = {0};
+	f->bigok = 1;
 	int s = onnx_eval(f, op, n, ni, &r);
+	f->bigok = 0;
 	if (s == DONE && !fold_fits(f, ni->out, &r))
 		s = SKIP;
 	onnxc_status st = s == FAIL ? ONNXC_ERROR : ONNXC_OK;

@@ -61,7 +61,19 @@ fold_shape(Fold *f, Ten *r, uint32_t dt, int rank, const int64_t *dims)
 	for (int i = 0; i < rank; i++)
 		r->dims[i] = dims[i];
 	r->numel = fold_numel(rank, dims);
-	return r->numel <= (uint64_t)f->maxsize ? DONE : SKIP;
+	if (r->numel > (uint64_t)f->maxsize)
+		return SKIP;
+	size_t es = fold_elsize(dt) ? fold_elsize(dt) : 1;
+	return r->numel < FOLD_BIG / es || f->bigview ? DONE : SKIP;
+}
+
+int
+fold_shape_view(Fold *f, Ten *r, uint32_t dt, int rank, const int64_t *dims)
+{
+	f->bigview = f->bigok;
+	int s = fold_shape(f, r, dt, rank, dims);
+	f->bigview = 0;
+	return s;
 }
 
 /* Give r its own zeroed storage. */
@@ -157,10 +169,11 @@ fold_dedup(Fold *f, Ten *r)
 int
 fold_reshape(Fold *f, const Ten *x, Ten *r, int rank, const int64_t *dims)
 {
-	int s = fold_shape(f, r, x->dt, rank, dims);
+	int s = fold_shape_view(f, r, x->dt, rank, dims);
 	if (s != DONE || r->numel != x->numel)
 		return SKIP;
 	r->data = x->data;
+	r->src = x->src;
 	return DONE;
 }
 
@@ -194,6 +207,14 @@ step(Iter *it)
 int
 fold_gather(Fold *f, const Ten *x, Ten *r, const int64_t *st, int64_t base)
 {
+	if (r->numel >= FOLD_BIG / fold_elsize(r->dt)) {
+		/* only fold_shape_view lets one through: made when written */
+		r->from = x->data;
+		r->gbase = base;
+		for (int i = 0; i < r->rank; i++)
+			r->gst[i] = st[i];
+		return DONE;
+	}
 	if (fold_storage(f, r) != DONE)
 		return FAIL;
 	size_t es = fold_elsize(x->dt);
@@ -242,6 +263,7 @@ fold_permute(Fold *f, const Ten *x, Ten *r, const int64_t *perm, int n)
 		dims[i] = x->dims[p];
 		pst[i] = st[p];
 	}
+	/* not past FOLD_BIG: see there */
 	if (fold_shape(f, r, x->dt, n, dims) != DONE)
 		return SKIP;
 	return fold_gather(f, x, r, pst, 0);
@@ -262,7 +284,7 @@ fold_slice(Fold *f, const Ten *x, Ten *r, int d, int64_t start, int64_t stp,
 		dims[n] = i == d ? count : x->dims[i];
 		rst[n++] = i == d ? st[i] * stp : st[i];
 	}
-	if (fold_shape(f, r, x->dt, n, dims) != DONE)
+	if (fold_shape_view(f, r, x->dt, n, dims) != DONE)
 		return SKIP;
 	return fold_gather(f, x, r, rst, start * st[d]);
 }
@@ -310,11 +332,13 @@ fold_cast(Fold *f, const Ten *x, Ten *r, uint32_t to)
 	}
 	if (!a || !b)
 		return SKIP;
-	if (fold_shape(f, r, to, x->rank, x->dims) != DONE)
+	if ((x->dt == to ? fold_shape_view(f, r, to, x->rank, x->dims) :
+	    fold_shape(f, r, to, x->rank, x->dims)) != DONE)
 		return SKIP;
 	if (x->dt == to) {
 		r->data = x->data;
 		r->same = x->same;
+		r->src = x->src;
 		return DONE;
 	}
 	if (fold_storage(f, r) != DONE)
@@ -476,10 +500,11 @@ fold_concat(Fold *f, const Ten *in, int n, int64_t d, Ten *r)
 int
 fold_copy(Fold *f, const Ten *x, Ten *r)
 {
-	if (fold_shape(f, r, x->dt, x->rank, x->dims) != DONE)
+	if (fold_shape_view(f, r, x->dt, x->rank, x->dims) != DONE)
 		return SKIP;
 	r->data = x->data;
 	r->same = x->same;
+	r->src = x->src;
 	return DONE;
 }
 
@@ -503,4 +528,103 @@ fold_view_dims(const Ten *x, int64_t *dims, int n)
 		dims[infer] = (int64_t)(x->numel / known);
 	}
 	return 1;
+}
+
+/* Source offset of the first element of row `row` (all dims but the
+ * last) of the big gather r. */
+static int64_t
+row_at(const Ten *r, uint64_t row)
+{
+	int64_t off = r->gbase;
+	for (int d = r->rank - 2; d >= 0; d--) {
+		off += (int64_t)(row % (uint64_t)r->dims[d]) * r->gst[d];
+		row /= (uint64_t)r->dims[d];
+	}
+	return off;
+}
+
+/* Columns [c0, c1) of rows row .. row + nrows - 1 of the big gather
+ * g->r to q (row j at q + j * len elements).  In bands of columns, ROWS
+ * rows at a time: a transposed weight reads ROWS neighbours of each
+ * source row, not one.  The source bytes read are handed back to the host
+ * (bytes_done) every SPAN bytes of them: each output row of a transpose
+ * reads across the whole weight, which would otherwise stay resident. */
+static void
+copy_rows(const FoldGather *g, unsigned char *q, uint64_t row,
+    uint64_t nrows, uint64_t c0, uint64_t c1)
+{
+	enum { ROWS = 16, BAND = 256, SPAN = 16 << 20 };
+	const Ten *r = g->r;
+	size_t es = fold_elsize(r->dt);
+	uint64_t len = (uint64_t)r->dims[r->rank - 1];
+	int64_t s = r->gst[r->rank - 1] * (int64_t)es;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint64_t j = 0; j < nrows; j++) {
+		int64_t a = row_at(r, row + j) * (int64_t)es;
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	int64_t dlo = INT64_MAX, dhi = INT64_MIN;   /* read since handed back */
+	for (uint64_t b = c0; b < c1; b += BAND) {
+		uint64_t e = c1 - b < BAND ? c1 : b + BAND;
+		for (uint64_t r0 = 0; r0 < nrows; r0 += ROWS) {
+			const unsigned char *p[ROWS];
+			int nr = nrows - r0 < ROWS ? (int)(nrows - r0) : ROWS;
+			for (int j = 0; j < nr; j++)
+				p[j] = r->from + row_at(r, row + r0 +
+				    (uint64_t)j) * (int64_t)es;
+			unsigned char *o = q + (r0 * len - c0) * es;
+			if (es == 4)
+				for (uint64_t c = b; c < e; c++)
+					for (int j = 0; j < nr; j++)
+						memcpy(o + ((uint64_t)j * len +
+						    c) * 4, p[j] + (int64_t)c *
+						    s, 4);
+			else
+				for (uint64_t c = b; c < e; c++)
+					for (int j = 0; j < nr; j++)
+						memcpy(o + ((uint64_t)j * len +
+						    c) * es, p[j] + (int64_t)c *
+						    s, es);
+		}
+		int64_t x = (int64_t)b * s, y = (int64_t)(e - 1) * s;
+		int64_t blo = lo + (x < y ? x : y), bhi = hi + (x < y ? y : x) +
+		    (int64_t)es;
+		dlo = blo < dlo ? blo : dlo;
+		dhi = bhi > dhi ? bhi : dhi;
+		if (dhi - dlo >= SPAN && g->f &&
+		    ONNXC_HOST_HAS(g->f->h, bytes_done)) {
+			g->f->h->bytes_done(g->f->ctx, r->from + dlo,
+			    (uint64_t)(dhi - dlo));
+			dlo = INT64_MAX;
+			dhi = INT64_MIN;
+		}
+	}
+}
+
+int
+fold_gather_fill(void *user, uint64_t first, uint64_t count, void *out)
+{
+	const FoldGather *g = user;
+	const Ten *r = g->r;
+	size_t es = fold_elsize(r->dt);
+	unsigned char *o = out;
+	if (r->rank == 0) {
+		memcpy(o, r->from + (size_t)r->gbase * es, es);
+		return 0;
+	}
+	uint64_t len = (uint64_t)r->dims[r->rank - 1], k = 0;
+	while (k < count) {
+		uint64_t at = first + k, row = at / len, col = at % len;
+		uint64_t n = count - k;
+		if (col == 0 && n >= len) {
+			copy_rows(g, o + k * es, row, n / len, 0, len);
+			k += n / len * len;
+		} else {
+			uint64_t e = len - col < n ? len : col + n;
+			copy_rows(g, o + k * es, row, 1, col, e);
+			k += e - col;
+		}
+	}
+	return 0;
 }

@@ -1,0 +1,333 @@
+/* test_opt_big.c - the -O2 passes on weights of full size never hold a
+ * changed weight in memory: the host's tensor_make fills a big tensor a
+ * bounded piece at a time into its scratch file (a registered source, as
+ * a mapped weight is), fuse-conv-bn and fold-scales scale weights through
+ * it, fold shares a view's bytes, streams a slice and leaves a big
+ * Transpose alone, and cse tells big constants apart by where their bytes
+ * are.  Weights here are mapped from a file, as onnxc maps them. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backend/copy.h"
+#include "passes/pipeline.h"
+#include "plugins/host.h"
+#include "pass_fixture.h"
+#include "opt_fixture.h"
+
+/* A weight value a test can recompute. */
+static float
+wv(uint64_t i)
+{
+	return (float)((int)(i * 2654435761u >> 20) % 201 - 100) / 64.0f;
+}
+
+/* n floats wv(0..n) mapped read-only from a file and registered as a
+ * source, as the driver maps a weights file. */
+static const float *
+mapped(uint64_t n)
+{
+	char path[] = "/tmp/onnxc-test-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	float buf[1024];
+	for (uint64_t i = 0; i < n; i += 1024) {
+		uint64_t k = n - i < 1024 ? n - i : 1024;
+		for (uint64_t j = 0; j < k; j++)
+			buf[j] = wv(i + j);
+		assert_int_equal(write(fd, buf, k * 4), (ssize_t)(k * 4));
+	}
+	void *p = mmap(NULL, n * 4, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(be_src_add(p, n * 4, fd, "weights"), 0);
+	return p;
+}
+
+static void
+unmapped(const float *w, uint64_t n)
+{
+	int fd;
+	uint64_t off;
+	assert_true(be_src_find(w, n * 4, &fd, &off));
+	be_src_remove(w);
+	munmap((void *)w, n * 4);
+	close(fd);
+}
+
+/* t's bytes are in a source other than the weights at w: the scratch
+ * file, not the heap or the arena. */
+static void
+assert_streamed(const Tensor *t, const float *w, uint64_t n)
+{
+	int fd;
+	uint64_t off;
+	assert_true(be_src_find(t->data, t->nbytes, &fd, &off));
+	const unsigned char *p = t->data, *a = (const unsigned char *)w;
+	if (a)
+		assert_true(p + t->nbytes <= a || p >= a + n * 4);
+}
+
+static ValId
+relu(Fix *f, const char *name, ValId x, int rank, const int64_t *dims)
+{
+	return onnx(f, "Relu", name, DT_F32, rank, dims, 1,
+	    (Arg[]){arg_val(x)});
+}
+
+/* ---------------------------------------------------------- tensor_make */
+
+typedef struct Pieces {
+	uint64_t next, most, calls;
+} Pieces;
+
+static int
+fill_index(void *user, uint64_t first, uint64_t count, void *out)
+{
+	Pieces *p = user;
+	assert_int_equal(first, p->next);   /* in order, once each */
+	p->next += count;
+	p->most = count > p->most ? count : p->most;
+	p->calls++;
+	for (uint64_t i = 0; i < count; i++)
+		((float *)out)[i] = wv(first + i);
+	return 0;
+}
+
+static int
+fill_fails(void *user, uint64_t first, uint64_t count, void *out)
+{
+	(void)user, (void)first, (void)count, (void)out;
+	return 1;
+}
+
+static void
+make_fills_big_tensors_a_piece_at_a_time(void **state)
+{
+	Fix *f = *state;
+	onnxc_ctx c;
+	pl_ctx_init(&c, f->m, f->reg);
+	const int64_t big[] = {3 << 20}, small[] = {100};
+	Pieces p = {0};
+	onnxc_tensor bt = pl_host.tensor_make(&c, DT_F32, 1, big, fill_index,
+	    &p);
+	assert_int_not_equal(bt, 0);
+	const Tensor *tp = ir_tensorp(f->m, bt);
+	assert_int_equal(tp->nbytes, (uint64_t)big[0] * 4);
+	assert_int_equal(p.next, (uint64_t)big[0]);
+	assert_true(p.calls > 1 && p.most * 4 <= (4u << 20));
+	assert_streamed(tp, NULL, 0);
+	for (uint64_t i = 0; i < (uint64_t)big[0]; i += 4093)
+		assert_true(((const float *)tp->data)[i] == wv(i));
+	/* a small one is made at once, in the arena */
+	Pieces q = {0};
+	onnxc_tensor t = pl_host.tensor_make(&c, DT_F32, 1, small,
+	    fill_index, &q);
+	int fd;
+	uint64_t off;
+	assert_int_equal(q.calls, 1);
+	assert_false(be_src_find(ir_tensorp(f->m, t)->data, 400, &fd, &off));
+	assert_true(((const float *)ir_tensorp(f->m, t)->data)[99] == wv(99));
+	/* a fill that fails makes nothing */
+	assert_int_equal(pl_host.tensor_make(&c, DT_F32, 1, big, fill_fails,
+	    NULL), 0);
+	/* a view shares the bytes */
+	const int64_t two[] = {3, 1 << 20};
+	onnxc_tensor v = pl_host.tensor_view(&c, bt, 2, two);
+	assert_int_not_equal(v, 0);
+	assert_ptr_equal(ir_tensorp(f->m, v)->data,
+	    ir_tensorp(f->m, bt)->data);
+	assert_int_equal(pl_host.tensor_view(&c, bt, 1, small), 0);
+	pl_ctx_fini(&c);
+}
+
+/* -------------------------------------------------------- fuse-conv-bn */
+
+static void
+convbn_scales_a_big_weight_as_it_streams(void **state)
+{
+	Fix *f = *state;
+	enum { M = 256, C = 256, K = 3 };
+	const uint64_t n = (uint64_t)M * C * K * K;
+	const float *w = mapped(n);
+	static float g[M], h[M], mu[M], var[M];
+	for (int i = 0; i < M; i++) {
+		g[i] = 1 + i % 5 * 0.25f;
+		h[i] = 0.5f - i % 3;
+		mu[i] = i % 7 * 0.125f;
+		var[i] = 1 + i % 4;
+	}
+	const int64_t sx[] = {1, C, 8, 8}, sy[] = {1, M, 6, 6};
+	const int64_t sw[] = {M, C, K, K}, sm[] = {M};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	ValId wt = input(f, "conv.weight", DT_F32, 4, sw, ROLE_PARAM, w);
+	ValId a = input(f, "bn.weight", DT_F32, 1, sm, ROLE_PARAM, g);
+	ValId b = input(f, "bn.bias", DT_F32, 1, sm, ROLE_PARAM, h);
+	ValId m = input(f, "bn.mean", DT_F32, 1, sm, ROLE_BUFFER, mu);
+	ValId v = input(f, "bn.var", DT_F32, 1, sm, ROLE_BUFFER, var);
+	ValId cv = onnx(f, "Conv", "conv", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(x), arg_val(wt)});
+	ValId bn = onnx(f, "BatchNormalization", "bn", DT_F32, 4, sy, 6,
+	    (Arg[]){arg_val(cv), arg_val(a), arg_val(b), arg_val(m),
+	    arg_val(v), kw(f, "epsilon", arg_float(1e-5))});
+	output(f, relu(f, "y", bn, 4, sy));
+	if (run(f, "fuse-conv-bn,dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "BatchNormalization"), 0);
+	const Tensor *nw = weight_of(f, find_op(f, "Conv"), 1);
+	assert_int_equal(nw->nbytes, n * 4);
+	assert_streamed(nw, w, n);
+	/* the same numbers the whole-tensor loop made */
+	const float *o = nw->data;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t ch = i / (C * K * K);
+		double s = g[ch] / sqrt((double)var[ch] + 1e-5);
+		if (o[i] != (float)(wv(i) * s))
+			fail_msg("element %llu", (unsigned long long)i);
+	}
+	unmapped(w, n);
+}
+
+/* --------------------------------------------------------- fold-scales */
+
+static void
+scales_scale_a_big_weight_as_it_streams(void **state)
+{
+	Fix *f = *state;
+	enum { N = 1024 };
+	const uint64_t n = (uint64_t)N * N;
+	const float *w = mapped(n);
+	static const float half[] = {0.5f};
+	const int64_t sh[] = {4, N}, sw[] = {N, N}, s1[] = {1};
+	ValId x = input(f, "x", DT_F32, 2, sh, ROLE_USER_INPUT, NULL);
+	ValId wt = input(f, "fc.weight", DT_F32, 2, sw, ROLE_PARAM, w);
+	ValId c = input(f, "half", DT_F32, 1, s1, ROLE_CONST, half);
+	ValId mm = onnx(f, "MatMul", "mm", DT_F32, 2, sh, 2,
+	    (Arg[]){arg_val(x), arg_val(wt)});
+	output(f, relu(f, "y", onnx(f, "Mul", "half_mm", DT_F32, 2, sh, 2,
+	    (Arg[]){arg_val(mm), arg_val(c)}), 2, sh));
+	if (run(f, "fold-scales,dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "Mul"), 0);
+	const Tensor *nw = weight_of(f, find_op(f, "MatMul"), 1);
+	assert_streamed(nw, w, n);
+	const float *o = nw->data;
+	for (uint64_t i = 0; i < n; i++)
+		if (o[i] != wv(i) * 0.5f)
+			fail_msg("element %llu", (unsigned long long)i);
+	unmapped(w, n);
+}
+
+/* ---------------------------------------------------------------- fold */
+
+static void
+fold_shares_views_streams_slices_and_leaves_transposes(void **state)
+{
+	Fix *f = *state;
+	enum { R = 1024, L = 512 };
+	const uint64_t n = (uint64_t)R * L;
+	const float *w = mapped(n);
+	const int64_t sw[] = {R, L}, sr[] = {L, R}, sv[] = {R * L};
+	const int64_t ss[] = {R / 2, L};
+	static const int64_t shape[] = {R * L}, st[] = {1}, en[] = {R},
+	    ax[] = {0};
+	ValId wt = input(f, "w", DT_F32, 2, sw, ROLE_CONST, w);
+	ValId flat = onnx(f, "Reshape", "flat", DT_F32, 1, sv, 2,
+	    (Arg[]){arg_val(wt), arg_val(i64_const(f, "shape", 1, shape))});
+	ValId two = i64_const(f, "two", 1, (const int64_t[]){2});
+	ValId odd = onnx(f, "Slice", "odd", DT_F32, 2, ss, 5,
+	    (Arg[]){arg_val(wt), arg_val(i64_const(f, "st", 1, st)),
+	    arg_val(i64_const(f, "en", 1, en)),
+	    arg_val(i64_const(f, "ax", 1, ax)), arg_val(two)});
+	ValId tr = onnx(f, "Transpose", "wt", DT_F32, 2, sr, 2,
+	    (Arg[]){arg_val(wt), kw(f, "perm", ints(f, 2,
+	    (int64_t[]){1, 0}))});
+	output(f, relu(f, "y0", flat, 1, sv));
+	output(f, relu(f, "y1", odd, 2, ss));
+	output(f, relu(f, "y2", tr, 2, sr));
+	if (run(f, "fold{max-size=268435456},dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "Reshape"), 0);
+	assert_int_equal(count_op(f, "Slice"), 0);
+	assert_int_equal(count_op(f, "Transpose"), 1);
+	const Tensor *tf = const_of(f, operand(f, find_op(f, "Relu"), 0));
+	const Tensor *to = const_of(f, operand(f, ir_val(f->g,
+	    f->g->outputs[1])->def, 0));
+	assert_non_null(tf);
+	assert_non_null(to);
+	assert_ptr_equal(tf->data, w);
+	assert_int_equal(tf->rank, 1);
+	assert_streamed(to, w, n);
+	const float *o = to->data;
+	for (uint64_t r = 0; r < R / 2; r++)
+		for (uint64_t c = 0; c < L; c++)
+			if (o[r * L + c] != wv((2 * r + 1) * L + c))
+				fail_msg("row %llu", (unsigned long long)r);
+	unmapped(w, n);
+}
+
+/* ----------------------------------------------------------------- cse */
+
+/* A Constant node holding n floats at data. */
+static ValId
+big_const(Fix *f, const char *name, const int64_t *n, const float *data)
+{
+	Tensor t = {.dtype = DT_F32, .rank = 1, .dims = (int64_t *)n,
+		.data = data, .nbytes = (uint64_t)n[0] * 4};
+	return onnx(f, "Constant", name, DT_F32, 1, n, 1,
+	    (Arg[]){kw(f, "value", (Arg){.kind = A_TENSOR,
+	    .u.t = ir_tensor(f->m, &t)})});
+}
+
+static void
+cse_tells_big_constants_apart_by_place(void **state)
+{
+	Fix *f = *state;
+	static const int64_t n[] = {1 << 16};
+	float *a = calloc((size_t)n[0], 4), *b = calloc((size_t)n[0], 4);
+	ValId x = input(f, "x", DT_F32, 1, n, ROLE_USER_INPUT, NULL);
+	ValId c[3] = {big_const(f, "c0", n, a), big_const(f, "c1", n, a),
+	    big_const(f, "c2", n, b)};
+	ValId y = x;
+	for (int i = 0; i < 3; i++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "y%d", i);
+		y = onnx(f, "Add", nm, DT_F32, 1, n, 2,
+		    (Arg[]){arg_val(y), arg_val(c[i])});
+	}
+	output(f, y);
+	assert_int_equal(run(f, "cse,dce", false), 0);
+	/* c1 is c0 (the same bytes); c2 only equals it, and stays */
+	assert_int_equal(count_op(f, "Constant"), 2);
+	free(a);
+	free(b);
+}
+
+int
+main(void)
+{
+	if (find_plugins() < 0) {
+		fprintf(stderr, "test_opt_big: set ONNXC_BIN or "
+		    "ONNXC_PLUGIN_DIR to find the plugin modules\n");
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(make_fills_big_tensors_a_piece_at_a_time),
+		T(convbn_scales_a_big_weight_as_it_streams),
+		T(scales_scale_a_big_weight_as_it_streams),
+		T(fold_shares_views_streams_slices_and_leaves_transposes),
+		T(cse_tells_big_constants_apart_by_place),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
