@@ -4,7 +4,8 @@
  * Requires: the main FX graph as parsed, its bodies as subgraphs.
  * Provides: the same graph with no higher_order::wrap_with_set_grad_enabled
  * and no disabled higher_order::wrap_with_autocast; an enabled autocast
- * region is refused with an error naming it.
+ * region is refused with an error naming it.  torch.vmap's pre-dispatch
+ * helpers are dropped and its elementwise regions batched (vmap.c).
  *
  * wrap_with_set_grad_enabled(flag, body, *args) and wrap_with_autocast(
  * device, dtype, enabled, cache, body, *args) call body with args; their
@@ -26,6 +27,8 @@
 
 #include <onnxc/plugin.h>
 #include <onnxc/table.h>
+
+#include "inline.h"
 
 enum { MAXDEPTH = 64 }; /* nesting of bodies and of argument lists */
 
@@ -384,7 +387,8 @@ call_op(void *arg, onnxc_str op)
 {
 	const In *in = arg;
 	const char *s = in->h->str(in->ctx, op);
-	return !s || !strcmp(s, GRAD) || !strcmp(s, AUTOCAST);
+	return !s || !strcmp(s, GRAD) || !strcmp(s, AUTOCAST) ||
+	    inl_is_predispatch(s);
 }
 
 static onnxc_status
@@ -428,6 +432,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	}
 	if (s == ONNXC_OK && any)
 		s = rewire(&in);
+	if (s == ONNXC_OK)  /* on the bodies inlined, too */
+		s = inl_predispatch(ctx, host, in.g);
 	if (s == ONNXC_NOMEM)
 		host->report(ctx, ONNXC_SEV_ERROR, in.g, 0,
 		    "inline: out of memory");

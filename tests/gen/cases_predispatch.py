@@ -1,0 +1,78 @@
+"""Training-IR programs with pre-dispatch helpers and enabled autocast regions
+(tests/cases-training, issue 35).  Made with real PyTorch:
+
+    /work/shared/tools/torch-env run 2.14 python3 /work/shared/tools/gen2/gen.py \
+        tests/cases-training cases_predispatch   (with tests/gen on PYTHONPATH)
+"""
+import torch
+import torch.nn as nn
+
+
+def case(model, *samples, **kw):
+    return dict(model=model, samples=list(samples), core=False, pt2=False, **kw)
+
+
+class VmapElementwise(nn.Module):
+    """torch.vmap over dim 0 of an elementwise body: lazy_load_decompositions,
+    _vmap_increment_nesting/_vmap_decrement_nesting and the batch-dim markers."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.sin() * 2)(x)
+
+
+class VmapInDim1(nn.Module):
+    """vmap over dim 1, output batch dim 0, two inputs (one not mapped)."""
+    def forward(self, x, y):
+        return torch.vmap(lambda r, s: (r * s).tanh() + r, in_dims=(1, None))(x, y)
+
+
+class VmapInDim2(nn.Module):
+    """vmap over dim 2 of a 3-D input (out_dims other than 0 do not
+    export in torch 2.14: a lifted fake tensor); a per-sample
+    operand of lower rank (broadcast) and a scalar."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("b", torch.linspace(-1, 1, 4))
+    def forward(self, x):
+        return torch.vmap(lambda r: torch.where(r > 0, r * self.b, r.sigmoid()), in_dims=2)(x)
+
+
+class VmapSum(nn.Module):
+    """A per-sample reduction: not elementwise, refused naming vmap."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.sum(0))(x)
+
+
+class AutocastBf16(nn.Module):
+    """An enabled CPU bfloat16 region: linear and matmul in bf16, the rest
+    promoted; the result read outside in float32 arithmetic."""
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 6)
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            h = self.lin(x)
+            a = h.relu() + x[:, :6]
+            m = a @ a.transpose(0, 1)
+            s = m.softmax(-1)
+        return s.float() * 2, a
+
+
+class AutocastNested(nn.Module):
+    """An enabled region with a disabled one inside (float32 there)."""
+    def forward(self, x, w):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = torch.mm(x, w)
+            with torch.autocast("cpu", enabled=False):
+                z = torch.mm(x, w)
+            r = y + z
+        return r
+
+
+CASES = {
+    "pre_vmap_elementwise": lambda: case(VmapElementwise(), (torch.randn(3, 4),)),
+    "pre_vmap_in_dim1": lambda: case(VmapInDim1(), (torch.randn(4, 5), torch.randn(4))),
+    "pre_vmap_in_dim2": lambda: case(VmapInDim2(), (torch.randn(3, 4, 2),)),
+    "pre_vmap_sum": lambda: case(VmapSum(), (torch.randn(3, 4, 5),)),
+    "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
+    "autocast_nested": lambda: case(AutocastNested(), (torch.randn(4, 6), torch.randn(6, 3))),
+}
