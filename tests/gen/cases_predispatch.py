@@ -68,11 +68,26 @@ class AutocastNested(nn.Module):
         return r
 
 
+class AutocastPolicy(nn.Module):
+    """float16 region: conv2d (lower precision), prod (float32 list), cat
+    of float16 and float32 (promote)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.float16):
+            y = self.conv(x)
+            p = (y * 0.5).prod(dim=1)
+            z = torch.cat([y, x], dim=1)
+        return p, z
+
+
 CASES = {
     "pre_vmap_elementwise": lambda: case(VmapElementwise(), (torch.randn(3, 4),)),
     "pre_vmap_in_dim1": lambda: case(VmapInDim1(), (torch.randn(4, 5), torch.randn(4))),
     "pre_vmap_in_dim2": lambda: case(VmapInDim2(), (torch.randn(3, 4, 2),)),
     "pre_vmap_sum": lambda: case(VmapSum(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
+    "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),
     "autocast_nested": lambda: case(AutocastNested(), (torch.randn(4, 6), torch.randn(6, 3))),
 }

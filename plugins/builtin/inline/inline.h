@@ -10,5 +10,8 @@ int inl_is_predispatch(const char *op);
  * into batched ops; an error naming vmap for other regions (vmap.c) */
 onnxc_status inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h,
     onnxc_graph g);
+/* the dtype PyTorch's CPU autocast casts the floating arguments of op to
+ * in a region of dtype `region`; 0 when it leaves them (autocast.c) */
+uint32_t inl_autocast_dtype(const char *op, uint32_t region);
 
 #endif
