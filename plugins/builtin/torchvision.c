@@ -15,7 +15,9 @@
  *     MaxRoiPool, whose roi layout and rounding are torchvision's; argmax
  *     (for the backward pass) has no ONNX counterpart, so reading it is
  *     an error.
- * ONNX Runtime runs these in float only: other dtypes are declined. */
+ * ONNX Runtime runs these in float only: other dtypes are declined; it has
+ * no RoiAlign or MaxRoiPool of opset 22 (whose new types are bfloat16 and
+ * float16), so those two lower up to opset 21. */
 #include <stdio.h>
 
 #include <onnxc/plugin.h>
@@ -250,9 +252,9 @@ static const onnxc_lowering_info rules[] = {
 	{sizeof(onnxc_lowering_info), "torchvision::nms.default", "", 15,
 		1000, lower_nms, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::roi_align.default", "",
-		16, 1000, lower_roi_align, NULL},
+		16, 21, lower_roi_align, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::roi_pool.default", "", 1,
-		1000, lower_roi_pool, NULL},
+		21, lower_roi_pool, NULL},
 };
 
 static onnxc_status
