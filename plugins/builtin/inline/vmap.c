@@ -157,9 +157,14 @@ add_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
 	if (v->level && l.i != v->level)
 		return fail(v, n, name, "two vmap levels in one program");
 	int32_t r = rank_of(v, x.ref, &vi);
-	if (r <= 0 || d.i < 0 || d.i >= r ||
+	if (r <= 0 ||
 	    h->value_dims(v->ctx, v->g, x.ref, dims, (uint32_t)r) != ONNXC_OK)
 		return fail(v, n, name, "the mapped input's rank is unknown");
+	if (d.i < 0)
+		d.i += r;
+	if (d.i < 0 || d.i >= r)
+		return fail(v, n, name, "in_dim is not a dim of the mapped "
+		    "input");
 	if (v->level && (dims[d.i].e != v->size.e ||
 	    dims[d.i].n != v->size.n))
 		return fail(v, n, name, "inputs of different batch sizes");
