@@ -36,10 +36,25 @@ class VmapInDim2(nn.Module):
         return torch.vmap(lambda r: torch.where(r > 0, r * self.b, r.sigmoid()), in_dims=2)(x)
 
 
-class VmapSum(nn.Module):
-    """A per-sample reduction: not elementwise, refused naming vmap."""
+class VmapAlong(nn.Module):
+    """Per-sample ops along dims (sum, softmax, negative and positive
+    dims) and products with the batched operand first (linear, matmul)."""
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 3)
+        self.register_buffer("w", torch.randn(3, 2))
     def forward(self, x):
-        return torch.vmap(lambda r: r.sum(0))(x)
+        def f(r):
+            h = self.lin(r).softmax(-1)
+            return ((h @ self.w).sum(0) + r.mean(1, keepdim=True).sum(0)
+                    + h.cumsum(0).amax([0]).logsumexp(-1, keepdim=True))
+        return torch.vmap(f)(x)
+
+
+class VmapTranspose(nn.Module):
+    """A per-sample transpose: refused naming vmap."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.transpose(0, 1) * 2)(x)
 
 
 class AutocastBf16(nn.Module):
@@ -86,7 +101,8 @@ CASES = {
     "pre_vmap_elementwise": lambda: case(VmapElementwise(), (torch.randn(3, 4),)),
     "pre_vmap_in_dim1": lambda: case(VmapInDim1(), (torch.randn(4, 5), torch.randn(4))),
     "pre_vmap_in_dim2": lambda: case(VmapInDim2(), (torch.randn(3, 4, 2),)),
-    "pre_vmap_sum": lambda: case(VmapSum(), (torch.randn(3, 4, 5),)),
+    "pre_vmap_along": lambda: case(VmapAlong(), (torch.randn(3, 4, 5),)),
+    "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
     "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),
     "autocast_nested": lambda: case(AutocastNested(), (torch.randn(4, 6), torch.randn(6, 3))),

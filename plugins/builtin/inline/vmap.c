@@ -6,12 +6,14 @@
  * results are unused), and are dropped.  _add_batch_dim(x, in_dim, level)
  * makes the per-sample view of x, on which the body's ops run;
  * _remove_batch_dim(v, level, size, out_dim) stacks the per-sample results.
- * A region whose per-sample ops are all elementwise is exact with the
- * batch dim moved to the front: each batched operand then has one more
+ * A region is exact with the batch dim moved to the front where each
+ * per-sample op is: elementwise (each batched operand then has one more
  * leading dim, which broadcasting lines up when every batched operand has
- * the output's per-sample rank and every other one no more.  Other regions
- * are an error naming vmap: per-sample semantics (dims counted from the
- * front, reductions, matmuls) would need PyTorch's batching rules.
+ * the output's per-sample rank and every other one no more); along given
+ * dims of its one batched tensor (those dims >= 0 move one on); or a
+ * product (matmul, linear) broadcasting over the leading dims of its
+ * batched first operand.  Other regions are an error naming vmap: they
+ * would need PyTorch's batching rules.
  *
  * One sweep in graph order: a value is batched when an operand is. */
 #include <stdlib.h>
@@ -44,6 +46,18 @@ static const char *const elementwise[] = {
 	"rsub", "selu", "sigmoid", "sign", "silu", "sin", "sinh", "softplus",
 	"sqrt", "square", "sub", "tan", "tanh", "trunc", "where",
 };
+
+/* per-sample ops along a dim (argument 1, or kwarg dim; an int or a
+ * list): exact on the batched tensor with the dims >= 0 one further on,
+ * when only their tensor (argument 0) is batched */
+static const char *const along[] = {
+	"amax", "amin", "cumsum", "log_softmax", "logsumexp", "mean", "softmax",
+	"sum",
+};
+
+/* per-sample ops whose batched form broadcasts over leading dims of
+ * argument 0 when only that one is batched: x @ w, x w^T + b */
+static const char *const leading[] = {"linear", "matmul"};
 
 /* "aten::sin.default" -> is "sin" in names */
 static int
@@ -132,8 +146,9 @@ fail(Vm *v, onnxc_node n, const char *name, const char *why)
 {
 	v->h->report(v->ctx, ONNXC_SEV_ERROR, v->g, n,
 	    "torch.vmap region at '%s' is not supported: %s; onnxc converts "
-	    "vmap over elementwise ops only: write the batched computation "
-	    "without vmap", name, why);
+	    "vmap over elementwise ops, reductions along given dims and "
+	    "matmul/linear only: write the batched computation without "
+	    "vmap", name, why);
 	return ONNXC_ERROR;
 }
 
@@ -204,8 +219,72 @@ remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	return h->node_erase(v->ctx, v->g, n);
 }
 
-/* An elementwise node with batched operands: outputs batched, typed with
- * the batch dim in front. */
+/* dim d >= 0 one further on, in the integer a of node n's argument i */
+static int
+shift_dim(Vm *v, onnxc_node n, uint32_t i, const onnxc_arg *a)
+{
+	const onnxc_host_api *h = v->h;
+	if (a->kind == ONNXC_ARG_INT) {
+		onnxc_arg b = *a;
+		b.i += b.i >= 0;
+		return h->node_set_arg(v->ctx, v->g, n, i, &b) == ONNXC_OK;
+	}
+	if (a->kind != ONNXC_ARG_LIST || a->len == 0 || a->len > MAXRANK)
+		return 0;
+	onnxc_arg items[MAXRANK], b;
+	for (uint32_t k = 0; k < a->len; k++) {
+		if (h->list_item(v->ctx, v->g, a, k, &items[k]) != ONNXC_OK ||
+		    items[k].kind != ONNXC_ARG_INT)
+			return 0;
+		items[k].i += items[k].i >= 0;
+	}
+	if (h->make_list(v->ctx, v->g, a->kind, items, a->len, &b) !=
+	    ONNXC_OK)
+		return 0;
+	b.key = a->key;
+	return h->node_set_arg(v->ctx, v->g, n, i, &b) == ONNXC_OK;
+}
+
+/* A node of `along` or `leading` whose argument 0 alone is batched: its
+ * dims shifted past the batch dim (along); 0 when it does not fit. */
+static int
+first_only(Vm *v, onnxc_node n, const onnxc_node_info *ni, int dims)
+{
+	const onnxc_host_api *h = v->h;
+	int dimat = -1;
+	int32_t first = 0;
+	for (uint32_t i = 0; i < ni->nargs; i++) {
+		onnxc_arg a;
+		onnxc_value_info ai;
+		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return 0;
+		if (a.kind == ONNXC_ARG_VALUE && (i == 0) != !!prank(v, a.ref))
+			return 0;
+		if (i == 0)
+			first = prank(v, a.ref) - 1;  /* its per-sample rank */
+		/* another tensor's batch dims (those before its last two)
+		 * must line up with the first's per-sample ones */
+		int32_t ar = i > 0 && a.kind == ONNXC_ARG_VALUE ?
+		    rank_of(v, a.ref, &ai) : 0;
+		if (ar > 2 && ar > first)
+			return 0;
+		if (a.kind == ONNXC_ARG_LIST && a.len && i != 1)
+			return 0;   /* a list of tensors: not checked here */
+		const char *key = a.key ? h->str(v->ctx, a.key) : NULL;
+		if (dims && ((i == 1 && !a.key) || (key && !strcmp(key,
+		    "dim"))))
+			dimat = (int)i;
+	}
+	if (!dims)
+		return 1;
+	onnxc_arg d;
+	return dimat > 0 && h->node_arg(v->ctx, v->g, n, (uint32_t)dimat,
+	    &d) == ONNXC_OK && shift_dim(v, n, (uint32_t)dimat, &d);
+}
+
+/* A node with batched operands: an elementwise one, or one of `along` or
+ * `leading` fit for the batched tensor; outputs batched, typed with the
+ * batch dim in front. */
 static onnxc_status
 batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
     const char *op, const char *name)
@@ -213,11 +292,18 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	const onnxc_host_api *h = v->h;
 	onnxc_value_info vi;
 	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
-	if (!base_in(op, elementwise, sizeof elementwise / sizeof *elementwise))
-		return fail(v, n, name, "its per-sample op is not elementwise");
+	int dims = base_in(op, along, sizeof along / sizeof *along);
+	int lead = base_in(op, leading, sizeof leading / sizeof *leading);
+	if (!dims && !lead &&
+	    !base_in(op, elementwise, sizeof elementwise / sizeof *elementwise))
+		return fail(v, n, name, "its per-sample op is not elementwise, "
+		    "along a dim or a product with the batched operand first");
 	if (r < 0)
 		return fail(v, n, name, "a per-sample result of unknown rank");
-	for (uint32_t i = 0; i < ni->nargs; i++) {
+	if ((dims || lead) && !first_only(v, n, ni, dims))
+		return fail(v, n, name, "only its first operand may be "
+		    "batched, and a reduction needs its dims given");
+	for (uint32_t i = 0; !dims && !lead && i < ni->nargs; i++) {
 		onnxc_arg a;
 		onnxc_value_info ai;
 		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
