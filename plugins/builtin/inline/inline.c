@@ -4,8 +4,9 @@
  * Requires: the main FX graph as parsed, its bodies as subgraphs.
  * Provides: the same graph with no higher_order::wrap_with_set_grad_enabled
  * and no higher_order::wrap_with_autocast of the cpu device; an enabled
- * autocast region of another device is refused naming it.  torch.vmap's pre-dispatch
- * helpers are dropped and its elementwise regions batched (vmap.c).
+ * autocast region of another device is refused naming it.  torch.vmap's
+ * pre-dispatch helpers are dropped and the regions that batch exactly are
+ * batched (vmap.c).
  *
  * wrap_with_set_grad_enabled(flag, body, *args) and wrap_with_autocast(
  * device, dtype, enabled, cache, body, *args) call body with args; their
@@ -171,11 +172,11 @@ copy_type(In *in, onnxc_value v, onnxc_graph sg, onnxc_value sv)
 	return 1;
 }
 
-/* Argument b (of the main graph) cast to dtype dt where PyTorch's autocast
- * would: a floating tensor other than float64 of another dtype. */
+/* Argument i, b (of the main graph), cast to dtype dt where PyTorch's
+ * autocast would: a floating tensor other than float64 of another dtype. */
 static int
-autocast_arg(In *in, Frame *f, onnxc_arg *b, uint32_t dt, onnxc_node origin,
-    const char *node)
+autocast_arg(In *in, Frame *f, onnxc_arg *b, uint32_t i, uint32_t dt,
+    onnxc_node origin, const char *node)
 {
 	const onnxc_host_api *h = in->h;
 	onnxc_value_info vi;
@@ -201,7 +202,7 @@ autocast_arg(In *in, Frame *f, onnxc_arg *b, uint32_t dt, onnxc_node origin,
 	    ONNXC_OK)
 		return 0;
 	char name[256];
-	snprintf(name, sizeof name, "%s_%s_autocast", f->prefix, node);
+	snprintf(name, sizeof name, "%s_%s_autocast%u", f->prefix, node, i);
 	h->node_set_origin(in->ctx, in->g, m, origin);
 	h->node_set_name(in->ctx, in->g, m, name);
 	h->value_set_name(in->ctx, in->g, mi.out, name);
@@ -231,7 +232,7 @@ copy_node(In *in, Frame *f, onnxc_node n, const onnxc_node_info *ni,
 		onnxc_arg a;
 		ok = h->node_arg(in->ctx, f->body, n, i, &a) == ONNXC_OK &&
 		    map_arg(in, f, f->body, &a, &args[i], 0) &&
-		    (!dt || autocast_arg(in, f, &args[i], dt, origin, node));
+		    (!dt || autocast_arg(in, f, &args[i], i, dt, origin, node));
 	}
 	/* after the casts: node_push_arg adds to the node made last */
 	onnxc_node m = ok ? h->node_new(in->ctx, in->g, ONNXC_FX, dom,
