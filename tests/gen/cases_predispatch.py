@@ -19,6 +19,12 @@ class VmapElementwise(nn.Module):
         return torch.vmap(lambda r: r.sin() * 2)(x)
 
 
+class VmapInputReadOutside(nn.Module):
+    """The mapped input is read outside the region too (unbatched there)."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.cos() + 1)(x) * x + x.sum(0)
+
+
 class VmapInDim1(nn.Module):
     """vmap over dim 1, output batch dim 0, two inputs (one not mapped)."""
     def forward(self, x, y):
@@ -99,6 +105,7 @@ class AutocastPolicy(nn.Module):
 
 CASES = {
     "pre_vmap_elementwise": lambda: case(VmapElementwise(), (torch.randn(3, 4),)),
+    "pre_vmap_read_outside": lambda: case(VmapInputReadOutside(), (torch.randn(3, 4),)),
     "pre_vmap_in_dim1": lambda: case(VmapInDim1(), (torch.randn(4, 5), torch.randn(4))),
     "pre_vmap_in_dim2": lambda: case(VmapInDim2(), (torch.randn(3, 4, 2),)),
     "pre_vmap_along": lambda: case(VmapAlong(), (torch.randn(3, 4, 5),)),

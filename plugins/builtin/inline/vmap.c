@@ -104,7 +104,9 @@ rank_of(Vm *v, onnxc_value x, onnxc_value_info *vi)
 	return vi->rank;
 }
 
-/* x moved from dim `from` to dim `to` by a new movedim node: its value */
+/* x moved from dim `from` to dim `to` by a new movedim node (an alias
+ * when they are one: a new value all the same, which alone is batched
+ * where x is read outside the region too): its value */
 static onnxc_value
 movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
     const char *name)
@@ -117,14 +119,14 @@ movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
 	    h->value_dims(v->ctx, v->g, x, d, (uint32_t)r) != ONNXC_OK)
 		return 0;
 	onnxc_node m = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
-	    "aten::movedim.int", 1);
+	    from == to ? "aten::alias.default" : "aten::movedim.int", 1);
 	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
 	onnxc_arg f = {.kind = ONNXC_ARG_INT, .i = from};
 	onnxc_arg t = {.kind = ONNXC_ARG_INT, .i = to};
 	onnxc_node_info mi;
 	if (!m || h->node_push_arg(v->ctx, v->g, m, &a) != ONNXC_OK ||
-	    h->node_push_arg(v->ctx, v->g, m, &f) != ONNXC_OK ||
-	    h->node_push_arg(v->ctx, v->g, m, &t) != ONNXC_OK ||
+	    (from != to && (h->node_push_arg(v->ctx, v->g, m, &f) != ONNXC_OK ||
+	    h->node_push_arg(v->ctx, v->g, m, &t) != ONNXC_OK)) ||
 	    h->node_get(v->ctx, v->g, m, &mi) != ONNXC_OK)
 		return 0;
 	for (int32_t i = 0, j = 0; i < r; i++) {   /* the dims without from */
@@ -185,9 +187,7 @@ add_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
 		return fail(v, n, name, "inputs of different batch sizes");
 	v->level = l.i;
 	v->size = dims[d.i];
-	onnxc_value y = x.ref;
-	if (d.i != 0)
-		y = movedim(v, n, x.ref, d.i, 0, name);
+	onnxc_value y = movedim(v, n, x.ref, d.i, 0, name);
 	if (!y || y >= v->cap ||
 	    h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
@@ -211,9 +211,8 @@ remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	if (!prank(v, x.ref))
 		return fail(v, n, name, "an output that does not depend on "
 		    "the mapped inputs");
-	onnxc_value y = x.ref;
-	if (o.i != 0)
-		y = movedim(v, n, x.ref, 0, o.i, name);
+	/* a new value: the batched one may be read in the region too */
+	onnxc_value y = movedim(v, n, x.ref, 0, o.i, name);
 	if (!y || h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
 	return h->node_erase(v->ctx, v->g, n);
