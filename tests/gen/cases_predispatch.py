@@ -57,6 +57,30 @@ class VmapAlong(nn.Module):
         return torch.vmap(f)(x)
 
 
+class VmapNestedMask(nn.Module):
+    """transformers' masking_utils: a mask function of (batch, head, q, kv)
+    index scalars vmapped over all four (nested levels, inputs mapped at
+    one level each, results not batched at some levels expanded)."""
+    def forward(self, x):
+        def mask(b, h, q, kv):
+            return (kv <= q) & (q - kv < 3)
+        f = mask
+        for dims in [(None, None, None, 0), (None, None, 0, None),
+                     (None, 0, None, None), (0, None, None, None)]:
+            f = torch.vmap(f, in_dims=dims, out_dims=0)
+        n = x.shape[-1]
+        m = f(torch.arange(x.shape[0]), torch.arange(1), torch.arange(n), torch.arange(n))
+        return x.masked_fill(~m, -1.0)
+
+
+class VmapNestedOuter(nn.Module):
+    """An outer product by nested vmap: operands batched at different
+    levels meet in one op (level dims aligned), a reduction inside."""
+    def forward(self, a, b):
+        f = lambda r, s: (r * s + r).sum(-1) + s.amax(0)
+        return torch.vmap(torch.vmap(f, in_dims=(0, None)), in_dims=(None, 0))(a, b)
+
+
 class VmapTranspose(nn.Module):
     """A per-sample transpose: refused naming vmap."""
     def forward(self, x):
@@ -109,6 +133,8 @@ CASES = {
     "pre_vmap_in_dim1": lambda: case(VmapInDim1(), (torch.randn(4, 5), torch.randn(4))),
     "pre_vmap_in_dim2": lambda: case(VmapInDim2(), (torch.randn(3, 4, 2),)),
     "pre_vmap_along": lambda: case(VmapAlong(), (torch.randn(3, 4, 5),)),
+    "pre_vmap_nested_mask": lambda: case(VmapNestedMask(), (torch.randn(2, 1, 5, 5),)),
+    "pre_vmap_nested_outer": lambda: case(VmapNestedOuter(), (torch.randn(3, 4), torch.randn(5, 4))),
     "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
     "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),

@@ -12,8 +12,11 @@
  * the output's per-sample rank and every other one no more); along given
  * dims of its one batched tensor (those dims >= 0 move one on); or a
  * product (matmul, linear) broadcasting over the leading dims of its
- * batched first operand.  Other regions are an error naming vmap: they
- * would need PyTorch's batching rules.
+ * batched first operand.  Nested vmaps (levels) each add a dim: a value
+ * holds one per level it is batched at, outer first (an operand lacking
+ * one gets a dim of 1 there); a result not batched at the level it leaves
+ * is expanded, as PyTorch does.  Other regions are an error naming vmap:
+ * they would need PyTorch's batching rules.
  *
  * One sweep in graph order: a value is batched when an operand is. */
 #include <stdlib.h>
@@ -44,7 +47,9 @@ static const char *const elementwise[] = {
 	"logical_not", "logical_or", "lt", "maximum", "minimum", "mish", "mul",
 	"ne", "neg", "pow", "reciprocal", "relu", "relu6", "round", "rsqrt",
 	"rsub", "selu", "sigmoid", "sign", "silu", "sin", "sinh", "softplus",
-	"sqrt", "square", "sub", "tan", "tanh", "trunc", "where",
+	"sqrt", "square", "sub", "tan", "tanh", "trunc", "where", "__and__",
+	"__or__", "__xor__", "bitwise_and", "bitwise_or", "bitwise_xor",
+	"bitwise_not", "logical_xor", "remainder", "fmod",
 };
 
 /* per-sample ops along a dim (argument 1, or kwarg dim; an int or a
@@ -84,10 +89,59 @@ typedef struct Vm {
 	const onnxc_host_api *h;
 	onnxc_graph g;
 	int32_t *prank;  /* value -> per-sample rank + 1 when batched, else 0 */
+	uint64_t *mask;  /* value -> its levels (bit l: vmap level l) */
 	uint32_t cap;
-	onnxc_dim size;  /* the batch size of the region */
-	int64_t level;
+	onnxc_dim size[64];  /* each level's batch size */
+	uint64_t known;      /* the levels whose size is set */
 } Vm;
+
+/* Nested vmaps: a value batched at levels M holds one dim per level of
+ * M, outer levels first, then its per-sample dims. */
+static int
+nlev(uint64_t m)
+{
+	int n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+/* room for value x in prank and mask (new values come past the end) */
+static int
+track(Vm *v, onnxc_value x)
+{
+	if (x < v->cap)
+		return 1;
+	uint32_t cap = v->cap * 2 > x + 1 ? v->cap * 2 : x + 1;
+	int32_t *p = realloc(v->prank, cap * sizeof *p);
+	if (p)
+		v->prank = p;
+	uint64_t *m = p ? realloc(v->mask, cap * sizeof *m) : NULL;
+	if (!m)
+		return 0;
+	v->mask = m;
+	memset(v->prank + v->cap, 0, (cap - v->cap) * sizeof *p);
+	memset(v->mask + v->cap, 0, (cap - v->cap) * sizeof *m);
+	v->cap = cap;
+	return 1;
+}
+
+static uint64_t
+mask_of(const Vm *v, onnxc_value x)
+{
+	return x < v->cap ? v->mask[x] : 0;
+}
+
+/* the level dims of mask m, outer first, into d: how many */
+static int
+level_dims(const Vm *v, uint64_t m, onnxc_dim *d)
+{
+	int k = 0;
+	for (int l = 0; l < 64; l++)
+		if (m >> l & 1)
+			d[k++] = v->size[l];
+	return k;
+}
 
 static int32_t
 prank(const Vm *v, onnxc_value x)
@@ -143,6 +197,61 @@ movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
 	return mi.out;
 }
 
+/* x with a new dim of size `size` at pos: unsqueeze, then expand (only
+ * the unsqueeze for a negative size) */
+static onnxc_value
+expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos, int64_t size,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_value_info vi;
+	onnxc_dim d[MAXRANK + 1];
+	int32_t r = rank_of(v, x, &vi);
+	if (r < 0 || r >= MAXRANK || pos < 0 || pos > r ||
+	    (r > 0 && h->value_dims(v->ctx, v->g, x, d, (uint32_t)r) !=
+	    ONNXC_OK))
+		return 0;
+	memmove(d + pos + 1, d + pos, (size_t)(r - pos) * sizeof *d);
+	d[pos] = (onnxc_dim){.n = 1};
+	onnxc_arg items[MAXRANK + 1], list;
+	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
+	onnxc_arg p = {.kind = ONNXC_ARG_INT, .i = pos};
+	onnxc_node_info ui, ei;
+	onnxc_node u = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
+	    "aten::unsqueeze.default", 1);
+	if (!u || h->node_push_arg(v->ctx, v->g, u, &a) != ONNXC_OK ||
+	    h->node_push_arg(v->ctx, v->g, u, &p) != ONNXC_OK ||
+	    h->node_get(v->ctx, v->g, u, &ui) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, ui.out, vi.dtype, r + 1, d) !=
+	    ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, u, at);
+	if (size < 0)
+		return ui.out;   /* only the unsqueeze */
+	for (int32_t i = 0; i <= r; i++) {
+		if (d[i].e)
+			return 0;   /* expand takes the sizes: static ones */
+		items[i] = (onnxc_arg){.kind = ONNXC_ARG_INT,
+			.i = i == pos ? size : d[i].n};
+	}
+	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, (uint32_t)r + 1,
+	    &list) != ONNXC_OK)
+		return 0;
+	a.ref = ui.out;
+	onnxc_node e = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
+	    "aten::expand.default", 1);
+	d[pos].n = size;
+	if (!e || h->node_push_arg(v->ctx, v->g, e, &a) != ONNXC_OK ||
+	    h->node_push_arg(v->ctx, v->g, e, &list) != ONNXC_OK ||
+	    h->node_get(v->ctx, v->g, e, &ei) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, ei.out, vi.dtype, r + 1, d) !=
+	    ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, e, at);
+	h->node_set_name(v->ctx, v->g, e, name);
+	return ei.out;
+}
+
 static onnxc_status
 fail(Vm *v, onnxc_node n, const char *name, const char *why)
 {
@@ -169,29 +278,32 @@ add_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
 	    h->node_arg(v->ctx, v->g, n, 2, &l) != ONNXC_OK ||
 	    l.kind != ONNXC_ARG_INT)
 		return fail(v, n, name, "_add_batch_dim takes (tensor, int, int)");
-	if (prank(v, x.ref))
-		return fail(v, n, name, "nested vmap");
-	if (v->level && l.i != v->level)
-		return fail(v, n, name, "two vmap levels in one program");
+	uint64_t mx = mask_of(v, x.ref);
+	if (l.i < 1 || l.i > 63 || mx >> l.i)
+		return fail(v, n, name, "vmap levels out of order");
+	int k = nlev(mx);   /* x's own level dims come first */
 	int32_t r = rank_of(v, x.ref, &vi);
-	if (r <= 0 ||
+	if (r <= k ||
 	    h->value_dims(v->ctx, v->g, x.ref, dims, (uint32_t)r) != ONNXC_OK)
 		return fail(v, n, name, "the mapped input's rank is unknown");
 	if (d.i < 0)
-		d.i += r;
-	if (d.i < 0 || d.i >= r)
+		d.i += r - k;
+	if (d.i < 0 || d.i >= r - k)
 		return fail(v, n, name, "in_dim is not a dim of the mapped "
 		    "input");
-	if (v->level && (dims[d.i].e != v->size.e ||
-	    dims[d.i].n != v->size.n))
+	uint64_t bit = (uint64_t)1 << l.i;
+	onnxc_dim *s = &v->size[l.i];
+	if (v->known & bit && (dims[k + d.i].e != s->e ||
+	    dims[k + d.i].n != s->n))
 		return fail(v, n, name, "inputs of different batch sizes");
-	v->level = l.i;
-	v->size = dims[d.i];
-	onnxc_value y = movedim(v, n, x.ref, d.i, 0, name);
-	if (!y || y >= v->cap ||
+	v->known |= bit;
+	*s = dims[k + d.i];
+	onnxc_value y = movedim(v, n, x.ref, k + d.i, k, name);
+	if (!y || !track(v, y) ||
 	    h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
-	v->prank[y] = r;  /* r - 1 per-sample dims, plus one */
+	v->prank[y] = r - k;  /* r - k - 1 per-sample dims, plus one */
+	v->mask[y] = mx | bit;
 	return h->node_erase(v->ctx, v->g, n);
 }
 
@@ -201,31 +313,55 @@ remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
     const char *name)
 {
 	const onnxc_host_api *h = v->h;
-	onnxc_arg x, o;
+	onnxc_arg x, l, sz, o;
 	if (h->node_arg(v->ctx, v->g, n, 0, &x) != ONNXC_OK ||
 	    x.kind != ONNXC_ARG_VALUE ||
+	    h->node_arg(v->ctx, v->g, n, 1, &l) != ONNXC_OK ||
+	    l.kind != ONNXC_ARG_INT ||
+	    h->node_arg(v->ctx, v->g, n, 2, &sz) != ONNXC_OK ||
 	    h->node_arg(v->ctx, v->g, n, 3, &o) != ONNXC_OK ||
 	    o.kind != ONNXC_ARG_INT)
 		return fail(v, n, name, "_remove_batch_dim takes (tensor, int, "
 		    "int, int)");
-	if (!prank(v, x.ref))
-		return fail(v, n, name, "an output that does not depend on "
-		    "the mapped inputs");
-	/* a new value: the batched one may be read in the region too */
-	onnxc_value y = movedim(v, n, x.ref, 0, o.i, name);
-	if (!y || h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
+	uint64_t m = mask_of(v, x.ref);
+	uint64_t bit = l.i >= 1 && l.i <= 63 ? (uint64_t)1 << l.i : 0;
+	if (!bit || m >> l.i > 1)
+		return fail(v, n, name, "vmap levels out of order");
+	int k = nlev(m & ~bit);  /* the outer level dims */
+	int32_t pr = prank(v, x.ref);
+	onnxc_value_info vi;
+	int32_t r = rank_of(v, x.ref, &vi);
+	onnxc_value y;
+	if (o.i < 0 || r < k)
+		return fail(v, n, name, "a negative out_dim");
+	if (m & bit) {
+		/* a new value: the batched one may be read in the region */
+		y = movedim(v, n, x.ref, k, k + o.i, name);
+	} else {
+		/* not batched at this level: PyTorch expands it */
+		if (sz.kind != ONNXC_ARG_INT)
+			return fail(v, n, name, "a result that does not depend "
+			    "on the level's inputs, of a size not known");
+		y = expand_at(v, n, x.ref, k + o.i, sz.i, name);
+	}
+	if (!y || !track(v, y))
+		return ONNXC_INVALID;
+	v->mask[y] = m & ~bit;   /* one per-sample dim more where batched */
+	v->prank[y] = v->mask[y] ? pr + 1 : 0;
+	if (h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
 	return h->node_erase(v->ctx, v->g, n);
 }
 
-/* dim d >= 0 one further on, in the integer a of node n's argument i */
+/* dims d >= 0 `by` further on, in the integer or list a of node n's
+ * argument i */
 static int
-shift_dim(Vm *v, onnxc_node n, uint32_t i, const onnxc_arg *a)
+shift_dim(Vm *v, onnxc_node n, uint32_t i, const onnxc_arg *a, int by)
 {
 	const onnxc_host_api *h = v->h;
 	if (a->kind == ONNXC_ARG_INT) {
 		onnxc_arg b = *a;
-		b.i += b.i >= 0;
+		b.i += b.i >= 0 ? by : 0;
 		return h->node_set_arg(v->ctx, v->g, n, i, &b) == ONNXC_OK;
 	}
 	if (a->kind != ONNXC_ARG_LIST || a->len == 0 || a->len > MAXRANK)
@@ -235,7 +371,7 @@ shift_dim(Vm *v, onnxc_node n, uint32_t i, const onnxc_arg *a)
 		if (h->list_item(v->ctx, v->g, a, k, &items[k]) != ONNXC_OK ||
 		    items[k].kind != ONNXC_ARG_INT)
 			return 0;
-		items[k].i += items[k].i >= 0;
+		items[k].i += items[k].i >= 0 ? by : 0;
 	}
 	if (h->make_list(v->ctx, v->g, a->kind, items, a->len, &b) !=
 	    ONNXC_OK)
@@ -277,8 +413,33 @@ first_only(Vm *v, onnxc_node n, const onnxc_node_info *ni, int dims)
 	if (!dims)
 		return 1;
 	onnxc_arg d;
-	return dimat > 0 && h->node_arg(v->ctx, v->g, n, (uint32_t)dimat,
-	    &d) == ONNXC_OK && shift_dim(v, n, (uint32_t)dimat, &d);
+	onnxc_arg x;
+	return dimat > 0 && h->node_arg(v->ctx, v->g, n, 0, &x) == ONNXC_OK &&
+	    h->node_arg(v->ctx, v->g, n, (uint32_t)dimat, &d) == ONNXC_OK &&
+	    shift_dim(v, n, (uint32_t)dimat, &d, nlev(mask_of(v, x.ref)));
+}
+
+/* Elementwise operand i, a value x batched at levels m of the output's
+ * levels all: a dim of 1 for each level it lacks, so that broadcasting
+ * lines the level dims up. */
+static int
+align_levels(Vm *v, onnxc_node n, uint32_t i, onnxc_value x, uint64_t m,
+    uint64_t all, const char *name)
+{
+	int pos = 0;
+	for (int l = 1; l < 64 && m != all; l++) {
+		uint64_t bit = (uint64_t)1 << l;
+		if (!(all & bit))
+			continue;
+		if (!(m & bit)) {
+			x = expand_at(v, n, x, pos, -1, name);
+			if (!x)
+				return 0;
+		}
+		pos++;
+	}
+	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
+	return v->h->node_set_arg(v->ctx, v->g, n, i, &a) == ONNXC_OK;
 }
 
 /* A node with batched operands: an elementwise one, or one of `along` or
@@ -302,32 +463,46 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	if ((dims || lead) && !first_only(v, n, ni, dims))
 		return fail(v, n, name, "only its first operand may be "
 		    "batched, and a reduction needs its dims given");
-	for (uint32_t i = 0; !dims && !lead && i < ni->nargs; i++) {
+	uint64_t all = 0;
+	for (uint32_t i = 0; i < ni->nargs; i++) {
 		onnxc_arg a;
 		onnxc_value_info ai;
 		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
 			return ONNXC_INVALID;
-		if (a.kind == ONNXC_ARG_LIST || a.kind == ONNXC_ARG_TUPLE)
+		if (!dims && !lead && (a.kind == ONNXC_ARG_LIST ||
+		    a.kind == ONNXC_ARG_TUPLE))
 			return fail(v, n, name, "a list operand");
 		if (a.kind != ONNXC_ARG_VALUE)
 			continue;
+		all |= mask_of(v, a.ref);
 		int32_t ar = rank_of(v, a.ref, &ai);
 		int32_t pr = prank(v, a.ref);
-		if (pr ? pr - 1 != r : ai.kind == ONNXC_VK_TENSOR && ar > r)
+		if (!dims && !lead && (pr ? pr - 1 != r :
+		    ai.kind == ONNXC_VK_TENSOR && ar > r))
 			return fail(v, n, name, "operands whose per-sample "
 			    "ranks differ");
 	}
-	onnxc_dim d[MAXRANK + 1];
-	d[0] = v->size;
-	if (r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + 1,
+	for (uint32_t i = 0; !dims && !lead && i < ni->nargs; i++) {
+		onnxc_arg a;
+		uint64_t m;
+		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return ONNXC_INVALID;
+		if (a.kind == ONNXC_ARG_VALUE && (m = mask_of(v, a.ref)) &&
+		    m != all && !align_levels(v, n, i, a.ref, m, all, name))
+			return ONNXC_INVALID;
+	}
+	onnxc_dim d[2 * MAXRANK];
+	int k = level_dims(v, all, d);
+	if (r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
 	    (uint32_t)r) != ONNXC_OK)
 		return ONNXC_INVALID;
-	if (h->value_set_type(v->ctx, v->g, ni->out, vi.dtype, r + 1, d) !=
+	if (h->value_set_type(v->ctx, v->g, ni->out, vi.dtype, r + k, d) !=
 	    ONNXC_OK)
 		return ONNXC_INVALID;
-	if (ni->out >= v->cap)
-		return ONNXC_INVALID;
+	if (!track(v, ni->out))
+		return ONNXC_NOMEM;
 	v->prank[ni->out] = r + 1;
+	v->mask[ni->out] = all;
 	return ONNXC_OK;
 }
 
@@ -357,11 +532,14 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 {
 	Vm v = {.ctx = ctx, .h = h, .g = g};
 	uint32_t end = h->node_end(ctx, g);
-	/* each movedim node appended adds one value past value_end */
-	v.cap = h->value_end(ctx, g) + end + 1;
+	v.cap = h->value_end(ctx, g) + 1;
 	v.prank = calloc(v.cap, sizeof *v.prank);
-	if (!v.prank)
+	v.mask = calloc(v.cap, sizeof *v.mask);
+	if (!v.prank || !v.mask) {
+		free(v.prank);
+		free(v.mask);
 		return ONNXC_NOMEM;
+	}
 	onnxc_status s = ONNXC_OK;
 	for (onnxc_node n = 1; s == ONNXC_OK && n < end; n++) {
 		onnxc_node_info ni;
@@ -400,5 +578,6 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 		}
 	}
 	free(v.prank);
+	free(v.mask);
 	return s;
 }
