@@ -212,6 +212,8 @@ static const OpSchema rows[] = {
 	    "X:T", "Y:T Indices:I?",
 	    "auto_pad:s=NOTSET ceil_mode:i=0 dilations:is kernel_shape:is "
 	    "pads:is storage_order:i=0 strides:is"},
+	{"MaxRoiPool", 1, "X:T rois:T", "Y:T",
+	    "pooled_shape:is spatial_scale:f=1"},
 	{"Mean", 13, "data_0:T*", "mean:T", ""},
 	{"Min", 13, "data_0:T*", "min:T", ""},
 	{"Mish", 18, "X:T", "Y:T", ""},
@@ -219,6 +221,11 @@ static const OpSchema rows[] = {
 	{"Mod", 13, "A:T B:T", "C:T", "fmod:i=0"},
 	{"Mul", 14, "A:T B:T", "C:T", ""},
 	{"Neg", 13, "X:T", "Y:T", ""},
+	{"NonMaxSuppression", 11,
+	    "boxes:tensor(float) scores:tensor(float) "
+	    "max_output_boxes_per_class:tensor(int64)? "
+	    "iou_threshold:tensor(float)? score_threshold:tensor(float)?",
+	    "selected_indices:tensor(int64)", "center_point_box:i=0"},
 	{"NonZero", 13, "X:T", "Y:tensor(int64)", ""},
 	{"Not", 1, "X:T", "Y:T", ""},
 	{"OneHot", 11,
@@ -326,6 +333,11 @@ static const OpSchema rows[] = {
 	    "cubic_coeff_a:f=-0.75 exclude_outside:i=0 "
 	    "extrapolation_value:f=0 keep_aspect_ratio_policy:s=stretch "
 	    "mode:s=nearest nearest_mode:s=round_prefer_floor"},
+	{"RoiAlign", 16,
+	    "X:T1 rois:T1 batch_indices:T2", "Y:T1",
+	    "coordinate_transformation_mode:s=half_pixel mode:s=avg "
+	    "output_height:i=1 output_width:i=1 sampling_ratio:i=0 "
+	    "spatial_scale:f=1"},
 	{"Round", 11, "X:T", "Y:T", ""},
 	{"Round", 22, "X:T", "Y:T", ""},
 	{"Scan", 16,

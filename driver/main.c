@@ -96,7 +96,8 @@ static const char help[] =
     "                        also loaded from $ONNXC_PLUGIN_PATH and the\n"
     "                        plugin folder of the installation\n"
     "  --list-passes         the registered passes, their options and modules\n"
-    "  --list-lowerings      the registered lowerings, plugin ones first\n"
+    "  --list-lowerings      the registered lowerings, plugin ones first, then\n"
+    "                        rules, then the decompose pass's rewrites\n"
     "  --print-ir-after=PASS print the IR after each run of PASS\n"
     "  --print-ir-after-all  print the IR after every pass\n"
     "  --verify-each         verify the IR after every pass\n"
@@ -463,7 +464,9 @@ list_passes(const PlRegistry *r)
 }
 
 /* Plugin lowerings first, in the order they are tried, then the rules
- * onnxc has itself: the rows of the op table (ir/ops.def) with one. */
+ * onnxc has itself: the rows of the op table (ir/ops.def) with one, then
+ * the ops the decompose pass rewrites into others (where no lowering
+ * takes them).  Columns: op, domain, opsets, kind, where it comes from. */
 static void
 list_lowerings(const PlRegistry *r)
 {
@@ -479,14 +482,18 @@ list_lowerings(const PlRegistry *r)
 			    l->opset_min ? l->opset_min : l->opset_max);
 		else
 			snprintf(range, sizeof range, "any");
-		printf("%-40s %-10s %-9s %s\n", l->target,
-		    *l->domain ? l->domain : "ai.onnx", range,
+		printf("%-40s %-10s %-9s %-13s %s\n", l->target,
+		    *l->domain ? l->domain : "ai.onnx", range, "plugin",
 		    pl_where(r, r->lowerings[i].plugin));
 	}
 	for (uint32_t k = 0; k < ir_nops; k++)
 		if (strcmp(ir_ops[k].family, "none"))
-			printf("%-40s %-10s %-9s %s\n", ir_ops[k].op, "ai.onnx",
-			    "", "built-in");
+			printf("%-40s %-10s %-9s %-13s %s\n", ir_ops[k].op,
+			    "ai.onnx", "", "rule", "built-in");
+	for (uint32_t k = 0; k < ir_nops; k++)
+		if (ir_ops[k].decompose)
+			printf("%-40s %-10s %-9s %-13s %s\n", ir_ops[k].op, "",
+			    "", "decomposition", "decompose pass");
 }
 
 /* The pipeline: --passes, else the -O preset (1 by default); a preset

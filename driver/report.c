@@ -2,7 +2,8 @@
  * succeeded or not (torch.onnx.export's report=True for onnxc): the
  * command, the input, the model's inputs and outputs, every FX op with
  * the lowering that handled it and the ONNX ops it became, the ops no
- * lowering handles with a hint, the time of each phase, the passes with
+ * lowering handles with a hint (each lowering a plugin's, a built-in rule
+ * or the decompose pass's rewrite), the time of each phase, the passes with
  * their time and node count, and the weights.
  *
  * ONNX nodes are traced to FX ops by Node.name, which lowering and the
@@ -290,6 +291,10 @@ op_table(FILE *f, DrReport *r, Module *m, const PlRegistry *reg, bool ok)
 	    "|---|---:|---|---|\n", f);
 	for (uint32_t i = 0; i < r->nrows; i++) {
 		const OpRow *row = &r->rows[i];
+		/* an op without a rule of its own reaches ONNX through the
+		 * decompose pass, whose nodes keep its name */
+		const IrOp *io = ir_op_find(ir_str(m, row->op));
+		bool dec = io && io->decompose && !strcmp(io->family, "none");
 		fputs("| `", f);
 		opname(f, ir_str(m, row->op));
 		fprintf(f, "` | %u | ", row->count);
@@ -302,7 +307,8 @@ op_table(FILE *f, DrReport *r, Module *m, const PlRegistry *reg, bool ok)
 				cell(f, ir_str(m, row->via[k]));
 				fputc('`', f);
 			} else {
-				fputs("built-in rule", f);
+				fputs(dec ? "decomposition (decompose pass)" :
+				    "built-in rule", f);
 			}
 		}
 		if (!row->unsupported && !row->nvia)

@@ -549,6 +549,7 @@ typedef struct IrOp {
 	const char *schema;   /* parameters (ops.def), NULL: not checked */
 	const char *inplace;  /* "aten::add_.Tensor", NULL: none */
 	const char *out;      /* "aten::add.out", NULL: none */
+	bool decompose;       /* the decompose pass has a rewrite for it */
 } IrOp;
 extern const IrOp ir_ops[];
 extern const uint32_t ir_nops;

@@ -4,9 +4,10 @@
 
 #include "ir.h"
 
+/* decompose is 0 or a function's name: its text says which */
 const IrOp ir_ops[] = {
 #define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
-	{op, #family, #rule, schema, inplace, out},
+	{op, #family, #rule, schema, inplace, out, sizeof #decompose > 2},
 #include "ops.def"
 #undef OP
 };

@@ -201,6 +201,24 @@ def _():
         assert want in text, "%r not in the report:\n%s" % (want, text)
 
 
+@check("report names decompositions and shipped plugins")
+def _():
+    for case, want in [
+            ("cases-decompose/dec_norms",
+             "| `aten.rms_norm.default` | 2 | decomposition (decompose pass) |"),
+            ("cases-torchvision/tv_nms",
+             "| `torchvision.nms.default` | 1 | plugin `torchvision` |")]:
+        d = os.path.join(TESTS, case)
+        rep = os.path.join(WORK, "kinds.md")
+        args = ["-o", os.path.join(WORK, "kinds.onnx"), "--report", rep]
+        if os.path.exists(os.path.join(d, "weights.safetensors")):
+            args += ["--weights", os.path.join(d, "weights.safetensors")]
+        rc, err = run(os.path.join(d, "graph.txt"), *args)
+        eq(rc, 0, "exit code of %s (%s)" % (case, err))
+        text = open(rep).read()
+        assert want in text, "%r not in the report:\n%s" % (want, text)
+
+
 @check("report on failure")
 def _():
     rep = os.path.join(WORK, "fail.md")

@@ -136,8 +136,9 @@ for so in "$build"/plugins/*.so; do
 	else bad "list_shows_$(basename "$so")" "not in --list-passes or --list-lowerings"; fi
 done
 expect list_lowerings 0 -- --list-lowerings --load-plugin "$tp/mylib.so"
-if head -1 "$work/out" | grep -Eq "^mylib::twice\\.default +ai\\.onnx +>=17 +$tp/mylib\\.so\$" &&
-	grep -Eq '^aten::relu\.default +ai\.onnx +built-in$' "$work/out"; then
+if head -1 "$work/out" | grep -Eq "^mylib::twice\\.default +ai\\.onnx +>=17 +plugin +$tp/mylib\\.so\$" &&
+	grep -Eq '^aten::relu\.default +ai\.onnx +rule +built-in$' "$work/out" &&
+	grep -Eq '^aten::outer\.default +decomposition +decompose pass$' "$work/out"; then
 	ok list_lowerings_order
 else
 	bad list_lowerings_order "$(head -5 "$work/out")"

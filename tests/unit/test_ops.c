@@ -167,28 +167,28 @@ test_checks_fail_on_bad_tables(void **state)
 {
 	(void)state;
 	const IrOp dup[] = {
-		{"aten::a.default", "none", "0", NULL, NULL, NULL},
-		{"aten::b.default", "none", "0", NULL, NULL, NULL},
-		{"aten::a.default", "none", "0", NULL, NULL, NULL},
+		{"aten::a.default", "none", "0", NULL, NULL, NULL, false},
+		{"aten::b.default", "none", "0", NULL, NULL, NULL, false},
+		{"aten::a.default", "none", "0", NULL, NULL, NULL, false},
 	};
 	assert_string_equal(first_shared(dup, 3), "aten::a.default");
 	const IrOp twice[] = {
-		{"aten::a.Tensor", "none", "0", NULL, "aten::a_.Tensor", NULL},
-		{"aten::b.Tensor", "none", "0", NULL, "aten::a_.Tensor", NULL},
+		{"aten::a.Tensor", "none", "0", NULL, "aten::a_.Tensor", NULL, false},
+		{"aten::b.Tensor", "none", "0", NULL, "aten::a_.Tensor", NULL, false},
 	};
 	assert_string_equal(first_shared(twice, 2), "aten::a_.Tensor");
 	assert_null(first_shared(dup, 2));
 	const IrOp wrong[] = {
-		{"aten::a.Tensor", "none", "0", NULL, "aten::b_.Tensor", NULL},
-		{"aten::a.Tensor", "none", "0", NULL, "aten::a_.Scalar", NULL},
-		{"aten::a.Tensor", "none", "0", NULL, NULL, "aten::a.Tensor"},
-		{"aten::a.Tensor", "none", "0", NULL, NULL, "aten::b.out"},
-		{"aten::a.Tensor", "none", "0", NULL, "prims::a_.Tensor", NULL},
+		{"aten::a.Tensor", "none", "0", NULL, "aten::b_.Tensor", NULL, false},
+		{"aten::a.Tensor", "none", "0", NULL, "aten::a_.Scalar", NULL, false},
+		{"aten::a.Tensor", "none", "0", NULL, NULL, "aten::a.Tensor", false},
+		{"aten::a.Tensor", "none", "0", NULL, NULL, "aten::b.out", false},
+		{"aten::a.Tensor", "none", "0", NULL, "prims::a_.Tensor", NULL, false},
 	};
 	for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++)
 		assert_false(variants_fit(&wrong[i]));
 	const IrOp right = {"aten::a.Tensor", "none", "0", NULL,
-	    "aten::a_.Tensor", "aten::a.out"};
+	    "aten::a_.Tensor", "aten::a.out", false};
 	assert_true(variants_fit(&right));
 	assert_false(schema_ok("self other * alpha= * x"));
 	assert_false(schema_ok("self  other"));

@@ -1,17 +1,22 @@
 /* inline.c - pass "inline": replaces the higher-order ops that only wrap
- * a body in a mode (grad mode, a disabled autocast) by the body itself.
+ * a body in a mode (grad mode, autocast) by the body itself.
  *
  * Requires: the main FX graph as parsed, its bodies as subgraphs.
  * Provides: the same graph with no higher_order::wrap_with_set_grad_enabled
- * and no disabled higher_order::wrap_with_autocast; an enabled autocast
- * region is refused with an error naming it.
+ * and no higher_order::wrap_with_autocast of the cpu device; an enabled
+ * autocast region of another device is refused naming it.  torch.vmap's
+ * pre-dispatch helpers are dropped and the regions that batch exactly are
+ * batched (vmap.c).
  *
  * wrap_with_set_grad_enabled(flag, body, *args) and wrap_with_autocast(
  * device, dtype, enabled, cache, body, *args) call body with args; their
  * outputs, read by getitem, are body's outputs.  Grad mode does not change
- * what inference computes.  Autocast does (it runs some ops in a lower
- * precision): we do not model its casting policy, so an enabled region is
- * an error rather than a silent change of the numbers.  Each body node is
+ * what inference computes.  Autocast does: in an enabled cpu region the
+ * ops of PyTorch's lists get their floating arguments cast (autocast.c)
+ * by aten::to.dtype nodes, as its AutocastCPU kernels do; the body's
+ * annotations already have the dtypes that results.  Other devices' lists
+ * differ, so a region there is an error, not a change of the numbers, and
+ * so is a dtype cpu autocast does not take.  Each body node is
  * copied into the main graph with its arguments mapped (placeholders to
  * the call's arguments), bodies nested in bodies inline recursively, and
  * the shape checks the bodies carry (_assert_tensor_metadata) are dropped.
@@ -26,6 +31,8 @@
 
 #include <onnxc/plugin.h>
 #include <onnxc/table.h>
+
+#include "inline.h"
 
 enum { MAXDEPTH = 64 }; /* nesting of bodies and of argument lists */
 
@@ -100,6 +107,7 @@ typedef struct Frame {
 	onnxc_value *map;   /* body value -> main value */
 	uint32_t nmap;
 	const char *prefix; /* the call's name: inlined names get it */
+	uint32_t autocast;  /* an enabled CPU autocast region's dtype, or 0 */
 } Frame;
 
 /* Argument a of graph src, as an argument of the main graph: values
@@ -164,6 +172,44 @@ copy_type(In *in, onnxc_value v, onnxc_graph sg, onnxc_value sv)
 	return 1;
 }
 
+/* Argument i, b (of the main graph), cast to dtype dt where PyTorch's
+ * autocast would: a floating tensor other than float64 of another dtype. */
+static int
+autocast_arg(In *in, Frame *f, onnxc_arg *b, uint32_t i, uint32_t dt,
+    onnxc_node origin, const char *node)
+{
+	const onnxc_host_api *h = in->h;
+	onnxc_value_info vi;
+	onnxc_dim d[64];
+	if (b->kind != ONNXC_ARG_VALUE ||
+	    h->value_get(in->ctx, in->g, b->ref, &vi) != ONNXC_OK ||
+	    vi.kind != ONNXC_VK_TENSOR || vi.dtype == dt ||
+	    (vi.dtype != ONNXC_DT_F32 && vi.dtype != ONNXC_DT_F16 &&
+	    vi.dtype != ONNXC_DT_BF16))
+		return 1;
+	if (vi.rank < 0 || vi.rank > 64 || (vi.rank > 0 && h->value_dims(
+	    in->ctx, in->g, b->ref, d, (uint32_t)vi.rank) != ONNXC_OK))
+		return 0;
+	onnxc_node m = h->node_new(in->ctx, in->g, ONNXC_FX, NULL,
+	    "aten::to.dtype", 1);
+	onnxc_arg t = {.kind = ONNXC_ARG_DTYPE, .i = dt};
+	onnxc_arg x = {.kind = ONNXC_ARG_VALUE, .ref = b->ref};
+	onnxc_node_info mi;
+	if (!m || h->node_push_arg(in->ctx, in->g, m, &x) != ONNXC_OK ||
+	    h->node_push_arg(in->ctx, in->g, m, &t) != ONNXC_OK ||
+	    h->node_get(in->ctx, in->g, m, &mi) != ONNXC_OK ||
+	    h->value_set_type(in->ctx, in->g, mi.out, dt, vi.rank, d) !=
+	    ONNXC_OK)
+		return 0;
+	char name[256];
+	snprintf(name, sizeof name, "%s_%s_autocast%u", f->prefix, node, i);
+	h->node_set_origin(in->ctx, in->g, m, origin);
+	h->node_set_name(in->ctx, in->g, m, name);
+	h->value_set_name(in->ctx, in->g, mi.out, name);
+	b->ref = mi.out;
+	return 1;
+}
+
 static onnxc_status inline_call(In *in, Frame *caller, onnxc_graph src,
     onnxc_node call, onnxc_node origin, onnxc_value *outs, uint32_t nout,
     int depth);
@@ -175,17 +221,28 @@ copy_node(In *in, Frame *f, onnxc_node n, const onnxc_node_info *ni,
 {
 	const onnxc_host_api *h = in->h;
 	const char *dom = h->str(in->ctx, ni->domain);
-	onnxc_node m = h->node_new(in->ctx, in->g, ONNXC_FX, dom,
-	    h->str(in->ctx, ni->op), ni->nout);
-	if (!m)
+	uint32_t dt = f->autocast ? inl_autocast_dtype(h->str(in->ctx, ni->op),
+	    f->autocast) : 0;
+	const char *node = h->str(in->ctx, ni->name);
+	onnxc_arg *args = calloc(ni->nargs + 1, sizeof *args);
+	if (!args)
 		return 0;
-	for (uint32_t i = 0; i < ni->nargs; i++) {
-		onnxc_arg a, b;
-		if (h->node_arg(in->ctx, f->body, n, i, &a) != ONNXC_OK ||
-		    !map_arg(in, f, f->body, &a, &b, 0) ||
-		    h->node_push_arg(in->ctx, in->g, m, &b) != ONNXC_OK)
-			return 0;
+	int ok = 1;
+	for (uint32_t i = 0; ok && i < ni->nargs; i++) {
+		onnxc_arg a;
+		ok = h->node_arg(in->ctx, f->body, n, i, &a) == ONNXC_OK &&
+		    map_arg(in, f, f->body, &a, &args[i], 0) &&
+		    (!dt || autocast_arg(in, f, &args[i], i, dt, origin, node));
 	}
+	/* after the casts: node_push_arg adds to the node made last */
+	onnxc_node m = ok ? h->node_new(in->ctx, in->g, ONNXC_FX, dom,
+	    h->str(in->ctx, ni->op), ni->nout) : 0;
+	ok = ok && m;
+	for (uint32_t i = 0; ok && i < ni->nargs; i++)
+		ok = h->node_push_arg(in->ctx, in->g, m, &args[i]) == ONNXC_OK;
+	free(args);
+	if (!ok)
+		return 0;
 	onnxc_node_info mi;
 	if (h->node_get(in->ctx, in->g, m, &mi) != ONNXC_OK)
 		return 0;
@@ -207,14 +264,15 @@ copy_node(In *in, Frame *f, onnxc_node n, const onnxc_node_info *ni,
 	return 1;
 }
 
-/* Body b with its placeholders bound to args: its outputs in outs. */
+/* Body b with its placeholders bound to args, under autocast dtype cast
+ * (0: none): its outputs in outs. */
 static onnxc_status
 inline_body(In *in, onnxc_graph b, const onnxc_value *args, uint32_t nargs,
-    const char *prefix, onnxc_node origin, onnxc_value *outs, uint32_t nout,
-    int depth)
+    const char *prefix, uint32_t cast, onnxc_node origin, onnxc_value *outs,
+    uint32_t nout, int depth)
 {
 	const onnxc_host_api *h = in->h;
-	Frame f = {.body = b, .prefix = prefix};
+	Frame f = {.body = b, .prefix = prefix, .autocast = cast};
 	f.nmap = h->value_end(in->ctx, b);
 	f.map = onnxc_table_calloc((size_t)f.nmap + 1, sizeof *f.map);
 	if (!f.map)
@@ -288,25 +346,32 @@ inline_call(In *in, Frame *caller, onnxc_graph src, onnxc_node call,
 	int autocast = is_op(in, &ni, AUTOCAST);
 	uint32_t bodyat = autocast ? 4 : 1;
 	onnxc_arg a;
+	/* grad-mode bodies keep the autocast state they are called in */
+	uint32_t cast = caller ? caller->autocast : 0;
 	if (autocast) {
 		onnxc_arg dev, dt;
 		if (h->node_arg(in->ctx, src, call, 2, &a) != ONNXC_OK ||
 		    (a.kind != ONNXC_ARG_BOOL && a.kind != ONNXC_ARG_INT))
 			a.i = 1; /* not a literal: assume the worst */
-		if (a.i) {
-			int okd = h->node_arg(in->ctx, src, call, 0, &dev) ==
-			    ONNXC_OK && dev.kind == ONNXC_ARG_STR;
-			int okt = h->node_arg(in->ctx, src, call, 1, &dt) ==
-			    ONNXC_OK && dt.kind == ONNXC_ARG_DTYPE;
+		int okd = h->node_arg(in->ctx, src, call, 0, &dev) ==
+		    ONNXC_OK && dev.kind == ONNXC_ARG_STR;
+		int okt = h->node_arg(in->ctx, src, call, 1, &dt) ==
+		    ONNXC_OK && dt.kind == ONNXC_ARG_DTYPE;
+		const char *d = okd ? h->str(in->ctx, dev.ref) : NULL;
+		cast = 0;
+		if (a.i && (!d || strcmp(d, "cpu") || !okt ||
+		    (dt.i != ONNXC_DT_BF16 && dt.i != ONNXC_DT_F16))) {
 			h->report(in->ctx, ONNXC_SEV_ERROR, in->g, origin,
 			    "autocast region '%s' (%s, %s) is enabled: onnxc "
-			    "does not apply PyTorch's autocast casting policy; "
+			    "applies PyTorch's autocast policy for the cpu "
+			    "device in torch.bfloat16 or torch.float16 only; "
 			    "export the model with autocast disabled or cast "
-			    "explicitly", prefix,
-			    okd ? h->str(in->ctx, dev.ref) : "?",
+			    "explicitly", prefix, d ? d : "?",
 			    okt ? dtype_name(dt.i) : "?");
 			return ONNXC_ERROR;
 		}
+		if (a.i)
+			cast = (uint32_t)dt.i;
 	}
 	if (h->node_arg(in->ctx, src, call, bodyat, &a) != ONNXC_OK ||
 	    a.kind != ONNXC_ARG_GRAPH || ni.npos < bodyat + 1) {
@@ -334,8 +399,8 @@ inline_call(In *in, Frame *caller, onnxc_graph src, onnxc_node call,
 		args[i] = y.ref;
 	}
 	if (s == ONNXC_OK)
-		s = inline_body(in, body, args, nargs, prefix, origin, outs,
-		    nout, depth);
+		s = inline_body(in, body, args, nargs, prefix, cast, origin,
+		    outs, nout, depth);
 	free(args);
 	return s;
 }
@@ -384,7 +449,8 @@ call_op(void *arg, onnxc_str op)
 {
 	const In *in = arg;
 	const char *s = in->h->str(in->ctx, op);
-	return !s || !strcmp(s, GRAD) || !strcmp(s, AUTOCAST);
+	return !s || !strcmp(s, GRAD) || !strcmp(s, AUTOCAST) ||
+	    inl_is_predispatch(s);
 }
 
 static onnxc_status
@@ -428,6 +494,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 	}
 	if (s == ONNXC_OK && any)
 		s = rewire(&in);
+	if (s == ONNXC_OK)  /* on the bodies inlined, too */
+		s = inl_predispatch(ctx, host, in.g);
 	if (s == ONNXC_NOMEM)
 		host->report(ctx, ONNXC_SEV_ERROR, in.g, 0,
 		    "inline: out of memory");
@@ -441,8 +509,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 static const onnxc_pass_info pass = {
 	.size = sizeof(onnxc_pass_info),
 	.name = "inline",
-	.summary = "inline the bodies of wrap_with_set_grad_enabled and of "
-	    "disabled wrap_with_autocast",
+	.summary = "inline the bodies of wrap_with_set_grad_enabled and "
+	    "wrap_with_autocast (cpu autocast policy), drop vmap's helpers",
 	.run = run,
 	.needs = ONNXC_PROP_FX,
 	.provides = ONNXC_PROP_NO_HOP,

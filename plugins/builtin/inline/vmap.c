@@ -1,0 +1,583 @@
+/* vmap.c - the inline pass's handling of torch.vmap's pre-dispatch helpers.
+ *
+ * torch.export's training IR keeps torch.vmap as calls into
+ * torch._functorch.predispatch: lazy_load_decompositions() and
+ * _vmap_increment_nesting/_vmap_decrement_nesting only set up state (their
+ * results are unused), and are dropped.  _add_batch_dim(x, in_dim, level)
+ * makes the per-sample view of x, on which the body's ops run;
+ * _remove_batch_dim(v, level, size, out_dim) stacks the per-sample results.
+ * A region is exact with the batch dim moved to the front where each
+ * per-sample op is: elementwise (each batched operand then has one more
+ * leading dim, which broadcasting lines up when every batched operand has
+ * the output's per-sample rank and every other one no more); along given
+ * dims of its one batched tensor (those dims >= 0 move one on); or a
+ * product (matmul, linear) broadcasting over the leading dims of its
+ * batched first operand.  Nested vmaps (levels) each add a dim: a value
+ * holds one per level it is batched at, outer first (an operand lacking
+ * one gets a dim of 1 there); a result not batched at the level it leaves
+ * is expanded, as PyTorch does.  Other regions are an error naming vmap:
+ * they would need PyTorch's batching rules.
+ *
+ * One sweep in graph order: a value is batched when an operand is. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <onnxc/plugin.h>
+
+#include "inline.h"
+
+enum { MAXRANK = 64 };
+
+static const char PRE[] = "torch._functorch.predispatch::";
+
+/* ops that set up state and compute nothing */
+static const char *const helpers[] = {
+	"lazy_load_decompositions", "_vmap_increment_nesting",
+	"_vmap_decrement_nesting",
+};
+
+/* per-sample ops where the per-sample result is the batched one with the
+ * batch dim in front (elementwise, broadcasting from the right) */
+static const char *const elementwise[] = {
+	"abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2",
+	"atanh", "ceil", "clamp", "clamp_max", "clamp_min", "clone", "cos",
+	"cosh", "div", "elu", "eq", "erf", "exp", "exp2", "expm1", "floor",
+	"ge", "gelu", "gt", "hardsigmoid", "hardswish", "hardtanh", "le",
+	"leaky_relu", "log", "log10", "log1p", "log2", "logical_and",
+	"logical_not", "logical_or", "lt", "maximum", "minimum", "mish", "mul",
+	"ne", "neg", "pow", "reciprocal", "relu", "relu6", "round", "rsqrt",
+	"rsub", "selu", "sigmoid", "sign", "silu", "sin", "sinh", "softplus",
+	"sqrt", "square", "sub", "tan", "tanh", "trunc", "where", "__and__",
+	"__or__", "__xor__", "bitwise_and", "bitwise_or", "bitwise_xor",
+	"bitwise_not", "logical_xor", "remainder", "fmod",
+};
+
+/* per-sample ops along a dim (argument 1, or kwarg dim; an int or a
+ * list): exact on the batched tensor with the dims >= 0 one further on,
+ * when only their tensor (argument 0) is batched */
+static const char *const along[] = {
+	"amax", "amin", "cumsum", "log_softmax", "logsumexp", "mean", "softmax",
+	"sum",
+};
+
+/* per-sample ops whose batched form broadcasts over leading dims of
+ * argument 0 when only that one is batched: x @ w, x w^T + b */
+static const char *const leading[] = {"linear", "matmul"};
+
+/* "aten::sin.default" -> is "sin" in names */
+static int
+base_in(const char *op, const char *const *names, size_t n)
+{
+	if (strncmp(op, "aten::", 6) != 0)
+		return 0;
+	op += 6;
+	size_t len = strcspn(op, ".");
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) == len && !strncmp(op, names[i], len))
+			return 1;
+	return 0;
+}
+
+int
+inl_is_predispatch(const char *op)
+{
+	return op && !strncmp(op, PRE, sizeof PRE - 1);
+}
+
+typedef struct Vm {
+	onnxc_ctx *ctx;
+	const onnxc_host_api *h;
+	onnxc_graph g;
+	int32_t *prank;  /* value -> per-sample rank + 1 when batched, else 0 */
+	uint64_t *mask;  /* value -> its levels (bit l: vmap level l) */
+	uint32_t cap;
+	onnxc_dim size[64];  /* each level's batch size */
+	uint64_t known;      /* the levels whose size is set */
+} Vm;
+
+/* Nested vmaps: a value batched at levels M holds one dim per level of
+ * M, outer levels first, then its per-sample dims. */
+static int
+nlev(uint64_t m)
+{
+	int n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+/* room for value x in prank and mask (new values come past the end) */
+static int
+track(Vm *v, onnxc_value x)
+{
+	if (x < v->cap)
+		return 1;
+	uint32_t cap = v->cap * 2 > x + 1 ? v->cap * 2 : x + 1;
+	int32_t *p = realloc(v->prank, cap * sizeof *p);
+	if (p)
+		v->prank = p;
+	uint64_t *m = p ? realloc(v->mask, cap * sizeof *m) : NULL;
+	if (!m)
+		return 0;
+	v->mask = m;
+	memset(v->prank + v->cap, 0, (cap - v->cap) * sizeof *p);
+	memset(v->mask + v->cap, 0, (cap - v->cap) * sizeof *m);
+	v->cap = cap;
+	return 1;
+}
+
+static uint64_t
+mask_of(const Vm *v, onnxc_value x)
+{
+	return x < v->cap ? v->mask[x] : 0;
+}
+
+/* the level dims of mask m, outer first, into d: how many */
+static int
+level_dims(const Vm *v, uint64_t m, onnxc_dim *d)
+{
+	int k = 0;
+	for (int l = 0; l < 64; l++)
+		if (m >> l & 1)
+			d[k++] = v->size[l];
+	return k;
+}
+
+static int32_t
+prank(const Vm *v, onnxc_value x)
+{
+	return x < v->cap ? v->prank[x] : 0;
+}
+
+static int
+rank_of(Vm *v, onnxc_value x, onnxc_value_info *vi)
+{
+	if (v->h->value_get(v->ctx, v->g, x, vi) != ONNXC_OK ||
+	    vi->kind != ONNXC_VK_TENSOR || vi->rank < 0 || vi->rank >= MAXRANK)
+		return -1;
+	return vi->rank;
+}
+
+/* x moved from dim `from` to dim `to` by a new movedim node (an alias
+ * when they are one: a new value all the same, which alone is batched
+ * where x is read outside the region too): its value */
+static onnxc_value
+movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_value_info vi;
+	onnxc_dim d[MAXRANK], e[MAXRANK];
+	int32_t r = rank_of(v, x, &vi);
+	if (r <= 0 || from < 0 || from >= r || to < 0 || to >= r ||
+	    h->value_dims(v->ctx, v->g, x, d, (uint32_t)r) != ONNXC_OK)
+		return 0;
+	onnxc_node m = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
+	    from == to ? "aten::alias.default" : "aten::movedim.int", 1);
+	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
+	onnxc_arg f = {.kind = ONNXC_ARG_INT, .i = from};
+	onnxc_arg t = {.kind = ONNXC_ARG_INT, .i = to};
+	onnxc_node_info mi;
+	if (!m || h->node_push_arg(v->ctx, v->g, m, &a) != ONNXC_OK ||
+	    (from != to && (h->node_push_arg(v->ctx, v->g, m, &f) != ONNXC_OK ||
+	    h->node_push_arg(v->ctx, v->g, m, &t) != ONNXC_OK)) ||
+	    h->node_get(v->ctx, v->g, m, &mi) != ONNXC_OK)
+		return 0;
+	for (int32_t i = 0, j = 0; i < r; i++) {   /* the dims without from */
+		if (i != from)
+			e[j++] = d[i];
+	}
+	memmove(e + to + 1, e + to, (size_t)(r - 1 - to) * sizeof *e);
+	e[to] = d[from];
+	h->node_set_origin(v->ctx, v->g, m, at);
+	h->node_set_name(v->ctx, v->g, m, name);
+	if (h->value_set_type(v->ctx, v->g, mi.out, vi.dtype, r, e) !=
+	    ONNXC_OK)
+		return 0;
+	return mi.out;
+}
+
+/* x with a new dim of size `size` at pos: unsqueeze, then expand (only
+ * the unsqueeze for a negative size) */
+static onnxc_value
+expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos, int64_t size,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_value_info vi;
+	onnxc_dim d[MAXRANK + 1];
+	int32_t r = rank_of(v, x, &vi);
+	if (r < 0 || r >= MAXRANK || pos < 0 || pos > r ||
+	    (r > 0 && h->value_dims(v->ctx, v->g, x, d, (uint32_t)r) !=
+	    ONNXC_OK))
+		return 0;
+	memmove(d + pos + 1, d + pos, (size_t)(r - pos) * sizeof *d);
+	d[pos] = (onnxc_dim){.n = 1};
+	onnxc_arg items[MAXRANK + 1], list;
+	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
+	onnxc_arg p = {.kind = ONNXC_ARG_INT, .i = pos};
+	onnxc_node_info ui, ei;
+	onnxc_node u = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
+	    "aten::unsqueeze.default", 1);
+	if (!u || h->node_push_arg(v->ctx, v->g, u, &a) != ONNXC_OK ||
+	    h->node_push_arg(v->ctx, v->g, u, &p) != ONNXC_OK ||
+	    h->node_get(v->ctx, v->g, u, &ui) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, ui.out, vi.dtype, r + 1, d) !=
+	    ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, u, at);
+	if (size < 0)
+		return ui.out;   /* only the unsqueeze */
+	for (int32_t i = 0; i <= r; i++) {
+		if (d[i].e)
+			return 0;   /* expand takes the sizes: static ones */
+		items[i] = (onnxc_arg){.kind = ONNXC_ARG_INT,
+			.i = i == pos ? size : d[i].n};
+	}
+	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, (uint32_t)r + 1,
+	    &list) != ONNXC_OK)
+		return 0;
+	a.ref = ui.out;
+	onnxc_node e = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
+	    "aten::expand.default", 1);
+	d[pos].n = size;
+	if (!e || h->node_push_arg(v->ctx, v->g, e, &a) != ONNXC_OK ||
+	    h->node_push_arg(v->ctx, v->g, e, &list) != ONNXC_OK ||
+	    h->node_get(v->ctx, v->g, e, &ei) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, ei.out, vi.dtype, r + 1, d) !=
+	    ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, e, at);
+	h->node_set_name(v->ctx, v->g, e, name);
+	return ei.out;
+}
+
+static onnxc_status
+fail(Vm *v, onnxc_node n, const char *name, const char *why)
+{
+	v->h->report(v->ctx, ONNXC_SEV_ERROR, v->g, n,
+	    "torch.vmap region at '%s' is not supported: %s; onnxc converts "
+	    "vmap over elementwise ops, reductions along given dims and "
+	    "matmul/linear only: write the batched computation without "
+	    "vmap", name, why);
+	return ONNXC_ERROR;
+}
+
+/* _add_batch_dim(x, in_dim, level): x with the batch dim in front */
+static onnxc_status
+add_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_arg x, d, l;
+	onnxc_value_info vi;
+	onnxc_dim dims[MAXRANK];
+	if (h->node_arg(v->ctx, v->g, n, 0, &x) != ONNXC_OK ||
+	    x.kind != ONNXC_ARG_VALUE ||
+	    h->node_arg(v->ctx, v->g, n, 1, &d) != ONNXC_OK ||
+	    d.kind != ONNXC_ARG_INT ||
+	    h->node_arg(v->ctx, v->g, n, 2, &l) != ONNXC_OK ||
+	    l.kind != ONNXC_ARG_INT)
+		return fail(v, n, name, "_add_batch_dim takes (tensor, int, int)");
+	uint64_t mx = mask_of(v, x.ref);
+	if (l.i < 1 || l.i > 63 || mx >> l.i)
+		return fail(v, n, name, "vmap levels out of order");
+	int k = nlev(mx);   /* x's own level dims come first */
+	int32_t r = rank_of(v, x.ref, &vi);
+	if (r <= k ||
+	    h->value_dims(v->ctx, v->g, x.ref, dims, (uint32_t)r) != ONNXC_OK)
+		return fail(v, n, name, "the mapped input's rank is unknown");
+	if (d.i < 0)
+		d.i += r - k;
+	if (d.i < 0 || d.i >= r - k)
+		return fail(v, n, name, "in_dim is not a dim of the mapped "
+		    "input");
+	uint64_t bit = (uint64_t)1 << l.i;
+	onnxc_dim *s = &v->size[l.i];
+	if (v->known & bit && (dims[k + d.i].e != s->e ||
+	    dims[k + d.i].n != s->n))
+		return fail(v, n, name, "inputs of different batch sizes");
+	v->known |= bit;
+	*s = dims[k + d.i];
+	onnxc_value y = movedim(v, n, x.ref, k + d.i, k, name);
+	if (!y || !track(v, y) ||
+	    h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
+		return ONNXC_INVALID;
+	v->prank[y] = r - k;  /* r - k - 1 per-sample dims, plus one */
+	v->mask[y] = mx | bit;
+	return h->node_erase(v->ctx, v->g, n);
+}
+
+/* _remove_batch_dim(v, level, size, out_dim): the batch dim to out_dim */
+static onnxc_status
+remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_arg x, l, sz, o;
+	if (h->node_arg(v->ctx, v->g, n, 0, &x) != ONNXC_OK ||
+	    x.kind != ONNXC_ARG_VALUE ||
+	    h->node_arg(v->ctx, v->g, n, 1, &l) != ONNXC_OK ||
+	    l.kind != ONNXC_ARG_INT ||
+	    h->node_arg(v->ctx, v->g, n, 2, &sz) != ONNXC_OK ||
+	    h->node_arg(v->ctx, v->g, n, 3, &o) != ONNXC_OK ||
+	    o.kind != ONNXC_ARG_INT)
+		return fail(v, n, name, "_remove_batch_dim takes (tensor, int, "
+		    "int, int)");
+	uint64_t m = mask_of(v, x.ref);
+	uint64_t bit = l.i >= 1 && l.i <= 63 ? (uint64_t)1 << l.i : 0;
+	if (!bit || m >> l.i > 1)
+		return fail(v, n, name, "vmap levels out of order");
+	int k = nlev(m & ~bit);  /* the outer level dims */
+	int32_t pr = prank(v, x.ref);
+	onnxc_value_info vi;
+	int32_t r = rank_of(v, x.ref, &vi);
+	onnxc_value y;
+	if (o.i < 0 || r < k)
+		return fail(v, n, name, "a negative out_dim");
+	if (m & bit) {
+		/* a new value: the batched one may be read in the region */
+		y = movedim(v, n, x.ref, k, k + o.i, name);
+	} else {
+		/* not batched at this level: PyTorch expands it */
+		if (sz.kind != ONNXC_ARG_INT)
+			return fail(v, n, name, "a result that does not depend "
+			    "on the level's inputs, of a size not known");
+		y = expand_at(v, n, x.ref, k + o.i, sz.i, name);
+	}
+	if (!y || !track(v, y))
+		return ONNXC_INVALID;
+	v->mask[y] = m & ~bit;   /* one per-sample dim more where batched */
+	v->prank[y] = v->mask[y] ? pr + 1 : 0;
+	if (h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
+		return ONNXC_INVALID;
+	return h->node_erase(v->ctx, v->g, n);
+}
+
+/* dims d >= 0 `by` further on, in the integer or list a of node n's
+ * argument i */
+static int
+shift_dim(Vm *v, onnxc_node n, uint32_t i, const onnxc_arg *a, int by)
+{
+	const onnxc_host_api *h = v->h;
+	if (a->kind == ONNXC_ARG_INT) {
+		onnxc_arg b = *a;
+		b.i += b.i >= 0 ? by : 0;
+		return h->node_set_arg(v->ctx, v->g, n, i, &b) == ONNXC_OK;
+	}
+	if (a->kind != ONNXC_ARG_LIST || a->len == 0 || a->len > MAXRANK)
+		return 0;
+	onnxc_arg items[MAXRANK], b;
+	for (uint32_t k = 0; k < a->len; k++) {
+		if (h->list_item(v->ctx, v->g, a, k, &items[k]) != ONNXC_OK ||
+		    items[k].kind != ONNXC_ARG_INT)
+			return 0;
+		items[k].i += items[k].i >= 0 ? by : 0;
+	}
+	if (h->make_list(v->ctx, v->g, a->kind, items, a->len, &b) !=
+	    ONNXC_OK)
+		return 0;
+	b.key = a->key;
+	return h->node_set_arg(v->ctx, v->g, n, i, &b) == ONNXC_OK;
+}
+
+/* A node of `along` or `leading` whose argument 0 alone is batched: its
+ * dims shifted past the batch dim (along); 0 when it does not fit. */
+static int
+first_only(Vm *v, onnxc_node n, const onnxc_node_info *ni, int dims)
+{
+	const onnxc_host_api *h = v->h;
+	int dimat = -1;
+	int32_t first = 0;
+	for (uint32_t i = 0; i < ni->nargs; i++) {
+		onnxc_arg a;
+		onnxc_value_info ai;
+		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return 0;
+		if (a.kind == ONNXC_ARG_VALUE && (i == 0) != !!prank(v, a.ref))
+			return 0;
+		if (i == 0)
+			first = prank(v, a.ref) - 1;  /* its per-sample rank */
+		/* another tensor's batch dims (those before its last two)
+		 * must line up with the first's per-sample ones */
+		int32_t ar = i > 0 && a.kind == ONNXC_ARG_VALUE ?
+		    rank_of(v, a.ref, &ai) : 0;
+		if (ar > 2 && ar > first)
+			return 0;
+		if (a.kind == ONNXC_ARG_LIST && a.len && i != 1)
+			return 0;   /* a list of tensors: not checked here */
+		const char *key = a.key ? h->str(v->ctx, a.key) : NULL;
+		if (dims && ((i == 1 && !a.key) || (key && !strcmp(key,
+		    "dim"))))
+			dimat = (int)i;
+	}
+	if (!dims)
+		return 1;
+	onnxc_arg d;
+	onnxc_arg x;
+	return dimat > 0 && h->node_arg(v->ctx, v->g, n, 0, &x) == ONNXC_OK &&
+	    h->node_arg(v->ctx, v->g, n, (uint32_t)dimat, &d) == ONNXC_OK &&
+	    shift_dim(v, n, (uint32_t)dimat, &d, nlev(mask_of(v, x.ref)));
+}
+
+/* Elementwise operand i, a value x batched at levels m of the output's
+ * levels all: a dim of 1 for each level it lacks, so that broadcasting
+ * lines the level dims up. */
+static int
+align_levels(Vm *v, onnxc_node n, uint32_t i, onnxc_value x, uint64_t m,
+    uint64_t all, const char *name)
+{
+	int pos = 0;
+	for (int l = 1; l < 64 && m != all; l++) {
+		uint64_t bit = (uint64_t)1 << l;
+		if (!(all & bit))
+			continue;
+		if (!(m & bit)) {
+			x = expand_at(v, n, x, pos, -1, name);
+			if (!x)
+				return 0;
+		}
+		pos++;
+	}
+	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
+	return v->h->node_set_arg(v->ctx, v->g, n, i, &a) == ONNXC_OK;
+}
+
+/* A node with batched operands: an elementwise one, or one of `along` or
+ * `leading` fit for the batched tensor; outputs batched, typed with the
+ * batch dim in front. */
+static onnxc_status
+batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *op, const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_value_info vi;
+	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
+	int dims = base_in(op, along, sizeof along / sizeof *along);
+	int lead = base_in(op, leading, sizeof leading / sizeof *leading);
+	if (!dims && !lead &&
+	    !base_in(op, elementwise, sizeof elementwise / sizeof *elementwise))
+		return fail(v, n, name, "its per-sample op is not elementwise, "
+		    "along a dim or a product with the batched operand first");
+	if (r < 0)
+		return fail(v, n, name, "a per-sample result of unknown rank");
+	if ((dims || lead) && !first_only(v, n, ni, dims))
+		return fail(v, n, name, "only its first operand may be "
+		    "batched, and a reduction needs its dims given");
+	uint64_t all = 0;
+	for (uint32_t i = 0; i < ni->nargs; i++) {
+		onnxc_arg a;
+		onnxc_value_info ai;
+		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return ONNXC_INVALID;
+		if (!dims && !lead && (a.kind == ONNXC_ARG_LIST ||
+		    a.kind == ONNXC_ARG_TUPLE))
+			return fail(v, n, name, "a list operand");
+		if (a.kind != ONNXC_ARG_VALUE)
+			continue;
+		all |= mask_of(v, a.ref);
+		int32_t ar = rank_of(v, a.ref, &ai);
+		int32_t pr = prank(v, a.ref);
+		if (!dims && !lead && (pr ? pr - 1 != r :
+		    ai.kind == ONNXC_VK_TENSOR && ar > r))
+			return fail(v, n, name, "operands whose per-sample "
+			    "ranks differ");
+	}
+	for (uint32_t i = 0; !dims && !lead && i < ni->nargs; i++) {
+		onnxc_arg a;
+		uint64_t m;
+		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return ONNXC_INVALID;
+		if (a.kind == ONNXC_ARG_VALUE && (m = mask_of(v, a.ref)) &&
+		    m != all && !align_levels(v, n, i, a.ref, m, all, name))
+			return ONNXC_INVALID;
+	}
+	onnxc_dim d[2 * MAXRANK];
+	int k = level_dims(v, all, d);
+	if (r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
+	    (uint32_t)r) != ONNXC_OK)
+		return ONNXC_INVALID;
+	if (h->value_set_type(v->ctx, v->g, ni->out, vi.dtype, r + k, d) !=
+	    ONNXC_OK)
+		return ONNXC_INVALID;
+	if (!track(v, ni->out))
+		return ONNXC_NOMEM;
+	v->prank[ni->out] = r + 1;
+	v->mask[ni->out] = all;
+	return ONNXC_OK;
+}
+
+/* whether an argument of n, or an item of a list argument, is batched */
+static int
+any_batched(Vm *v, onnxc_node n, const onnxc_node_info *ni)
+{
+	for (uint32_t i = 0; i < ni->nargs; i++) {
+		onnxc_arg a, it;
+		if (v->h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			continue;
+		if (a.kind == ONNXC_ARG_VALUE && prank(v, a.ref))
+			return 1;
+		if (a.kind != ONNXC_ARG_LIST && a.kind != ONNXC_ARG_TUPLE)
+			continue;
+		for (uint32_t k = 0; k < a.len; k++)
+			if (v->h->list_item(v->ctx, v->g, &a, k, &it) ==
+			    ONNXC_OK && it.kind == ONNXC_ARG_VALUE &&
+			    prank(v, it.ref))
+				return 1;
+	}
+	return 0;
+}
+
+onnxc_status
+inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
+{
+	Vm v = {.ctx = ctx, .h = h, .g = g};
+	uint32_t end = h->node_end(ctx, g);
+	v.cap = h->value_end(ctx, g) + 1;
+	v.prank = calloc(v.cap, sizeof *v.prank);
+	v.mask = calloc(v.cap, sizeof *v.mask);
+	if (!v.prank || !v.mask) {
+		free(v.prank);
+		free(v.mask);
+		return ONNXC_NOMEM;
+	}
+	onnxc_status s = ONNXC_OK;
+	for (onnxc_node n = 1; s == ONNXC_OK && n < end; n++) {
+		onnxc_node_info ni;
+		if (h->node_get(ctx, g, n, &ni) != ONNXC_OK ||
+		    ni.dialect != ONNXC_FX)
+			continue;
+		const char *op = h->str(ctx, ni.op);
+		const char *name = h->str(ctx, ni.name);
+		if (!op)
+			continue;
+		if (inl_is_predispatch(op)) {
+			const char *f = op + sizeof PRE - 1;
+			size_t k = 0;
+			while (k < sizeof helpers / sizeof *helpers &&
+			    strcmp(f, helpers[k]))
+				k++;
+			if (k < sizeof helpers / sizeof *helpers) {
+				for (uint32_t o = 0; o < ni.nout; o++)
+					if (h->value_uses(ctx, g, ni.out + o))
+						s = fail(&v, n, name, "the "
+						    "result of a helper is read");
+				if (s == ONNXC_OK)
+					s = h->node_erase(ctx, g, n);
+			} else if (!strcmp(f, "_add_batch_dim")) {
+				s = add_batch(&v, n, &ni, name);
+			} else if (!strcmp(f, "_remove_batch_dim")) {
+				s = remove_batch(&v, n, &ni, name);
+			} else {
+				h->report(ctx, ONNXC_SEV_ERROR, g, n,
+				    "unsupported pre-dispatch helper '%s' "
+				    "(torch.vmap or functorch transform)", op);
+				s = ONNXC_ERROR;
+			}
+		} else if (any_batched(&v, n, &ni)) {
+			s = batched_node(&v, n, &ni, op, name);
+		}
+	}
+	free(v.prank);
+	free(v.mask);
+	return s;
+}

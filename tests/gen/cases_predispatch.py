@@ -1,0 +1,142 @@
+"""Training-IR programs with pre-dispatch helpers and enabled autocast regions
+(tests/cases-training, issue 35).  Made with real PyTorch:
+
+    /work/shared/tools/torch-env run 2.14 python3 /work/shared/tools/gen2/gen.py \
+        tests/cases-training cases_predispatch   (with tests/gen on PYTHONPATH)
+"""
+import torch
+import torch.nn as nn
+
+
+def case(model, *samples, **kw):
+    return dict(model=model, samples=list(samples), core=False, pt2=False, **kw)
+
+
+class VmapElementwise(nn.Module):
+    """torch.vmap over dim 0 of an elementwise body: lazy_load_decompositions,
+    _vmap_increment_nesting/_vmap_decrement_nesting and the batch-dim markers."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.sin() * 2)(x)
+
+
+class VmapInputReadOutside(nn.Module):
+    """The mapped input is read outside the region too (unbatched there)."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.cos() + 1)(x) * x + x.sum(0)
+
+
+class VmapInDim1(nn.Module):
+    """vmap over dim 1, output batch dim 0, two inputs (one not mapped)."""
+    def forward(self, x, y):
+        return torch.vmap(lambda r, s: (r * s).tanh() + r, in_dims=(1, None))(x, y)
+
+
+class VmapInDim2(nn.Module):
+    """vmap over dim 2 of a 3-D input (out_dims other than 0 do not
+    export in torch 2.14: a lifted fake tensor); a per-sample
+    operand of lower rank (broadcast) and a scalar."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("b", torch.linspace(-1, 1, 4))
+    def forward(self, x):
+        return torch.vmap(lambda r: torch.where(r > 0, r * self.b, r.sigmoid()), in_dims=2)(x)
+
+
+class VmapAlong(nn.Module):
+    """Per-sample ops along dims (sum, softmax, negative and positive
+    dims) and products with the batched operand first (linear, matmul)."""
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 3)
+        self.register_buffer("w", torch.randn(3, 2))
+    def forward(self, x):
+        def f(r):
+            h = self.lin(r).softmax(-1)
+            return ((h @ self.w).sum(0) + r.mean(1, keepdim=True).sum(0)
+                    + h.cumsum(0).amax([0]).logsumexp(-1, keepdim=True))
+        return torch.vmap(f)(x)
+
+
+class VmapNestedMask(nn.Module):
+    """transformers' masking_utils: a mask function of (batch, head, q, kv)
+    index scalars vmapped over all four (nested levels, inputs mapped at
+    one level each, results not batched at some levels expanded)."""
+    def forward(self, x):
+        def mask(b, h, q, kv):
+            return (kv <= q) & (q - kv < 3)
+        f = mask
+        for dims in [(None, None, None, 0), (None, None, 0, None),
+                     (None, 0, None, None), (0, None, None, None)]:
+            f = torch.vmap(f, in_dims=dims, out_dims=0)
+        n = x.shape[-1]
+        m = f(torch.arange(x.shape[0]), torch.arange(1), torch.arange(n), torch.arange(n))
+        return x.masked_fill(~m, -1.0)
+
+
+class VmapNestedOuter(nn.Module):
+    """An outer product by nested vmap: operands batched at different
+    levels meet in one op (level dims aligned), a reduction inside."""
+    def forward(self, a, b):
+        f = lambda r, s: (r * s + r).sum(-1) + s.amax(0)
+        return torch.vmap(torch.vmap(f, in_dims=(0, None)), in_dims=(None, 0))(a, b)
+
+
+class VmapTranspose(nn.Module):
+    """A per-sample transpose: refused naming vmap."""
+    def forward(self, x):
+        return torch.vmap(lambda r: r.transpose(0, 1) * 2)(x)
+
+
+class AutocastBf16(nn.Module):
+    """An enabled CPU bfloat16 region: linear and matmul in bf16, the rest
+    promoted; the result read outside in float32 arithmetic."""
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 6)
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            h = self.lin(x)
+            a = h.relu() + x[:, :6]
+            m = a @ a.transpose(0, 1)
+            s = m.softmax(-1)
+        return s.float() * 2, a
+
+
+class AutocastNested(nn.Module):
+    """An enabled region with a disabled one inside (float32 there)."""
+    def forward(self, x, w):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = torch.mm(x, w)
+            with torch.autocast("cpu", enabled=False):
+                z = torch.mm(x, w)
+            r = y + z
+        return r
+
+
+class AutocastPolicy(nn.Module):
+    """float16 region: conv2d (lower precision), prod (float32 list), cat
+    of float16 and float32 (promote)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.float16):
+            y = self.conv(x)
+            p = (y * 0.5).prod(dim=1)
+            z = torch.cat([y, x], dim=1)
+        return p, z
+
+
+CASES = {
+    "pre_vmap_elementwise": lambda: case(VmapElementwise(), (torch.randn(3, 4),)),
+    "pre_vmap_read_outside": lambda: case(VmapInputReadOutside(), (torch.randn(3, 4),)),
+    "pre_vmap_in_dim1": lambda: case(VmapInDim1(), (torch.randn(4, 5), torch.randn(4))),
+    "pre_vmap_in_dim2": lambda: case(VmapInDim2(), (torch.randn(3, 4, 2),)),
+    "pre_vmap_along": lambda: case(VmapAlong(), (torch.randn(3, 4, 5),)),
+    "pre_vmap_nested_mask": lambda: case(VmapNestedMask(), (torch.randn(2, 1, 5, 5),)),
+    "pre_vmap_nested_outer": lambda: case(VmapNestedOuter(), (torch.randn(3, 4), torch.randn(5, 4))),
+    "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
+    "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
+    "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),
+    "autocast_nested": lambda: case(AutocastNested(), (torch.randn(4, 6), torch.randn(6, 3))),
+}
