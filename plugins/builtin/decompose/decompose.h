@@ -135,4 +135,73 @@ int dec_weight_norm(Rw *r);
 int dec_weight_norm_interface(Rw *r);
 int dec_histc(Rw *r);
 
+/* --- build.c: typed values, one FX node per call --- */
+typedef struct TV {
+	onnxc_value v; /* 0: absent */
+	Ty t;
+} TV;
+TV dec_in(Rw *r, int pos, const char *key);
+TV dec_out(Rw *r, uint32_t k);
+TV dec_tv(onnxc_value v, Ty t);
+TV dec_u(Rw *r, const char *op, TV x);
+/* op(a, b) broadcast; a float operand's dtype wins */
+TV dec_b(Rw *r, const char *op, TV a, TV b);
+/* comparison: bool */
+TV dec_c(Rw *r, const char *op, TV a, TV b);
+TV dec_s(Rw *r, const char *op, TV x, double s);
+TV dec_cs(Rw *r, const char *op, TV x, double s);
+TV dec_sel(Rw *r, TV c, TV a, TV b);
+TV dec_sel_s(Rw *r, TV c, double a, TV x);
+TV dec_cast(Rw *r, TV x, uint32_t dt);
+TV dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n,
+    int keep);
+TV dec_poly(Rw *r, TV x, const double *c, int n);
+TV dec_unsq(Rw *r, TV x, int d);
+TV dec_swap(Rw *r, TV x, int a, int b);
+TV dec_expand(Rw *r, TV x, const Ty *t);
+
+/* --- views.c: composite views and layout ops --- */
+int dec_mT(Rw *r);
+int dec_real_copy(Rw *r);
+int dec_isreal(Rw *r);
+int dec_ravel(Rw *r);
+int dec_t_copy(Rw *r);
+int dec_flipud(Rw *r);
+int dec_fliplr(Rw *r);
+int dec_fftshift(Rw *r);
+int dec_ifftshift(Rw *r);
+int dec_atleast(Rw *r);
+int dec_msort(Rw *r);
+int dec_argsort(Rw *r);
+int dec_broadcast_tensors(Rw *r);
+int dec_meshgrid(Rw *r);
+int dec_trace(Rw *r);
+int dec_diag_embed(Rw *r);
+int dec_diag(Rw *r);
+int dec_linalg_diagonal(Rw *r);
+int dec_take_along_dim(Rw *r);
+int dec_rot90(Rw *r);
+int dec_channel_shuffle(Rw *r);
+int dec_sum_to_size(Rw *r);
+int dec_nansum(Rw *r);
+int dec_nanmean(Rw *r);
+
+/* --- losses.c: losses and distances --- */
+int dec_l1_loss(Rw *r);
+int dec_mse_loss(Rw *r);
+int dec_smooth_l1_loss(Rw *r);
+int dec_huber_loss(Rw *r);
+int dec_soft_margin_loss(Rw *r);
+int dec_binary_cross_entropy(Rw *r);
+int dec_bce_with_logits(Rw *r);
+int dec_hinge_embedding_loss(Rw *r);
+int dec_margin_ranking_loss(Rw *r);
+int dec_cosine_embedding_loss(Rw *r);
+int dec_kl_div(Rw *r);
+int dec_pairwise_distance(Rw *r);
+int dec_dist(Rw *r);
+int dec_cosine_similarity(Rw *r);
+int dec_cdist(Rw *r);
+int dec_triplet_margin_loss(Rw *r);
+
 #endif
