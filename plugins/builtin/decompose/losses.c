@@ -291,6 +291,17 @@ dec_cosine_similarity(Rw *r)
 	    !dec_arg_float(r, 3, "eps", 1e-8, &eps))
 		return 0;
 	Ty t = dec_ty_bcast(&a.t, &b.t, a.t.dtype);
+	if (t.rank == 0 && (dim == 0 || dim == -1)) {
+		/* 0-d: dim 0 is the value itself, its norm |x| */
+		TV na = dec_s(r, "aten::clamp_min.default",
+		    dec_u(r, "aten::abs.default", a), eps);
+		TV nb = dec_s(r, "aten::clamp_min.default",
+		    dec_u(r, "aten::abs.default", b), eps);
+		dec_bind(r, 0, dec_b(r, "aten::mul.Tensor", dec_b(r,
+		    "aten::div.Tensor", a, na), dec_b(r, "aten::div.Tensor", b,
+		    nb)).v);
+		return 1;
+	}
 	if (!dec_ty_static(&t) || dim < -t.rank || dim >= t.rank)
 		return 0;
 	a = dec_expand(r, a, &t);
