@@ -24,6 +24,29 @@ class EmptyMeans(nn.Module):
                 e.mean(0, keepdim=True), x.sum(1))
 
 
+class Special(nn.Module):
+    """The special functions the decompose pass writes as series (special.c)."""
+    def forward(self, x, y, p):
+        sp = torch.special
+        ax = x.abs()
+        return (torch.lgamma(x), torch.digamma(x), torch.polygamma(1, x), torch.polygamma(3, x),
+                torch.mvlgamma(ax + 3, 3), torch.erfinv(y), sp.ndtr(x), sp.log_ndtr(x), sp.ndtri(p),
+                sp.erfcx(x), sp.entr(x), torch.sinc(x), sp.xlog1py(x, y.abs()), sp.zeta(ax + 1.5, x),
+                torch.i0(x), sp.i0e(x), sp.i1(x), sp.i1e(x), sp.modified_bessel_k0(ax),
+                sp.modified_bessel_k1(ax), sp.scaled_modified_bessel_k0(ax),
+                sp.scaled_modified_bessel_k1(ax), sp.spherical_bessel_j0(x))
+
+
+def special_samples():
+    g = torch.Generator().manual_seed(1)
+    x = torch.rand(64, generator=g) * 18 - 9
+    x[:4] = torch.tensor([0.25, 1.0, 2.0, 30.0])
+    y = torch.rand(64, generator=g) * 1.98 - 0.99
+    p = torch.rand(64, generator=g) * 0.998 + 0.001
+    return (x, y, p)
+
+
 CASES = {
+    "special_fns": lambda: case(Special(), special_samples()),
     "zero_mean": lambda: case(EmptyMeans(), (torch.randn(3, 0, 2), torch.randn(0, 4))),
 }

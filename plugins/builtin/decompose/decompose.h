@@ -204,4 +204,30 @@ int dec_cosine_similarity(Rw *r);
 int dec_cdist(Rw *r);
 int dec_triplet_margin_loss(Rw *r);
 
+/* --- special.c: special functions --- */
+int dec_lgamma(Rw *r);
+int dec_mvlgamma(Rw *r);
+int dec_digamma(Rw *r);
+int dec_zeta(Rw *r);
+int dec_polygamma(Rw *r);
+int dec_special_polygamma(Rw *r);
+int dec_erfinv(Rw *r);
+int dec_erfcx(Rw *r);
+int dec_ndtr(Rw *r);
+int dec_log_ndtr(Rw *r);
+int dec_ndtri(Rw *r);
+int dec_entr(Rw *r);
+int dec_sinc(Rw *r);
+int dec_spherical_j0(Rw *r);
+int dec_xlog1py(Rw *r);
+
+int dec_i0(Rw *r);
+int dec_i0e(Rw *r);
+int dec_i1(Rw *r);
+int dec_i1e(Rw *r);
+int dec_k0(Rw *r);
+int dec_k1(Rw *r);
+int dec_k0e(Rw *r);
+int dec_k1e(Rw *r);
+
 #endif
