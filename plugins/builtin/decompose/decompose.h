@@ -230,4 +230,24 @@ int dec_k1(Rw *r);
 int dec_k0e(Rw *r);
 int dec_k1e(Rw *r);
 
+/* --- linalg.c: products, norms, scans --- */
+int dec_linalg_vecdot(Rw *r);
+int dec_vdot(Rw *r);
+int dec_inner(Rw *r);
+int dec_tensordot(Rw *r);
+int dec_kron(Rw *r);
+int dec_addr(Rw *r);
+int dec_multi_dot(Rw *r);
+int dec_linalg_matrix_norm(Rw *r);
+int dec_linalg_norm(Rw *r);
+int dec_cross(Rw *r);
+int dec_logcumsumexp(Rw *r);
+int dec_aminmax(Rw *r);
+int dec_softmax_backward(Rw *r);
+int dec_trapezoid(Rw *r);
+int dec_cumulative_trapezoid(Rw *r);
+
+int dec_nll_loss(Rw *r);
+int dec_cross_entropy_loss(Rw *r);
+
 #endif

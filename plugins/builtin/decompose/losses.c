@@ -362,3 +362,113 @@ dec_triplet_margin_loss(Rw *r)
 	    dec_b(r, "aten::sub.Tensor", dp, dn), m), 0);
 	return reduced(r, l, red);
 }
+
+/* The negative log likelihood of the classes target picks from logp
+ * (classes along dim cd), weighted by weight[target] (when given), 0
+ * where target == ii; reduced (mean: divided by the sum of the weights
+ * counted). */
+static int
+nll(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii, int cd)
+{
+	if (!dec_ty_static(&target.t) || red < 0 || red > 2)
+		return 0;
+	TV valid = dec_cs(r, "aten::ne.Scalar", target, (double)ii);
+	TV t = dec_tv(EMIT(r, "aten::where.ScalarOther", &target.t,
+	    dec_a_val(valid.v), dec_a_val(target.v), dec_a_int(0)), target.t);
+	TV ti = dec_unsq(r, t, cd);
+	Ty tg = ti.t;
+	tg.dtype = logp.t.dtype;
+	TV g = dec_tv(EMIT(r, "aten::gather.default", &tg, dec_a_val(logp.v),
+	    dec_a_int(cd), dec_a_val(ti.v)), tg);
+	Ty tt = dec_ty_dtype(target.t, logp.t.dtype);
+	g = dec_tv(dec_view(r, g.v, &tt), tt);
+	TV l = dec_u(r, "aten::neg.default", g);
+	TV w = {0, {0, 0, {{0, 0}}}};
+	if (weight.v) {
+		int64_t m1 = -1, n = 1;
+		for (int i = 0; i < target.t.rank; i++)
+			n *= target.t.d[i].n;
+		Ty tf = target.t;
+		tf.rank = 1;
+		tf.d[0] = (onnxc_dim){n, 0};
+		onnxc_value flat = EMIT(r, "aten::reshape.default", &tf,
+		    dec_a_val(t.v), dec_a_ints(r, &m1, 1));
+		Ty twf = dec_ty_dtype(tf, weight.t.dtype);
+		TV wf = dec_tv(EMIT(r, "aten::index_select.default", &twf,
+		    dec_a_val(weight.v), dec_a_int(0), dec_a_val(flat)), twf);
+		Ty tw = dec_ty_dtype(target.t, weight.t.dtype);
+		w = dec_tv(dec_view(r, wf.v, &tw), tw);
+		l = dec_b(r, "aten::mul.Tensor", l, w);
+	}
+	l = dec_sel_s(r, dec_u(r, "aten::logical_not.default", valid), 0, l);
+	if (red != 1)
+		return reduced(r, l, red);
+	TV den = w.v ? w : dec_cast(r, valid, logp.t.dtype);
+	if (w.v)
+		den = dec_sel_s(r, dec_u(r, "aten::logical_not.default", valid), 0,
+		    den);
+	den = dec_red(r, "aten::sum.dim_IntList", den, NULL, -1, 0);
+	l = dec_red(r, "aten::sum.dim_IntList", l, NULL, -1, 0);
+	dec_bind(r, 0, dec_b(r, "aten::div.Tensor", l, den).v);
+	return 1;
+}
+
+/* nll_loss_nd / nll_loss(self, target, weight=None, reduction=1,
+ * ignore_index=-100) */
+int
+dec_nll_loss(Rw *r)
+{
+	TV x = dec_in(r, 0, "self"), t = dec_in(r, 1, "target");
+	TV w = dec_in(r, 2, "weight");
+	int64_t red, ii;
+	if (!x.v || !t.v || x.t.rank < 1 || !dec_out(r, 0).v ||
+	    !dec_arg_int(r, 3, "reduction", 1, &red) ||
+	    !dec_arg_int(r, 4, "ignore_index", -100, &ii))
+		return 0;
+	return nll(r, x, t, w, red, ii, x.t.rank == 1 ? 0 : 1);
+}
+
+/* cross_entropy_loss(self, target, weight=None, reduction=1,
+ * ignore_index=-100, label_smoothing=0): log_softmax over the classes,
+ * then nll for class indices, or -sum(target * logp * weight) over the
+ * classes for probabilities (smoothed towards uniform) */
+int
+dec_cross_entropy_loss(Rw *r)
+{
+	TV x = dec_in(r, 0, "self"), t = dec_in(r, 1, "target");
+	TV w = dec_in(r, 2, "weight");
+	int64_t red, ii, c;
+	double ls;
+	if (!x.v || !t.v || x.t.rank < 1 || !dec_out(r, 0).v ||
+	    !dec_ty_static(&x.t) || !dec_arg_int(r, 3, "reduction", 1, &red) ||
+	    !dec_arg_int(r, 4, "ignore_index", -100, &ii) ||
+	    !dec_arg_float(r, 5, "label_smoothing", 0, &ls) || red < 0 ||
+	    red > 2)
+		return 0;
+	int64_t cd = x.t.rank == 1 ? 0 : 1;
+	c = x.t.d[cd].n;
+	TV lp = dec_tv(EMIT(r, "aten::log_softmax.int", &x.t, dec_a_val(x.v),
+	    dec_a_int(cd)), x.t);
+	if (t.t.dtype == ONNXC_DT_I64 || t.t.dtype == ONNXC_DT_I32) {
+		if (ls != 0)
+			return 0;
+		return nll(r, lp, t, w, red, ii, (int)cd);
+	}
+	if (t.t.rank != x.t.rank)
+		return 0;
+	if (ls != 0)
+		t = dec_s(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", t,
+		    1 - ls), ls / (double)c);
+	TV p = dec_b(r, "aten::mul.Tensor", lp, t);
+	if (w.v) {
+		Ty tw = w.t;
+		tw.rank = x.t.rank - (int)cd;
+		for (int i = 1; i < tw.rank; i++)
+			tw.d[i] = (onnxc_dim){1, 0};
+		p = dec_b(r, "aten::mul.Tensor", p, tw.rank == 1 ? w :
+		    dec_tv(dec_view(r, w.v, &tw), tw));
+	}
+	TV l = dec_u(r, "aten::neg.default", dec_red(r, "aten::sum.dim_IntList",
+	    p, &cd, 1, 0));
+	return reduced(r, l, red);
+}
