@@ -250,4 +250,17 @@ int dec_cumulative_trapezoid(Rw *r);
 int dec_nll_loss(Rw *r);
 int dec_cross_entropy_loss(Rw *r);
 
+/* --- arith.c: element-wise, splits and stacks --- */
+int dec_signbit(Rw *r);
+int dec_copysign(Rw *r);
+int dec_float_power(Rw *r);
+int dec_ldexp(Rw *r);
+int dec_isclose(Rw *r);
+int dec_hsplit(Rw *r);
+int dec_vsplit(Rw *r);
+int dec_dsplit(Rw *r);
+int dec_dstack(Rw *r);
+int dec_column_stack(Rw *r);
+int dec_block_diag(Rw *r);
+
 #endif
