@@ -159,6 +159,10 @@ TV dec_poly(Rw *r, TV x, const double *c, int n);
 TV dec_unsq(Rw *r, TV x, int d);
 TV dec_swap(Rw *r, TV x, int a, int b);
 TV dec_expand(Rw *r, TV x, const Ty *t);
+/* views.c: i64 [m] 0..m-1; x's last dim on diagonal off of two new
+ * trailing dims, zeros elsewhere */
+TV dec_iota(Rw *r, int64_t m);
+TV dec_embed_diag(Rw *r, TV x, int64_t off);
 
 /* --- views.c: composite views and layout ops --- */
 int dec_mT(Rw *r);
@@ -262,5 +266,13 @@ int dec_dsplit(Rw *r);
 int dec_dstack(Rw *r);
 int dec_column_stack(Rw *r);
 int dec_block_diag(Rw *r);
+
+/* --- select.c: selections and constructions --- */
+int dec_take(Rw *r);
+int dec_isin(Rw *r);
+int dec_diagflat(Rw *r);
+int dec_diagonal_scatter(Rw *r);
+int dec_cartesian_prod(Rw *r);
+int dec_renorm(Rw *r);
 
 #endif

@@ -297,8 +297,8 @@ dec_trace(Rw *r)
 }
 
 /* i64 [m] 0..m-1 */
-static TV
-iota(Rw *r, int64_t m)
+TV
+dec_iota(Rw *r, int64_t m)
 {
 	Ty t = {ONNXC_DT_I64, 1, {{m, 0}}};
 	return dec_tv(EMIT(r, "aten::arange.default", &t, dec_a_int(m),
@@ -308,8 +308,8 @@ iota(Rw *r, int64_t m)
 
 /* x's last dim ([..., n]) on the diagonal `off` of two new trailing dims
  * [..., m, m], m = n + |off|, zeros elsewhere */
-static TV
-embed_diag(Rw *r, TV x, int64_t off)
+TV
+dec_embed_diag(Rw *r, TV x, int64_t off)
 {
 	int64_t n, k = off < 0 ? -off : off;
 	dec_dim_static(&x.t.d[x.t.rank - 1], &n);
@@ -328,7 +328,7 @@ embed_diag(Rw *r, TV x, int64_t off)
 	Ty tm = y.t;
 	tm.d[tm.rank - 1] = tm.d[tm.rank - 2] = (onnxc_dim){m, 0};
 	y = dec_expand(r, y, &tm);
-	TV a = iota(r, m);
+	TV a = dec_iota(r, m);
 	TV col = dec_unsq(r, a, 0), row = dec_unsq(r, a, 1);
 	TV on = dec_cs(r, "aten::eq.Scalar", dec_b(r, "aten::sub.Tensor", col,
 	    row), (double)off);
@@ -352,7 +352,7 @@ dec_diag_embed(Rw *r)
 	d2 = d2 < 0 ? d2 + rk : d2;
 	if (d1 < 0 || d2 < 0 || d1 >= rk || d2 >= rk || d1 == d2)
 		return 0;
-	TV y = embed_diag(r, x, off);
+	TV y = dec_embed_diag(r, x, off);
 	/* move the two new dims (rk-2, rk-1) to d1 and d2 */
 	int64_t perm[MAXR];
 	int src = 0;
@@ -379,7 +379,7 @@ dec_diag(Rw *r)
 	    !dec_arg_int(r, 1, "diagonal", 0, &off))
 		return 0;
 	if (x.t.rank == 1) {
-		dec_bind(r, 0, embed_diag(r, x, off).v);
+		dec_bind(r, 0, dec_embed_diag(r, x, off).v);
 		return 1;
 	}
 	if (x.t.rank != 2)

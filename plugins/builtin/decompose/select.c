@@ -1,0 +1,201 @@
+/* select.c - inside the decompose plugin: composite selections and
+ * constructions (take, isin, diagflat, diagonal_scatter,
+ * cartesian_prod, renorm) as gathers, comparisons and masks. */
+#include "decompose.h"
+
+static int64_t
+numel(const Ty *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t->rank; i++)
+		n *= t->d[i].n;
+	return n;
+}
+
+/* x flattened to [numel] */
+static TV
+flat(Rw *r, TV x)
+{
+	int64_t m1 = -1;
+	Ty t = x.t;
+	t.rank = 1;
+	t.d[0] = (onnxc_dim){numel(&x.t), 0};
+	return dec_tv(EMIT(r, "aten::reshape.default", &t, dec_a_val(x.v),
+	    dec_a_ints(r, &m1, 1)), t);
+}
+
+/* take(x, idx) = x.flatten()[idx], negative indices from the end */
+int
+dec_take(Rw *r)
+{
+	TV x = dec_in(r, 0, "self"), ix = dec_in(r, 1, "index"), o = dec_out(r, 0);
+	if (!x.v || !ix.v || !o.v || !dec_ty_static(&x.t) ||
+	    !dec_ty_static(&ix.t))
+		return 0;
+	TV xf = flat(r, x), jf = flat(r, ix);
+	TV neg = dec_cs(r, "aten::lt.Scalar", jf, 0);
+	jf = dec_sel(r, neg, dec_s(r, "aten::add.Tensor", jf,
+	    (double)numel(&x.t)), jf);
+	Ty tg = dec_ty_dtype(jf.t, x.t.dtype);
+	TV g = dec_tv(EMIT(r, "aten::index_select.default", &tg,
+	    dec_a_val(xf.v), dec_a_int(0), dec_a_val(jf.v)), tg);
+	dec_bind(r, 0, dec_view(r, g.v, &o.t));
+	return 1;
+}
+
+/* isin(elements, test_elements, *, assume_unique=False, invert=False):
+ * each element compared with every test element */
+int
+dec_isin(Rw *r)
+{
+	TV e = dec_in(r, 0, "elements"), t = dec_in(r, 1, "test_elements");
+	TV o = dec_out(r, 0);
+	int64_t inv, last = -1;
+	if (!e.v || !t.v || !o.v || !dec_ty_static(&e.t) ||
+	    !dec_ty_static(&t.t) || e.t.rank >= MAXR ||
+	    !dec_arg_int(r, 3, "invert", 0, &inv))
+		return 0;
+	TV ef = dec_unsq(r, e, e.t.rank), tf = flat(r, t);
+	TV eq = dec_c(r, "aten::eq.Tensor", ef, tf);
+	Ty ta = eq.t;
+	ta.rank--;
+	TV any = dec_tv(EMIT(r, "aten::any.dim", &ta, dec_a_val(eq.v),
+	    dec_a_int(last)), ta);
+	if (inv)
+		any = dec_u(r, "aten::logical_not.default", any);
+	dec_bind(r, 0, any.v);
+	return 1;
+}
+
+/* diagflat(x, offset=0): x flattened on a diagonal of a matrix */
+int
+dec_diagflat(Rw *r)
+{
+	TV x = dec_in(r, 0, "self");
+	int64_t off;
+	if (!x.v || !dec_ty_static(&x.t) || !dec_arg_int(r, 1, "offset", 0, &off))
+		return 0;
+	dec_bind(r, 0, dec_embed_diag(r, flat(r, x), off).v);
+	return 1;
+}
+
+/* diagonal_scatter(x, src, offset=0, dim1=0, dim2=1) of a matrix: src
+ * on diagonal offset, x elsewhere */
+int
+dec_diagonal_scatter(Rw *r)
+{
+	TV x = dec_in(r, 0, "self"), s = dec_in(r, 1, "src");
+	int64_t off, d1, d2, m, n;
+	if (!x.v || !s.v || x.t.rank != 2 || s.t.rank != 1 ||
+	    !dec_ty_static(&x.t) || !dec_ty_static(&s.t) ||
+	    !dec_arg_int(r, 2, "offset", 0, &off) ||
+	    !dec_arg_int(r, 3, "dim1", 0, &d1) ||
+	    !dec_arg_int(r, 4, "dim2", 1, &d2))
+		return 0;
+	d1 += d1 < 0 ? 2 : 0;
+	d2 += d2 < 0 ? 2 : 0;
+	if (d1 != 0 || d2 != 1)
+		return 0;
+	m = x.t.d[0].n, n = x.t.d[1].n;
+	/* off >= 0: row i holds src[i] (padded to m rows) at column i + off;
+	 * else column j holds src[j] (padded to n) at row j - off */
+	int64_t len = off >= 0 ? m : n, k = s.t.d[0].n;
+	if (k > len)
+		return 0;
+	TV v = s;
+	if (k < len) {
+		int64_t pad[2] = {0, len - k};
+		Ty tp = s.t;
+		tp.d[0] = (onnxc_dim){len, 0};
+		v = dec_tv(EMIT(r, "aten::constant_pad_nd.default", &tp,
+		    dec_a_val(s.v), dec_a_ints(r, pad, 2), dec_a_float(0)), tp);
+	}
+	v = dec_unsq(r, v, off >= 0 ? 1 : 0);
+	TV row = dec_unsq(r, dec_iota(r, m), 1), col = dec_unsq(r, dec_iota(r, n),
+	    0);
+	TV on = dec_cs(r, "aten::eq.Scalar", dec_b(r, "aten::sub.Tensor", col,
+	    row), (double)off);
+	dec_bind(r, 0, dec_sel(r, on, dec_expand(r, dec_cast(r, v, x.t.dtype),
+	    &x.t), x).v);
+	return 1;
+}
+
+/* cartesian_prod(tensors): rows of every combination, the last tensor
+ * varying fastest; one tensor is itself */
+int
+dec_cartesian_prod(Rw *r)
+{
+	onnxc_arg a, it;
+	TV o = dec_out(r, 0), xs[MAXR];
+	if (!o.v || !dec_arg(r, 0, "tensors", &a) || a.kind != ONNXC_ARG_LIST ||
+	    a.len < 1 || a.len >= MAXR)
+		return 0;
+	int n = (int)a.len;
+	Ty g;
+	g.dtype = o.t.dtype;
+	g.rank = n;
+	for (int i = 0; i < n; i++) {
+		if (r->h->list_item(r->ctx, r->g, &a, (uint32_t)i, &it) !=
+		    ONNXC_OK || it.kind != ONNXC_ARG_VALUE ||
+		    dec_ty_of(r, it.ref, &xs[i].t) || xs[i].t.rank != 1 ||
+		    xs[i].t.d[0].e)
+			return 0;
+		xs[i].v = it.ref;
+		g.d[i] = xs[i].t.d[0];
+	}
+	if (n == 1) {
+		dec_bind(r, 0, dec_u(r, "aten::clone.default", xs[0]).v);
+		return 1;
+	}
+	onnxc_arg cols[MAXR], list;
+	Ty tc = o.t;
+	tc.d[1] = (onnxc_dim){1, 0};
+	for (int i = 0; i < n; i++) {
+		Ty tv = g;
+		for (int j = 0; j < n; j++)
+			if (j != i)
+				tv.d[j] = (onnxc_dim){1, 0};
+		TV v = dec_tv(dec_view(r, xs[i].v, &tv), tv);
+		v = dec_expand(r, v, &g);
+		v = dec_u(r, "aten::clone.default", v);
+		cols[i] = dec_a_val(dec_view(r, v.v, &tc));
+	}
+	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, cols, (uint32_t)n,
+	    &list) != ONNXC_OK)
+		return 0;
+	dec_bind(r, 0, EMIT(r, "aten::cat.default", &o.t, list, dec_a_int(1)));
+	return 1;
+}
+
+/* renorm(x, p, dim, maxnorm): each slice along dim whose p-norm is above
+ * maxnorm scaled by maxnorm / (norm + 1e-7) */
+int
+dec_renorm(Rw *r)
+{
+	TV x = dec_in(r, 0, "self");
+	double p, mx;
+	int64_t dim, dims[MAXR];
+	if (!x.v || x.t.rank < 1 || !dec_arg_float(r, 1, "p", 2, &p) ||
+	    !dec_arg_int(r, 2, "dim", 0, &dim) ||
+	    !dec_arg_float(r, 3, "maxnorm", 0, &mx))
+		return 0;
+	dim += dim < 0 ? x.t.rank : 0;
+	if (dim < 0 || dim >= x.t.rank)
+		return 0;
+	int nd = 0;
+	for (int i = 0; i < x.t.rank; i++)
+		if (i != dim)
+			dims[nd++] = i;
+	TV s0 = dec_red(r, "aten::sum.dim_IntList", x, dims, nd, 1);
+	TV nrm = dec_tv(EMIT(r, "aten::linalg_vector_norm.default", &s0.t,
+	    dec_a_val(x.v), dec_a_float(p), dec_a_ints(r, dims, nd),
+	    dec_a_bool(1)), s0.t);
+	TV f = dec_u(r, "aten::reciprocal.default",
+	    dec_s(r, "aten::add.Tensor", nrm, 1e-7));
+	f = dec_s(r, "aten::mul.Tensor", f, mx);
+	TV big = dec_cs(r, "aten::gt.Scalar", nrm, mx);
+	f = dec_tv(EMIT(r, "aten::where.ScalarOther", &f.t, dec_a_val(big.v),
+	    dec_a_val(f.v), dec_a_float(1)), f.t);
+	dec_bind(r, 0, dec_b(r, "aten::mul.Tensor", x, f).v);
+	return 1;
+}
