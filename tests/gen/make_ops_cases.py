@@ -46,7 +46,24 @@ def special_samples():
     return (x, y, p)
 
 
+class Quantiles(nn.Module):
+    """quantile and nanquantile over a dim, over everything, with NaN (decompose select.c)."""
+    def forward(self, x):
+        return (torch.quantile(x, 0.3, dim=1), torch.quantile(x, 0.75, dim=0, keepdim=True),
+                torch.quantile(x, 0.5), torch.nanquantile(x, 0.4, dim=1),
+                torch.nanquantile(x, 0.9, dim=0, keepdim=True), torch.nanquantile(x, 1.0))
+
+
+def quantile_samples():
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(5, 7, generator=g)
+    x[1, 3] = float("nan")
+    x[4, :] = float("nan")
+    return (x,)
+
+
 CASES = {
+    "quantiles": lambda: case(Quantiles(), quantile_samples()),
     "special_fns": lambda: case(Special(), special_samples()),
     "zero_mean": lambda: case(EmptyMeans(), (torch.randn(3, 0, 2), torch.randn(0, 4))),
 }

@@ -275,4 +275,7 @@ int dec_diagonal_scatter(Rw *r);
 int dec_cartesian_prod(Rw *r);
 int dec_renorm(Rw *r);
 
+int dec_quantile(Rw *r);
+int dec_nanquantile(Rw *r);
+
 #endif

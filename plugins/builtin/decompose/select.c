@@ -1,6 +1,9 @@
 /* select.c - inside the decompose plugin: composite selections and
  * constructions (take, isin, diagflat, diagonal_scatter,
- * cartesian_prod, renorm) as gathers, comparisons and masks. */
+ * cartesian_prod, renorm, quantile, nanquantile) as gathers, comparisons and masks. */
+#include <math.h> /* NAN, INFINITY only */
+#include <string.h>
+
 #include "decompose.h"
 
 static int64_t
@@ -199,3 +202,74 @@ dec_renorm(Rw *r)
 	dec_bind(r, 0, dec_b(r, "aten::mul.Tensor", x, f).v);
 	return 1;
 }
+
+/* quantile / nanquantile.scalar(x, q, dim=None, keepdim=False, *,
+ * interpolation='linear'): x sorted along dim (flattened when None;
+ * NaN as +inf: last), the value at q (k - 1) linearly interpolated, k the
+ * count of values (of non-NaN ones for nanquantile); NaN where k is 0,
+ * and for quantile where any value is NaN */
+static int
+quantile(Rw *r, int nan)
+{
+	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
+	double q;
+	int64_t dim, keep;
+	onnxc_arg da, ia;
+	if (!x.v || !o.v || !dec_ty_static(&x.t) ||
+	    !dec_arg_float(r, 1, "q", 0.5, &q) || q < 0 || q > 1 ||
+	    !dec_arg_int(r, 3, "keepdim", 0, &keep))
+		return 0;
+	if (dec_arg(r, 4, "interpolation", &ia) && (ia.kind != ONNXC_ARG_STR ||
+	    strcmp(r->h->str(r->ctx, ia.ref), "linear")))
+		return 0;
+	int hasdim = dec_arg(r, 2, "dim", &da);
+	if (hasdim && !dec_arg_int(r, 2, "dim", 0, &dim))
+		return 0;
+	if (!hasdim || x.t.rank == 0) {
+		x = flat(r, x);
+		dim = 0;
+	}
+	dim += dim < 0 ? x.t.rank : 0;
+	if (dim < 0 || dim >= x.t.rank)
+		return 0;
+	/* NaN as +inf: it sorts last whatever the sort does with NaN */
+	TV isn = dec_u(r, "aten::isnan.default", x);
+	TV xi = dec_sel_s(r, isn, INFINITY, x);
+	onnxc_arg args[3] = {dec_a_val(xi.v), dec_a_int(dim), dec_a_bool(0)};
+	onnxc_node sn = dec_emit_n(r, "aten::sort.default", &x.t, 2, 3, args);
+	onnxc_node_info ni;
+	Ty ti = dec_ty_dtype(x.t, ONNXC_DT_I64);
+	if (!sn || r->h->node_get(r->ctx, r->g, sn, &ni) != ONNXC_OK ||
+	    r->h->value_set_type(r->ctx, r->g, ni.out + 1, ti.dtype, ti.rank,
+	    ti.d) != ONNXC_OK)
+		return 0;
+	TV s = dec_tv(ni.out, x.t);
+	TV k = dec_red(r, "aten::sum.dim_IntList", dec_cast(r,
+	    dec_u(r, "aten::logical_not.default", isn), x.t.dtype), &dim, 1, 1);
+	if (!nan)
+		k = dec_s(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", k, 0),
+		    (double)x.t.d[dim].n);
+	TV pos = dec_s(r, "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor", k, 1),
+	    q);
+	pos = dec_s(r, "aten::clamp_min.default", pos, 0);
+	TV lo = dec_u(r, "aten::floor.default", pos);
+	TV hi = dec_u(r, "aten::ceil.default", pos);
+	TV w = dec_b(r, "aten::sub.Tensor", pos, lo);
+	Ty tk = lo.t;
+	TV vlo = dec_tv(EMIT(r, "aten::gather.default", &tk, dec_a_val(s.v),
+	    dec_a_int(dim), dec_a_val(dec_cast(r, lo, ONNXC_DT_I64).v)), tk);
+	TV vhi = dec_tv(EMIT(r, "aten::gather.default", &tk, dec_a_val(s.v),
+	    dec_a_int(dim), dec_a_val(dec_cast(r, hi, ONNXC_DT_I64).v)), tk);
+	TV v = dec_b(r, "aten::add.Tensor", vlo, dec_b(r, "aten::mul.Tensor",
+	    dec_b(r, "aten::sub.Tensor", vhi, vlo), w));
+	Ty tb = dec_ty_dtype(tk, ONNXC_DT_BOOL);
+	TV bad = nan ? dec_cs(r, "aten::eq.Scalar", k, 0) :
+	    dec_tv(EMIT(r, "aten::any.dim", &tb, dec_a_val(isn.v),
+	    dec_a_int(dim), dec_a_bool(1)), tb);
+	v = dec_sel_s(r, bad, NAN, v);
+	dec_bind(r, 0, dec_view(r, v.v, &o.t));
+	return 1;
+}
+
+int dec_quantile(Rw *r) { return quantile(r, 0); }
+int dec_nanquantile(Rw *r) { return quantile(r, 1); }
