@@ -1,6 +1,7 @@
 /* select.c - inside the decompose plugin: composite selections and
  * constructions (take, isin, diagflat, diagonal_scatter,
- * cartesian_prod, renorm, quantile, nanquantile) as gathers, comparisons and masks. */
+ * cartesian_prod, renorm, quantile, nanquantile) as gathers, comparisons
+ * and masks. */
 #include <math.h> /* NAN, INFINITY only */
 #include <string.h>
 

@@ -15,9 +15,21 @@ static TV add(Rw *r, TV a, TV b) { return dec_b(r, "aten::add.Tensor", a, b); }
 static TV sub(Rw *r, TV a, TV b) { return dec_b(r, "aten::sub.Tensor", a, b); }
 static TV mul(Rw *r, TV a, TV b) { return dec_b(r, "aten::mul.Tensor", a, b); }
 static TV dv(Rw *r, TV a, TV b) { return dec_b(r, "aten::div.Tensor", a, b); }
-static TV adds(Rw *r, TV a, double s) { return dec_s(r, "aten::add.Tensor", a, s); }
-static TV muls(Rw *r, TV a, double s) { return dec_s(r, "aten::mul.Tensor", a, s); }
-static TV rsubs(Rw *r, TV a, double s) { return dec_s(r, "aten::rsub.Scalar", a, s); }
+static TV
+adds(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::add.Tensor", a, s);
+}
+static TV
+muls(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::mul.Tensor", a, s);
+}
+static TV
+rsubs(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::rsub.Scalar", a, s);
+}
 static TV fn(Rw *r, const char *op, TV a) { return dec_u(r, op, a); }
 /* s / a */
 static TV
