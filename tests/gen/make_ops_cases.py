@@ -62,7 +62,21 @@ def quantile_samples():
     return (x,)
 
 
+class Frexp(nn.Module):
+    """frexp at powers of two, next to them, 0, -0, inf, NaN (decompose arith.c)."""
+    def forward(self, x):
+        m, e = torch.frexp(x)
+        return m, e
+
+
+def frexp_samples():
+    v = [1.0, 2.0, 0.5, 0.99999994, 1.0000001, 3.0, -4.0, -0.75, 1e-30, 3e38, 0.0, -0.0,
+         float("inf"), float("-inf"), 1023.9999, 1024.0, 7.0e-3, 12345.678]
+    return (torch.tensor(v),)
+
+
 CASES = {
+    "frexp": lambda: case(Frexp(), frexp_samples()),
     "quantiles": lambda: case(Quantiles(), quantile_samples()),
     "special_fns": lambda: case(Special(), special_samples()),
     "zero_mean": lambda: case(EmptyMeans(), (torch.randn(3, 0, 2), torch.randn(0, 4))),

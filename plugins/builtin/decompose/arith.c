@@ -1,7 +1,7 @@
 /* arith.c - inside the decompose plugin: element-wise ops the training
- * IR keeps composite (copysign, signbit, float_power, ldexp, isclose)
- * and the split/stack helpers of numpy's names (hsplit, vsplit, dsplit,
- * dstack, column_stack, diagflat, cartesian_prod, block_diag). */
+ * IR keeps composite (copysign, signbit, float_power, ldexp, isclose,
+ * frexp) and the split/stack helpers of numpy's names (hsplit, vsplit,
+ * dsplit, dstack, column_stack, block_diag). */
 #include <math.h> /* INFINITY only */
 #include <string.h>
 
@@ -297,4 +297,52 @@ dec_block_diag(Rw *r)
 		off += c;
 	}
 	return cat_out(r, xs, n, 0);
+}
+
+/* a 2^-e in two halves, so that 2^e need not be a finite float (e up
+ * to 128, down to -149) */
+static TV
+scale2(Rw *r, TV a, TV e)
+{
+	TV h = dec_u(r, "aten::floor.default", dec_s(r, "aten::mul.Tensor", e,
+	    0.5));
+	TV p = dec_u(r, "aten::exp2.default", dec_u(r, "aten::neg.default", h));
+	TV q = dec_u(r, "aten::exp2.default", dec_u(r, "aten::neg.default",
+	    dec_b(r, "aten::sub.Tensor", e, h)));
+	return dec_b(r, "aten::mul.Tensor", dec_b(r, "aten::mul.Tensor", a, p),
+	    q);
+}
+
+/* frexp(x) -> (m, e), x = m 2^e with 0.5 <= |m| < 1: e = floor(log2 |x|)
+ * + 1, corrected by one where log2 rounded across a power of two; (x, 0)
+ * for 0, inf and NaN */
+int
+dec_frexp(Rw *r)
+{
+	TV x = dec_in(r, 0, "self"), om = dec_out(r, 0), oe = dec_out(r, 1);
+	if (!x.v || !om.v || !oe.v || !is_float(x.t.dtype))
+		return 0;
+	TV ax = dec_u(r, "aten::abs.default", x);
+	TV odd = dec_c(r, "aten::logical_or.default",
+	    dec_cs(r, "aten::eq.Scalar", x, 0), dec_c(r,
+	    "aten::logical_or.default", dec_u(r, "aten::isinf.default", x),
+	    dec_u(r, "aten::isnan.default", x)));
+	/* |x| with 1 in the odd places, so that the log stays finite */
+	TV a1 = dec_sel_s(r, odd, 1, ax);
+	TV e = dec_s(r, "aten::add.Tensor", dec_u(r, "aten::floor.default",
+	    dec_u(r, "aten::log2.default", a1)), 1);
+	TV m = scale2(r, a1, e);
+	TV lo = dec_cs(r, "aten::lt.Scalar", m, 0.5);
+	TV hi = dec_cs(r, "aten::ge.Scalar", m, 1);
+	e = dec_b(r, "aten::sub.Tensor", e, dec_cast(r, lo, x.t.dtype));
+	e = dec_b(r, "aten::add.Tensor", e, dec_cast(r, hi, x.t.dtype));
+	m = scale2(r, a1, e);
+	m = dec_b(r, "aten::mul.Tensor", m, dec_u(r, "aten::sign.default", x));
+	m = dec_sel(r, odd, x, m);
+	e = dec_sel_s(r, odd, 0, e);
+	if (dec_out_used(r, 0))
+		dec_bind(r, 0, m.v);
+	if (dec_out_used(r, 1))
+		dec_bind(r, 1, dec_cast(r, e, oe.t.dtype).v);
+	return 1;
 }

@@ -278,4 +278,6 @@ int dec_renorm(Rw *r);
 int dec_quantile(Rw *r);
 int dec_nanquantile(Rw *r);
 
+int dec_frexp(Rw *r);
+
 #endif
