@@ -75,7 +75,17 @@ def frexp_samples():
     return (torch.tensor(v),)
 
 
+class IndexOps(nn.Module):
+    """index_add, index_copy, index_fill along a dim of a matrix (decompose select.c)."""
+    def forward(self, x, src, v):
+        i = torch.tensor([3, 0, 2])
+        return (x.index_add(1, i, src, alpha=2.5), x.index_copy(1, i, src),
+                x.index_fill(0, torch.tensor([1, 3]), -7.0), x.index_fill(1, i, v),
+                x.index_add(0, torch.tensor([1, 1]), x[:2] * 2))
+
+
 CASES = {
+    "index_ops": lambda: case(IndexOps(), (torch.randn(4, 5), torch.randn(4, 3), torch.tensor(9.0))),
     "frexp": lambda: case(Frexp(), frexp_samples()),
     "quantiles": lambda: case(Quantiles(), quantile_samples()),
     "special_fns": lambda: case(Special(), special_samples()),

@@ -280,4 +280,8 @@ int dec_nanquantile(Rw *r);
 
 int dec_frexp(Rw *r);
 
+int dec_index_copy(Rw *r);
+int dec_index_add(Rw *r);
+int dec_index_fill(Rw *r);
+
 #endif

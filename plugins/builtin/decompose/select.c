@@ -1,7 +1,7 @@
 /* select.c - inside the decompose plugin: composite selections and
  * constructions (take, isin, diagflat, diagonal_scatter,
- * cartesian_prod, renorm, quantile, nanquantile) as gathers, comparisons
- * and masks. */
+ * cartesian_prod, renorm, quantile, nanquantile, index_copy, index_add,
+ * index_fill) as gathers, scatters, comparisons and masks. */
 #include <math.h> /* NAN, INFINITY only */
 #include <string.h>
 
@@ -274,3 +274,116 @@ quantile(Rw *r, int nan)
 
 int dec_quantile(Rw *r) { return quantile(r, 0); }
 int dec_nanquantile(Rw *r) { return quantile(r, 1); }
+
+/* x (0-d as [1]) and its dim argument at pos 1, normalised; *n its size
+ * there */
+static int
+index_base(Rw *r, TV *x, int64_t *dim, int64_t *n)
+{
+	*x = dec_in(r, 0, "self");
+	if (!x->v || !dec_ty_static(&x->t) || !dec_arg_int(r, 1, "dim", 0, dim))
+		return 0;
+	if (x->t.rank == 0) {
+		int64_t one = 1;
+		Ty t = x->t;
+		t.rank = 1;
+		t.d[0] = (onnxc_dim){1, 0};
+		*x = dec_tv(EMIT(r, "aten::reshape.default", &t, dec_a_val(x->v),
+		    dec_a_ints(r, &one, 1)), t);
+		if (*dim != 0 && *dim != -1)
+			return 0;
+		*dim = 0;
+	}
+	*dim += *dim < 0 ? x->t.rank : 0;
+	if (*dim < 0 || *dim >= x->t.rank)
+		return 0;
+	*n = x->t.d[*dim].n;
+	return 1;
+}
+
+/* 1-d index idx with negative entries from the end of n */
+static TV
+wrap_index(Rw *r, TV idx, int64_t n)
+{
+	if (idx.t.rank == 0)
+		idx = dec_unsq(r, idx, 0);
+	return dec_sel(r, dec_cs(r, "aten::lt.Scalar", idx, 0),
+	    dec_s(r, "aten::add.Tensor", idx, (double)n), idx);
+}
+
+/* index_copy(x, dim, idx, src) and index_add(..., alpha=1): a scatter
+ * (scatter_add) of src with idx laid along dim and expanded to src */
+static int
+index_scatter(Rw *r, int add)
+{
+	TV x, idx = dec_in(r, 2, "index"), src = dec_in(r, 3, "source");
+	TV o = dec_out(r, 0);
+	int64_t dim, n;
+	double alpha;
+	if (!idx.v || !src.v || !o.v || idx.t.rank > 1 ||
+	    !index_base(r, &x, &dim, &n) || !dec_ty_static(&src.t) ||
+	    !dec_arg_float(r, 4, "alpha", 1, &alpha))
+		return 0;
+	if (src.t.rank != x.t.rank) {
+		if (src.t.rank != 0 || x.t.rank != 1)
+			return 0;
+		src = dec_unsq(r, src, 0);
+	}
+	idx = wrap_index(r, idx, n);
+	int64_t k = idx.t.d[0].n;
+	if (k != src.t.d[dim].n)
+		return 0;
+	Ty tv = src.t;
+	tv.dtype = idx.t.dtype;
+	for (int i = 0; i < tv.rank; i++)
+		if (i != dim)
+			tv.d[i] = (onnxc_dim){1, 0};
+	Ty te = dec_ty_dtype(src.t, idx.t.dtype);
+	TV ie = dec_expand(r, dec_tv(dec_view(r, idx.v, &tv), tv), &te);
+	src = dec_cast(r, src, x.t.dtype);
+	if (add && alpha != 1)
+		src = dec_s(r, "aten::mul.Tensor", src, alpha);
+	onnxc_value y = add ? EMIT(r, "aten::scatter_add.default", &x.t,
+	    dec_a_val(x.v), dec_a_int(dim), dec_a_val(ie.v), dec_a_val(src.v)) :
+	    EMIT(r, "aten::scatter.src", &x.t, dec_a_val(x.v), dec_a_int(dim),
+	    dec_a_val(ie.v), dec_a_val(src.v));
+	dec_bind(r, 0, dec_view(r, y, &o.t));
+	return 1;
+}
+
+int dec_index_copy(Rw *r) { return index_scatter(r, 0); }
+int dec_index_add(Rw *r) { return index_scatter(r, 1); }
+
+/* index_fill(x, dim, idx, value): value where the position along dim is
+ * one of idx */
+int
+dec_index_fill(Rw *r)
+{
+	TV x, idx = dec_in(r, 2, "index"), val = dec_in(r, 3, "value");
+	TV o = dec_out(r, 0);
+	int64_t dim, n;
+	double s;
+	if (!idx.v || !o.v || idx.t.rank > 1 || !index_base(r, &x, &dim, &n))
+		return 0;
+	idx = wrap_index(r, idx, n);
+	TV hit = dec_c(r, "aten::eq.Tensor", dec_unsq(r, dec_iota(r, n), 1),
+	    dec_unsq(r, idx, 0));
+	Ty tm = hit.t;
+	tm.rank = 1;
+	TV m = dec_tv(EMIT(r, "aten::any.dim", &tm, dec_a_val(hit.v),
+	    dec_a_int(1)), tm);
+	Ty tv = dec_ty_dtype(x.t, ONNXC_DT_BOOL);
+	for (int i = 0; i < tv.rank; i++)
+		if (i != dim)
+			tv.d[i] = (onnxc_dim){1, 0};
+	m = dec_tv(dec_view(r, m.v, &tv), tv);
+	TV y;
+	if (val.v)
+		y = dec_sel(r, m, dec_cast(r, val, x.t.dtype), x);
+	else if (dec_arg_float(r, 3, "value", 0, &s))
+		y = dec_sel_s(r, m, s, x);
+	else
+		return 0;
+	dec_bind(r, 0, dec_view(r, y.v, &o.t));
+	return 1;
+}
