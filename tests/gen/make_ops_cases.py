@@ -84,7 +84,15 @@ class IndexOps(nn.Module):
                 x.index_add(0, torch.tensor([1, 1]), x[:2] * 2))
 
 
+class Spaces(nn.Module):
+    """linspace / logspace with tensor bounds (decompose select.c)."""
+    def forward(self, a, b):
+        return (torch.linspace(a, b, 7), torch.linspace(a, 3.5, 6), torch.linspace(-2.0, b, 1),
+                torch.logspace(a, b, 5, base=2.0), torch.logspace(a, 1.0, 4))
+
+
 CASES = {
+    "spaces": lambda: case(Spaces(), (torch.tensor(-1.25), torch.tensor(2.5))),
     "index_ops": lambda: case(IndexOps(), (torch.randn(4, 5), torch.randn(4, 3), torch.tensor(9.0))),
     "frexp": lambda: case(Frexp(), frexp_samples()),
     "quantiles": lambda: case(Quantiles(), quantile_samples()),

@@ -284,4 +284,7 @@ int dec_index_copy(Rw *r);
 int dec_index_add(Rw *r);
 int dec_index_fill(Rw *r);
 
+int dec_linspace(Rw *r);
+int dec_logspace(Rw *r);
+
 #endif

@@ -1,7 +1,8 @@
 /* select.c - inside the decompose plugin: composite selections and
  * constructions (take, isin, diagflat, diagonal_scatter,
  * cartesian_prod, renorm, quantile, nanquantile, index_copy, index_add,
- * index_fill) as gathers, scatters, comparisons and masks. */
+ * index_fill, linspace and logspace with tensor bounds) as gathers,
+ * scatters, comparisons and masks. */
 #include <math.h> /* NAN, INFINITY only */
 #include <string.h>
 
@@ -387,3 +388,63 @@ dec_index_fill(Rw *r)
 	dec_bind(r, 0, dec_view(r, y.v, &o.t));
 	return 1;
 }
+
+/* start/end argument pos of linspace: a 0-d tensor, or a number (made a
+ * 0-d tensor of dtype dt) */
+static TV
+bound(Rw *r, int pos, const char *key, uint32_t dt)
+{
+	TV v = dec_in(r, pos, key);
+	double s;
+	if (v.v)
+		return dec_cast(r, v, dt);
+	if (!dec_arg_float(r, pos, key, 0, &s))
+		return v;
+	Ty t = {dt, 0, {{0, 0}}};
+	return dec_tv(EMIT(r, "aten::scalar_tensor.default", &t,
+	    dec_a_float(s), dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE,
+	    .i = dt}, "dtype")), t);
+}
+
+/* linspace(start, end, steps) with tensor bounds, as PyTorch's CPU kernel
+ * computes it: start + i step for the first half, end - (steps - 1 - i)
+ * step for the rest; logspace(.., base=10) is base to that power */
+static int
+space(Rw *r, int lg)
+{
+	TV o = dec_out(r, 0);
+	int64_t n;
+	double base;
+	if (!o.v || o.t.rank != 1 || (o.t.dtype != ONNXC_DT_F32 &&
+	    o.t.dtype != ONNXC_DT_F64) || !dec_arg_int(r, 2, "steps", 0, &n) ||
+	    n < 0 || !dec_arg_float(r, 3, "base", 10, &base))
+		return 0;
+	TV a = bound(r, 0, "start", o.t.dtype), b = bound(r, 1, "end", o.t.dtype);
+	if (!a.v || !b.v || a.t.rank || b.t.rank)
+		return 0;
+	if (n == 0) {
+		dec_bind(r, 0, EMIT(r, "aten::full.default", &o.t,
+		    dec_a_ints(r, &n, 1), dec_a_float(0), dec_a_keyed(r,
+		    (onnxc_arg){.kind = ONNXC_ARG_DTYPE, .i = o.t.dtype},
+		    "dtype")));
+		return 1;
+	}
+	TV i = dec_cast(r, dec_iota(r, n), o.t.dtype);
+	TV step = dec_s(r, "aten::div.Tensor", dec_b(r, "aten::sub.Tensor", b, a),
+	    n > 1 ? (double)(n - 1) : 1);
+	TV lo = dec_b(r, "aten::add.Tensor", a, dec_b(r, "aten::mul.Tensor", i,
+	    step));
+	TV hi = dec_b(r, "aten::sub.Tensor", b, dec_b(r, "aten::mul.Tensor",
+	    dec_s(r, "aten::rsub.Scalar", i, (double)(n - 1)), step));
+	/* one step is start */
+	TV v = n == 1 ? lo : dec_sel(r, dec_cs(r, "aten::lt.Scalar", i,
+	    (double)(n / 2)), lo, hi);
+	if (lg)
+		v = dec_tv(EMIT(r, "aten::pow.Scalar", &v.t, dec_a_float(base),
+		    dec_a_val(v.v)), v.t);
+	dec_bind(r, 0, v.v);
+	return 1;
+}
+
+int dec_linspace(Rw *r) { return space(r, 0); }
+int dec_logspace(Rw *r) { return space(r, 1); }
