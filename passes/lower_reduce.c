@@ -228,17 +228,40 @@ sum_dim(Lower *L)
 	return simple(L, "ReduceSum", lwr_acc_type, 1, "dim", 2);
 }
 
+/* mean over dim (dimi < 0: every axis), as simple does; NaN over zero
+ * elements (lwr_mean) */
+static int
+mean_of(Lower *L, int dimi, int keepi)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv || sv->kind != VK_TENSOR)
+		return lw_fail(L, "argument 'self' must be a tensor");
+	Axes ax = {.n = -1, .rank = sv->rank};
+	if (dimi >= 0 && lwr_read_axes(L, dimi, "dim", sv, &ax) < 0)
+		return -1;
+	bool keep = keepi >= 0 && lw_bool(L, keepi, "keepdim", false);
+	if (lw_failed(L))
+		return -1;
+	DType od = lwr_outdt(L, 0, (DType)sv->dtype);
+	ValId x = lwr_input_as(L, -1, lwr_float_type(od));
+	if (!x)
+		return -1;
+	ValId m = sv->rank == 0 ? x : lwr_mean(L, sv, x, &ax, keep);
+	lw_bind(L, 0, lw_cast(L, m, od));
+	return 0;
+}
+
 static int
 mean_all(Lower *L)
 {
-	return simple(L, "ReduceMean", lwr_float_type, -1, NULL, -1);
+	return mean_of(L, -1, -1);
 }
 
 /* mean.dim(self, dim, keepdim=False, *, dtype) */
 static int
 mean_dim(Lower *L)
 {
-	return simple(L, "ReduceMean", lwr_float_type, 1, "dim", 2);
+	return mean_of(L, 1, 2);
 }
 
 static int

@@ -48,4 +48,7 @@ ValId lwr_reduce(Lower *L, const char *op, ValId x, Axes *ax, bool keep);
  * dtype's position, -1 where it is keyword-only. */
 ValId lwr_input_as(Lower *L, int dti, DType ct);
 
+/* The mean over ax: NaN over zero elements, as in PyTorch */
+ValId lwr_mean(Lower *L, const Value *sv, ValId x, Axes *ax, bool keep);
+
 #endif

@@ -40,6 +40,40 @@ reduced_count(Lower *L, const Value *sv, ValId x, Axes *ax, DType dt)
 	return lw_cast(L, lwr_reduce(L, "ReduceProd", shape, &all, false), dt);
 }
 
+/* The count of a reduction over ax when its dims are static, else -1. */
+static int64_t
+static_count(Lower *L, const Value *sv, const Axes *ax)
+{
+	int64_t cnt = 1, d;
+	int n = ax->n < 0 ? sv->rank : ax->n;
+	for (int k = 0; k < n; k++)
+		if (!lw_dim_static(sv, L->src, ax->n < 0 ? k : (int)ax->v[k], &d))
+			return -1;
+		else
+			cnt *= d;
+	return cnt;
+}
+
+/* The mean of x over ax, n its count (0 to emit it when needed).  ONNX's
+ * ReduceMean gives 0 over zero elements where PyTorch gives NaN: where
+ * the count is not known to be positive, the sum divided by the count
+ * (0 / 0 is NaN). */
+static ValId
+mean_n(Lower *L, const Value *sv, ValId x, Axes *ax, bool keep, ValId n)
+{
+	if (static_count(L, sv, ax) > 0)
+		return lwr_reduce(L, "ReduceMean", x, ax, keep);
+	if (!n)
+		n = reduced_count(L, sv, x, ax, lw_dtype(L, x));
+	return lw_op2(L, "Div", lwr_reduce(L, "ReduceSum", x, ax, keep), n);
+}
+
+ValId
+lwr_mean(Lower *L, const Value *sv, ValId x, Axes *ax, bool keep)
+{
+	return mean_n(L, sv, x, ax, keep, 0);
+}
+
 /* var/std and var_mean/std_mean: sum((x - mean)^2) / max(N - correction,
  * 0).  Output 0 is the variance (or its root), output 1 the mean. */
 static int
@@ -55,11 +89,11 @@ variance(Lower *L, bool root, int dimi, double corr, bool keep)
 	ValId x = lwr_input_as(L, -1, ct);
 	if (!x)
 		return -1;
-	ValId mean = lwr_reduce(L, "ReduceMean", x, &ax, true);
+	ValId n = reduced_count(L, sv, x, &ax, ct);
+	ValId mean = mean_n(L, sv, x, &ax, true, n);
 	ValId dev = lw_op2(L, "Sub", x, mean);
 	ValId ss = lwr_reduce(L, "ReduceSum", lw_op2(L, "Mul", dev, dev), &ax,
 	    keep);
-	ValId n = reduced_count(L, sv, x, &ax, ct);
 	ValId den = lw_op2(L, "Max", lw_op2(L, "Sub", n, lw_scalar(L, corr,
 	    ct)), lw_scalar(L, 0, ct));
 	ValId v = lw_op2(L, "Div", ss, den);
@@ -68,7 +102,7 @@ variance(Lower *L, bool root, int dimi, double corr, bool keep)
 	lw_bind(L, 0, lw_cast(L, v, od));
 	if (lwr_has_out(L, 1)) {
 		if (!keep)
-			mean = lwr_reduce(L, "ReduceMean", x, &ax, false);
+			mean = mean_n(L, sv, x, &ax, false, n);
 		lw_bind(L, 1, lw_cast(L, mean, lwr_outdt(L, 1, od)));
 	}
 	return 0;

@@ -131,13 +131,14 @@ check_keep(onnxc_ctx *ctx, const onnxc_host_api *h, const char *keep)
 
 /* Decomposes the nodes of graph g, then of the graphs its nodes take as
  * arguments (cond branches, loop bodies).  Nodes made here are appended
- * past the end seen at the start and need no second look. */
+ * at the end and get their own look: a decomposition may emit composite
+ * ops that have decompositions of their own (each emits simpler ops, so
+ * the sweep ends). */
 static onnxc_status
 run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
     const char *keep, int depth, DecCache *cache)
 {
-	uint32_t end = h->node_end(ctx, g);
-	for (onnxc_node n = 1; n < end; n++) {
+	for (onnxc_node n = 1; n < h->node_end(ctx, g); n++) {
 		Rw r;
 		memset(&r, 0, sizeof r);
 		r.ctx = ctx, r.h = h, r.g = g, r.n = n;

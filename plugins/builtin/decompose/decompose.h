@@ -136,4 +136,156 @@ int dec_weight_norm(Rw *r);
 int dec_weight_norm_interface(Rw *r);
 int dec_histc(Rw *r);
 
+/* --- build.c: typed values, one FX node per call --- */
+typedef struct TV {
+	onnxc_value v; /* 0: absent */
+	Ty t;
+} TV;
+TV dec_in(Rw *r, int pos, const char *key);
+TV dec_out(Rw *r, uint32_t k);
+TV dec_tv(onnxc_value v, Ty t);
+TV dec_u(Rw *r, const char *op, TV x);
+/* op(a, b) broadcast; a float operand's dtype wins */
+TV dec_b(Rw *r, const char *op, TV a, TV b);
+/* comparison: bool */
+TV dec_c(Rw *r, const char *op, TV a, TV b);
+TV dec_s(Rw *r, const char *op, TV x, double s);
+TV dec_cs(Rw *r, const char *op, TV x, double s);
+TV dec_sel(Rw *r, TV c, TV a, TV b);
+TV dec_sel_s(Rw *r, TV c, double a, TV x);
+TV dec_cast(Rw *r, TV x, uint32_t dt);
+TV dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n,
+    int keep);
+TV dec_poly(Rw *r, TV x, const double *c, int n);
+TV dec_unsq(Rw *r, TV x, int d);
+TV dec_swap(Rw *r, TV x, int a, int b);
+TV dec_expand(Rw *r, TV x, const Ty *t);
+/* views.c: i64 [m] 0..m-1; x's last dim on diagonal off of two new
+ * trailing dims, zeros elsewhere */
+TV dec_iota(Rw *r, int64_t m);
+TV dec_embed_diag(Rw *r, TV x, int64_t off);
+
+/* --- views.c: composite views and layout ops --- */
+int dec_mT(Rw *r);
+int dec_real_copy(Rw *r);
+int dec_isreal(Rw *r);
+int dec_ravel(Rw *r);
+int dec_t_copy(Rw *r);
+int dec_flipud(Rw *r);
+int dec_fliplr(Rw *r);
+int dec_fftshift(Rw *r);
+int dec_ifftshift(Rw *r);
+int dec_atleast(Rw *r);
+int dec_msort(Rw *r);
+int dec_argsort(Rw *r);
+int dec_broadcast_tensors(Rw *r);
+int dec_meshgrid(Rw *r);
+int dec_trace(Rw *r);
+int dec_diag_embed(Rw *r);
+int dec_diag(Rw *r);
+int dec_linalg_diagonal(Rw *r);
+int dec_take_along_dim(Rw *r);
+int dec_rot90(Rw *r);
+int dec_channel_shuffle(Rw *r);
+int dec_sum_to_size(Rw *r);
+int dec_nansum(Rw *r);
+int dec_nanmean(Rw *r);
+
+/* --- losses.c: losses and distances --- */
+int dec_l1_loss(Rw *r);
+int dec_mse_loss(Rw *r);
+int dec_smooth_l1_loss(Rw *r);
+int dec_huber_loss(Rw *r);
+int dec_soft_margin_loss(Rw *r);
+int dec_binary_cross_entropy(Rw *r);
+int dec_bce_with_logits(Rw *r);
+int dec_hinge_embedding_loss(Rw *r);
+int dec_margin_ranking_loss(Rw *r);
+int dec_cosine_embedding_loss(Rw *r);
+int dec_kl_div(Rw *r);
+int dec_pairwise_distance(Rw *r);
+int dec_dist(Rw *r);
+int dec_cosine_similarity(Rw *r);
+int dec_cdist(Rw *r);
+int dec_triplet_margin_loss(Rw *r);
+
+/* --- special.c: special functions --- */
+int dec_lgamma(Rw *r);
+int dec_mvlgamma(Rw *r);
+int dec_digamma(Rw *r);
+int dec_zeta(Rw *r);
+int dec_polygamma(Rw *r);
+int dec_special_polygamma(Rw *r);
+int dec_erfinv(Rw *r);
+int dec_erfcx(Rw *r);
+int dec_ndtr(Rw *r);
+int dec_log_ndtr(Rw *r);
+int dec_ndtri(Rw *r);
+int dec_entr(Rw *r);
+int dec_sinc(Rw *r);
+int dec_spherical_j0(Rw *r);
+int dec_xlog1py(Rw *r);
+
+int dec_i0(Rw *r);
+int dec_i0e(Rw *r);
+int dec_i1(Rw *r);
+int dec_i1e(Rw *r);
+int dec_k0(Rw *r);
+int dec_k1(Rw *r);
+int dec_k0e(Rw *r);
+int dec_k1e(Rw *r);
+
+/* --- linalg.c: products, norms, scans --- */
+int dec_linalg_vecdot(Rw *r);
+int dec_vdot(Rw *r);
+int dec_inner(Rw *r);
+int dec_tensordot(Rw *r);
+int dec_kron(Rw *r);
+int dec_addr(Rw *r);
+int dec_multi_dot(Rw *r);
+int dec_linalg_matrix_norm(Rw *r);
+int dec_linalg_norm(Rw *r);
+int dec_cross(Rw *r);
+int dec_logcumsumexp(Rw *r);
+int dec_aminmax(Rw *r);
+int dec_softmax_backward(Rw *r);
+int dec_trapezoid(Rw *r);
+int dec_cumulative_trapezoid(Rw *r);
+
+int dec_nll_loss(Rw *r);
+int dec_cross_entropy_loss(Rw *r);
+
+/* --- arith.c: element-wise, splits and stacks --- */
+int dec_signbit(Rw *r);
+int dec_copysign(Rw *r);
+int dec_float_power(Rw *r);
+int dec_ldexp(Rw *r);
+int dec_isclose(Rw *r);
+int dec_hsplit(Rw *r);
+int dec_vsplit(Rw *r);
+int dec_dsplit(Rw *r);
+int dec_dstack(Rw *r);
+int dec_column_stack(Rw *r);
+int dec_block_diag(Rw *r);
+
+/* --- select.c: selections and constructions --- */
+int dec_take(Rw *r);
+int dec_isin(Rw *r);
+int dec_diagflat(Rw *r);
+int dec_diagonal_scatter(Rw *r);
+int dec_cartesian_prod(Rw *r);
+int dec_renorm(Rw *r);
+
+int dec_quantile(Rw *r);
+int dec_nanquantile(Rw *r);
+
+int dec_frexp(Rw *r);
+
+int dec_index_copy(Rw *r);
+int dec_index_add(Rw *r);
+int dec_index_fill(Rw *r);
+
+int dec_linspace(Rw *r);
+int dec_logspace(Rw *r);
+
 #endif

@@ -190,8 +190,12 @@ dec_prelu(Rw *r)
 	Ty tx, tw, to;
 	int64_t c;
 	if (dec_ty_of(r, x, &tx) || dec_ty_of(r, w, &tw) ||
-	    dec_out_ty(r, 0, &to) || tw.rank != 1 ||
-	    !dec_dim_static(&tw.d[0], &c))
+	    dec_out_ty(r, 0, &to) || tw.rank > 1)
+		return 0;
+	/* a 0-d weight: one slope for every channel */
+	if (tw.rank == 0)
+		c = 1;
+	else if (!dec_dim_static(&tw.d[0], &c))
 		return 0;
 	if (c != 1 && tx.rank >= 2) {
 		Ty tv = tw;
@@ -301,6 +305,10 @@ dec_diff(Rw *r)
 		    dec_a_int(dim), dec_a_int(0), dec_a_int(-1));
 		x = dec_binary(r, op, hi, lo, &t);
 	}
+	/* n = 0 without prepend/append: a copy (binding x itself would
+	 * rename the input) */
+	if (x == dec_arg_val(r, 0, "self"))
+		x = dec_unary(r, "aten::clone.default", x, &t);
 	dec_bind(r, 0, x);
 	return 1;
 }
