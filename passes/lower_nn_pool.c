@@ -465,6 +465,18 @@ pixel_shuffle(Lower *L)
 	return 0;
 }
 
+/* x reshaped to [N, dims...] with N its own first dim.  Any of these may
+ * be 0 (an empty image), so no 0 may mean "copy" here: allowzero. */
+static ValId
+reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
+{
+	ValId parts[2] = {lwn_shape_of(L, x, 0, 1), lw_const_i64s(L, dims, n)};
+	ValId in[2] = {x, lw_concat(L, parts, 2, 0, DT_I64)};
+	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
+	lw_attr_int(L, rn, "allowzero", 1);
+	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
+}
+
 /* pixel_unshuffle(self, downscale_factor): the inverse, [*, C, H*r, W*r]
  * -> [*, C*r*r, H, W].  SpaceToDepth orders channels the other way round
  * (DCR), so this is spelled as reshape, transpose, reshape. */
@@ -484,9 +496,9 @@ pixel_unshuffle(Lower *L)
 		return -1;
 	if (xv->rank == 3)
 		x = lwn_unsqueeze(L, x, 0);
-	x = lwn_reshape(L, x, (int64_t[]){0, c, h / r, r, w / r, r}, 6);
+	x = reshape_batch(L, x, (int64_t[]){c, h / r, r, w / r, r}, 5);
 	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
-	x = lwn_reshape(L, x, (int64_t[]){0, c * r * r, h / r, w / r}, 4);
+	x = reshape_batch(L, x, (int64_t[]){c * r * r, h / r, w / r}, 3);
 	if (xv->rank == 3)
 		x = lwn_squeeze(L, x, 0);
 	lwn_bind_out(L, 0, x);

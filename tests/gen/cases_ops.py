@@ -1,0 +1,50 @@
+"""Structured ops lowered directly (tests/cases-ops): recurrent layers,
+EmbeddingBag, unfold, pooling variants, the edge cases ONNX Runtime refused.
+Made with real PyTorch 2.14, training IR (what torch.export.export gives):
+
+    PYTHONPATH=$PWD/tests/gen ../shared/tools/torch-env run 2.14 python3 \
+        ../shared/tools/gen2/gen.py tests/cases-ops cases_ops [NAME_REGEX...]
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def case(model, *samples, **kw):
+    return dict(model=model, samples=list(samples), core=False, pt2=False, **kw)
+
+
+class Fn(nn.Module):
+    """A module around one function of its inputs."""
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+class ConvT(nn.Module):
+    """output_padding of 3 at stride 2 (allowed because dilation is 4)."""
+    def __init__(self, nd):
+        super().__init__()
+        cls = [nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d][nd - 1]
+        self.a = cls(2, 3, 3, stride=2, padding=1, output_padding=3, dilation=4)
+        self.b = cls(2, 3, 2, stride=2, padding=2, output_padding=1, dilation=3)
+    def forward(self, x):
+        return self.a(x), self.b(x)
+
+
+CASES = {
+    "pixel_unshuffle_empty": lambda: case(
+        # eager PyTorch returns an empty input unchanged, where its export
+        # says [N, C*r*r, H/r, W/r]: only r=1 is the same in both
+        Fn(lambda x, y, z: (F.pixel_unshuffle(x, 1), F.pixel_unshuffle(y, 1),
+                            F.pixel_unshuffle(z, 2))),
+        (torch.randn(2, 3, 0, 4), torch.randn(1, 1, 4, 0), torch.randn(2, 3, 4, 6))),
+    "conv_transpose_outpad": lambda: case(ConvT(2), (torch.randn(1, 2, 5, 4),)),
+    "conv_transpose_outpad_1d3d": lambda: case(
+        Fn(lambda x, y: (ConvT1(x), ConvT3(y))), (torch.randn(1, 2, 5), torch.randn(1, 2, 3, 4, 2))),
+}
+
+torch.manual_seed(0)
+ConvT1, ConvT3 = ConvT(1), ConvT(3)
