@@ -31,6 +31,9 @@
 #ifndef LW_ROWS_nn_attn
 #define LW_ROWS_nn_attn(op, rule)
 #endif
+#ifndef LW_ROWS_nn_rnn
+#define LW_ROWS_nn_rnn(op, rule)
+#endif
 #ifndef LW_ROWS_shape
 #define LW_ROWS_shape(op, rule)
 #endif

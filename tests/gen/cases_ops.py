@@ -34,6 +34,18 @@ class ConvT(nn.Module):
         return self.a(x), self.b(x)
 
 
+class Rnn(nn.Module):
+    """A recurrent layer; h0 (and c0) as inputs when given."""
+    def __init__(self, cls, states=False, **kw):
+        super().__init__()
+        self.rnn = cls(**kw)
+        self.states = states
+    def forward(self, x, *h):
+        if not self.states:
+            return self.rnn(x)
+        return self.rnn(x, h if len(h) > 1 else h[0])
+
+
 CASES = {
     "pixel_unshuffle_empty": lambda: case(
         # eager PyTorch returns an empty input unchanged, where its export
@@ -44,7 +56,34 @@ CASES = {
     "conv_transpose_outpad": lambda: case(ConvT(2), (torch.randn(1, 2, 5, 4),)),
     "conv_transpose_outpad_1d3d": lambda: case(
         Fn(lambda x, y: (ConvT1(x), ConvT3(y))), (torch.randn(1, 2, 5), torch.randn(1, 2, 3, 4, 2))),
+    "lstm_bi_2layer": lambda: case(
+        Rnn(nn.LSTM, input_size=3, hidden_size=4, num_layers=2, bidirectional=True),
+        (torch.randn(5, 2, 3),)),
+    "lstm_batch_first_states": lambda: case(
+        Rnn(nn.LSTM, True, input_size=3, hidden_size=4, num_layers=2, batch_first=True),
+        (torch.randn(2, 5, 3), torch.randn(2, 2, 4), torch.randn(2, 2, 4))),
+    "lstm_nobias_unbatched": lambda: case(
+        Rnn(nn.LSTM, input_size=3, hidden_size=5, bias=False, bidirectional=True),
+        (torch.randn(4, 3),)),
+    # ONNX's LSTM has no projection: a clear error, not a wrong model
+    "lstm_proj_refused": lambda: case(
+        Rnn(nn.LSTM, input_size=3, hidden_size=5, proj_size=2), (torch.randn(4, 1, 3),),
+        expect="diagnose"),
+    "gru_bi_2layer": lambda: case(
+        Rnn(nn.GRU, input_size=3, hidden_size=4, num_layers=2, bidirectional=True),
+        (torch.randn(5, 2, 3),)),
+    "gru_batch_first_state": lambda: case(
+        Rnn(nn.GRU, True, input_size=3, hidden_size=4, num_layers=2, batch_first=True,
+            bidirectional=True),
+        (torch.randn(2, 5, 3), torch.randn(4, 2, 4))),
+    "rnn_tanh_relu": lambda: case(
+        Fn(lambda x, h: (RnnTanh(x), RnnRelu(x, h))),
+        (torch.randn(2, 5, 3), torch.randn(2, 2, 4))),
 }
 
 torch.manual_seed(0)
+RnnTanh = Rnn(nn.RNN, input_size=3, hidden_size=4, num_layers=2, bidirectional=True,
+              batch_first=True)
+RnnRelu = Rnn(nn.RNN, True, input_size=3, hidden_size=4, num_layers=2, nonlinearity="relu",
+              batch_first=True, bias=False)
 ConvT1, ConvT3 = ConvT(1), ConvT(3)
