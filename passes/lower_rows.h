@@ -34,6 +34,9 @@
 #ifndef LW_ROWS_nn_rnn
 #define LW_ROWS_nn_rnn(op, rule)
 #endif
+#ifndef LW_ROWS_nn_bag
+#define LW_ROWS_nn_bag(op, rule)
+#endif
 #ifndef LW_ROWS_shape
 #define LW_ROWS_shape(op, rule)
 #endif

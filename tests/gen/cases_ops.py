@@ -46,6 +46,35 @@ class Rnn(nn.Module):
         return self.rnn(x, h if len(h) > 1 else h[0])
 
 
+class Bags(nn.Module):
+    """nn.EmbeddingBag in each mode: 1-D indices with offsets (an empty bag
+    among them), 2-D indices, per_sample_weights, padding_idx."""
+    def __init__(self):
+        super().__init__()
+        self.sum = nn.EmbeddingBag(10, 3, mode="sum")
+        self.mean = nn.EmbeddingBag(10, 3, mode="mean", padding_idx=4)
+        self.max = nn.EmbeddingBag(10, 3, mode="max", include_last_offset=True)
+        self.maxpad = nn.EmbeddingBag(10, 3, mode="max", padding_idx=2)
+    def forward(self, idx, off, idx2, psw):
+        return (self.sum(idx, off, per_sample_weights=psw), self.mean(idx, off),
+                self.max(idx, off), self.maxpad(idx2), self.mean(idx2))
+
+
+class BagOutputs(nn.Module):
+    """All four outputs of aten::_embedding_bag (offset2bag, bag_size and
+    max_indices are what its backward reads)."""
+    def __init__(self, mode, pad):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(10, 3))
+        self.mode, self.pad = mode, pad
+    def forward(self, idx, off):
+        return torch.ops.aten._embedding_bag(self.w, idx, off, False, self.mode, False, None,
+                                             False, self.pad)
+
+
+BAG_IN = (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 4, 4]), torch.tensor([0, 4, 4, 8]),
+          torch.tensor([[1, 2, 2], [4, 0, 3], [2, 2, 2]]), torch.rand(10))
+
 CASES = {
     "pixel_unshuffle_empty": lambda: case(
         # eager PyTorch returns an empty input unchanged, where its export
@@ -79,9 +108,15 @@ CASES = {
     "rnn_tanh_relu": lambda: case(
         Fn(lambda x, h: (RnnTanh(x), RnnRelu(x, h))),
         (torch.randn(2, 5, 3), torch.randn(2, 2, 4))),
+    "embedding_bag_modes": lambda: case(
+        Bags(), BAG_IN, (torch.tensor([7, 7, 1, 0, 3, 4, 4, 2, 2, 8]), torch.tensor([0, 1, 1, 10]),
+                         torch.tensor([[2, 2, 2], [9, 8, 7], [1, 2, 3]]), torch.rand(10))),
+    "embedding_bag_outputs": lambda: case(
+        Fn(lambda i, o: BagSum(i, o) + BagMean(i, o) + BagMax(i, o)), BAG_IN[:2]),
 }
 
 torch.manual_seed(0)
+BagSum, BagMean, BagMax = BagOutputs(0, -1), BagOutputs(1, 4), BagOutputs(2, 4)
 RnnTanh = Rnn(nn.RNN, input_size=3, hidden_size=4, num_layers=2, bidirectional=True,
               batch_first=True)
 RnnRelu = Rnn(nn.RNN, True, input_size=3, hidden_size=4, num_layers=2, nonlinearity="relu",
