@@ -79,6 +79,7 @@ extern const LowerRule lw_rules_nn_pool[];
 extern const LowerRule lw_rules_nn_attn[];
 extern const LowerRule lw_rules_nn_rnn[];
 extern const LowerRule lw_rules_nn_bag[];
+extern const LowerRule lw_rules_nn_win[];
 extern const LowerRule lw_rules_shape[];
 extern const LowerRule lw_rules_shape_join[];
 extern const LowerRule lw_rules_index[];

@@ -8,6 +8,7 @@
  * Each index's bag comes from a running count of the bag starts, and the
  * gathered rows are scattered into their bags with that reduction. */
 #include <math.h>
+#include <string.h>
 
 #include "lower_nn.h"
 
@@ -123,6 +124,17 @@ embedding_bag(Lower *L)
 	    ov->rank != 1)
 		return lw_fail(L, "needs a 2-D weight and 1-D indices and "
 		    "offsets");
+	/* embedding_bag.padding_idx counts a negative padding_idx from the
+	 * end (None: none), _embedding_bag takes -1 for none */
+	const char *op = ir_str(L->m, lw_node(L)->op);
+	int64_t nw;
+	if (pad < 0 && lw_has(L, 8, "padding_idx") &&
+	    strcmp(op, "aten::embedding_bag.padding_idx") == 0) {
+		if (!lw_sdim(L, wv, 0, &nw) || pad < -nw)
+			return lw_fail(L, "padding_idx %lld is out of range",
+			    (long long)pad);
+		pad += nw;
+	}
 	if (mode < BAG_SUM || mode > BAG_MAX)
 		return lw_fail(L, "unknown mode %lld", (long long)mode);
 	if (psw && mode != BAG_SUM)
@@ -211,6 +223,56 @@ embedding_bag(Lower *L)
 			    "needs a static size", k);
 		lwn_bind_out(L, k, o[k]);
 	}
+	return 0;
+}
+
+/* embedding_renorm(self, indices, max_norm, norm_type): the rows that
+ * indices name whose norm_type-norm exceeds max_norm are scaled to
+ * max_norm / (norm + 1e-7) of themselves, as nn.Embedding(max_norm=)
+ * does before looking them up; the other rows stay. */
+static int
+embedding_renorm(Lower *L)
+{
+	double mx = lw_float(L, 2, "max_norm", 0), p = lw_float(L, 3,
+	    "norm_type", 2);
+	const Value *wv = lw_srcval(L, 0, "self");
+	ValId w = lw_in(L, 0, "self"), idx = lw_cast(L, lw_in(L, 1,
+	    "indices"), DT_I64);
+	if (lw_failed(L) || !w || !idx)
+		return -1;
+	if (!wv || wv->rank != 2)
+		return lw_fail(L, "self must be a 2-D tensor");
+	if (!(p > 0))
+		return lw_fail(L, "norm_type %g is not supported", p);
+	DType dt = lw_dtype(L, w);
+	int64_t ax = 1;
+	ValId a = lw_op1(L, "Abs", w), norm;
+	if (p == INFINITY) {
+		norm = lwn_reduce(L, "ReduceMax", a, &ax, 1, false);
+	} else if (p == 1) {
+		norm = lwn_reduce(L, "ReduceSum", a, &ax, 1, false);
+	} else {
+		a = lw_op2(L, "Pow", a, lw_scalar(L, p, dt));
+		norm = lwn_reduce(L, "ReduceSum", a, &ax, 1, false);
+		norm = lw_op2(L, "Pow", norm, lw_scalar(L, 1 / p, dt));
+	}
+	/* which rows indices name: a scatter of ones */
+	ValId nrows = lwn_shape_of(L, w, 0, 1);
+	ValId z = lwn_fill(L, nrows, 0, DT_BOOL);
+	ValId ones = lwn_fill(L, lw_op1(L, "Shape", idx), 1, DT_BOOL);
+	lw_settype(L, z, DT_BOOL);
+	lw_settype(L, ones, DT_BOOL);
+	idx = lwn_reshape(L, idx, (int64_t[]){-1}, 1);
+	ValId si[3] = {z, idx, ones};
+	ValId named = lw_typed(L, lw_emit(L, "ScatterElements", 3, si, 1),
+	    DT_BOOL);
+	ValId big = lw_op2t(L, "Greater", norm, lw_scalar(L, mx, dt), DT_BOOL);
+	ValId scale = lw_op2(L, "Div", lw_scalar(L, mx, dt), lw_op2(L, "Add",
+	    norm, lw_scalar(L, 1e-7, dt)));
+	ValId wh[3] = {lw_op2(L, "And", named, big), scale, lw_scalar(L, 1,
+	    dt)};
+	scale = lw_typed(L, lw_emit(L, "Where", 3, wh, 1), dt);
+	lwn_bind_out(L, 0, lw_op2(L, "Mul", w, lwn_unsqueeze(L, scale, 1)));
 	return 0;
 }
 

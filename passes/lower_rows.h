@@ -37,6 +37,9 @@
 #ifndef LW_ROWS_nn_bag
 #define LW_ROWS_nn_bag(op, rule)
 #endif
+#ifndef LW_ROWS_nn_win
+#define LW_ROWS_nn_win(op, rule)
+#endif
 #ifndef LW_ROWS_shape
 #define LW_ROWS_shape(op, rule)
 #endif

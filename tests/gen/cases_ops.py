@@ -72,6 +72,16 @@ class BagOutputs(nn.Module):
                                              False, self.pad)
 
 
+class MaxNorm(nn.Module):
+    """max_norm: the rows looked up are renormed (in place) first."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 3, max_norm=1.0)
+        self.bag = nn.EmbeddingBag(10, 3, max_norm=1.5, norm_type=1.0, mode="mean")
+    def forward(self, i, o):
+        return self.emb(i), self.bag(i, o)
+
+
 BAG_IN = (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 4, 4]), torch.tensor([0, 4, 4, 8]),
           torch.tensor([[1, 2, 2], [4, 0, 3], [2, 2, 2]]), torch.rand(10))
 
@@ -113,9 +123,21 @@ CASES = {
                          torch.tensor([[2, 2, 2], [9, 8, 7], [1, 2, 3]]), torch.rand(10))),
     "embedding_bag_outputs": lambda: case(
         Fn(lambda i, o: BagSum(i, o) + BagMean(i, o) + BagMax(i, o)), BAG_IN[:2]),
+    "embedding_max_norm": lambda: case(
+        MaxNorm(),
+        (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 3]))),
+    "unfold_windows": lambda: case(
+        Fn(lambda x: (x.unfold(0, 2, 1), x.unfold(1, 3, 2), x.unfold(-1, 1, 3) * 2,
+                      x[0, 0].unfold(0, 4, 4))),
+        (torch.randn(3, 7, 4),)),
+    "im2col": lambda: case(
+        Fn(lambda x, y: (F.unfold(x, 3, padding=1), F.unfold(x, (2, 3), dilation=(2, 1), stride=2),
+                         F.unfold(y, 2, stride=(1, 2)), nn.Unfold(kernel_size=(1, 4))(x))),
+        (torch.randn(2, 3, 6, 5), torch.randn(2, 4, 3))),
 }
 
 torch.manual_seed(0)
+
 BagSum, BagMean, BagMax = BagOutputs(0, -1), BagOutputs(1, 4), BagOutputs(2, 4)
 RnnTanh = Rnn(nn.RNN, input_size=3, hidden_size=4, num_layers=2, bidirectional=True,
               batch_first=True)
