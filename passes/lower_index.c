@@ -4,6 +4,8 @@
  * slices, creation); the helpers both use are in lower_kit.c.
  */
 #include <stdlib.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../ir/ckint.h"
@@ -283,6 +285,74 @@ src_like_index(Lower *L, ValId src, const Value *ssv, ValId i,
 	return lw_slice(L, src, lw_const_i64s(L, zeros, r), ends, axes, r, 0);
 }
 
+/* The identity of reduction red in dtype dt: what include_self=False
+ * starts the written places from; 0 after reporting. */
+static ValId
+red_identity(Lower *L, const char *red, DType dt)
+{
+	bool up = !strcmp(red, "min");
+	if (!strcmp(red, "add") || !strcmp(red, "mean"))
+		return lw_scalar(L, 0, dt);
+	if (!strcmp(red, "mul"))
+		return lw_scalar(L, 1, dt);
+	if (ir_dtype_is_float(dt))
+		return lw_scalar(L, up ? INFINITY : -INFINITY, dt);
+	switch (dt) {
+	case DT_I64: return lw_scalar_int(L, up ? INT64_MAX : INT64_MIN, dt);
+	case DT_I32: return lw_scalar_int(L, up ? INT32_MAX : INT32_MIN, dt);
+	case DT_I16: return lw_scalar_int(L, up ? INT16_MAX : INT16_MIN, dt);
+	case DT_I8: return lw_scalar_int(L, up ? INT8_MAX : INT8_MIN, dt);
+	case DT_U8: return lw_scalar_int(L, up ? UINT8_MAX : 0, dt);
+	default:
+		lw_fail(L, "include_self=False is not supported for this "
+		    "dtype");
+		return 0;
+	}
+}
+
+/* scatter_reduce with include_self=False, or with reduce='mean': the
+ * places index writes start from the reduction's identity (or keep x),
+ * and a mean divides by how many values each place got (1 more with
+ * x).  Places nothing is written to keep x. */
+static ValId
+scatter_excl(Lower *L, ValId x, ValId i, ValId u, int64_t d,
+    const char *red, bool self)
+{
+	DType dt = lw_dtype(L, x);
+	bool mean = !strcmp(red, "mean");
+	if (mean && !ir_dtype_is_float(dt)) {
+		lw_fail(L, "reduce='mean' of integers is not supported");
+		return 0;
+	}
+	ValId xs = lw_op1(L, "Shape", x), us = lw_op1(L, "Shape", u);
+	lw_settype(L, xs, DT_I64);
+	lw_settype(L, us, DT_I64);
+	ValId base = x, cnt = 0, id = red_identity(L, red, dt);
+	if (!id)
+		return 0;
+	if (mean) {
+		ValId c0 = lw_op2(L, "Expand", lw_scalar(L, self, dt), xs);
+		ValId ones = lw_op2(L, "Expand", lw_scalar(L, 1, dt), us);
+		cnt = scatter_elems(L, c0, i, ones, d, "add");
+	}
+	if (!self) {
+		ValId z = lw_op2(L, "Expand", lw_scalar(L, 0, DT_BOOL), xs);
+		ValId t = lw_op2(L, "Expand", lw_scalar(L, 1, DT_BOOL), us);
+		ValId hit = scatter_elems(L, z, i, t, d, "none");
+		base = lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){hit, id,
+		    x}, 1), dt);
+	}
+	ValId y = scatter_elems(L, base, i, u, d, mean ? "add" : red);
+	if (!mean)
+		return y;
+	/* cnt is 0 only where nothing was written and x was left out */
+	ValId none = lw_op2t(L, "Equal", cnt, lw_scalar(L, 0, dt), DT_BOOL);
+	ValId q = lw_op2(L, "Div", y, lw_op2(L, "Max", cnt, lw_scalar(L, 1,
+	    dt)));
+	return lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){none, x, q}, 1),
+	    dt);
+}
+
 /* scatter(x, dim, index, src | value [, reduce]), scatter_add,
  * scatter_reduce(..., reduce, include_self) */
 static int
@@ -299,6 +369,7 @@ scatter(Lower *L)
 		return lw_fail(L, "scatter into a 0-d tensor is not supported");
 	const char *op = ir_str(L->m, lw_node(L)->op);
 	const char *red = "none";
+	bool self = true;
 	if (strstr(op, "scatter_add"))
 		red = "add";
 	const Arg *ra = lw_arg(L, 4, "reduce");
@@ -311,13 +382,13 @@ scatter(Lower *L)
 		else if ((!strcmp(s, "amax") || !strcmp(s, "amin")) &&
 		    L->opset >= 18)
 			red = s[2] == 'a' ? "max" : "min";
+		else if (!strcmp(s, "mean") && strstr(op, "scatter_reduce"))
+			red = "mean";
 		else
 			return lw_fail(L, "reduce='%s' is not supported%s", s,
 			    s[0] == 'a' ? " before opset 18" : "");
-		if (strstr(op, "scatter_reduce") &&
-		    !lw_bool(L, 5, "include_self", true))
-			return lw_fail(L, "include_self=False is not "
-			    "supported");
+		if (strstr(op, "scatter_reduce"))
+			self = lw_bool(L, 5, "include_self", true);
 	}
 	i = lw_cast(L, i, DT_I64);
 	const char *skw = lw_arg(L, 3, "src") ? "src" : "value";
@@ -337,8 +408,11 @@ scatter(Lower *L)
 		lw_settype(L, shp, DT_I64);
 		u = lw_op2(L, "Expand", v, shp);
 	}
-	lw_bind(L, 0, scatter_elems(L, x, i, u, d, red));
-	return 0;
+	if (self && strcmp(red, "mean"))
+		lw_bind(L, 0, scatter_elems(L, x, i, u, d, red));
+	else
+		lw_bind(L, 0, scatter_excl(L, x, i, u, d, red, self));
+	return lw_failed(L) ? -1 : 0;
 }
 
 /* Python-clamped start/end of a slice of a dim of static size n. */

@@ -134,6 +134,14 @@ CASES = {
         Fn(lambda x, y: (F.unfold(x, 3, padding=1), F.unfold(x, (2, 3), dilation=(2, 1), stride=2),
                          F.unfold(y, 2, stride=(1, 2)), nn.Unfold(kernel_size=(1, 4))(x))),
         (torch.randn(2, 3, 6, 5), torch.randn(2, 4, 3))),
+    "scatter_reduce_modes": lambda: case(
+        Fn(lambda x, i, s, n: tuple(
+            x.scatter_reduce(1, i, s, r, include_self=inc)
+            for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
+        ) + (n.scatter_reduce(0, i[0], n[:4] * 3, "amax", include_self=False),
+             n.scatter_reduce(0, i[0], n[:4] - 7, "amin", include_self=False))),
+        (torch.randn(3, 6), torch.tensor([[0, 2, 2, 5], [1, 1, 1, 1], [4, 0, 4, 0]]),
+         torch.randn(3, 4), torch.arange(6) - 2)),
 }
 
 torch.manual_seed(0)
