@@ -142,6 +142,20 @@ CASES = {
              n.scatter_reduce(0, i[0], n[:4] - 7, "amin", include_self=False))),
         (torch.randn(3, 6), torch.tensor([[0, 2, 2, 5], [1, 1, 1, 1], [4, 0, 4, 0]]),
          torch.randn(3, 4), torch.arange(6) - 2)),
+    # rounded inputs: equal maxima in a window, where the first must win
+    "adaptive_max_indices": lambda: case(
+        Fn(lambda x, y, z: (F.adaptive_max_pool2d(x, (3, 4), return_indices=True),
+                            F.adaptive_max_pool2d(x, 1, return_indices=True),
+                            F.adaptive_max_pool1d(y, 3, return_indices=True),
+                            F.adaptive_max_pool3d(z, (2, 3, 2), return_indices=True),
+                            F.adaptive_max_pool3d(z, (3, 2, 1)))),
+        ((torch.randn(2, 3, 7, 9) * 2).round(), torch.randn(4, 10), torch.randn(1, 2, 4, 5, 3))),
+    "avg_pool_divisor": lambda: case(
+        Fn(lambda x, y: (F.avg_pool2d(x, 3, 2, 1, divisor_override=2),
+                         F.avg_pool2d(x, (2, 3), (2, 1), (1, 0), ceil_mode=True, divisor_override=5),
+                         F.avg_pool1d(y, 3, 2, 1, ceil_mode=True) * 1,
+                         F.avg_pool3d(x[None], 2, 1, 1, divisor_override=3))),
+        (torch.randn(2, 3, 7, 6), torch.randn(2, 3, 8))),
 }
 
 torch.manual_seed(0)
