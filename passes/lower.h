@@ -84,6 +84,7 @@ extern const LowerRule lw_rules_shape[];
 extern const LowerRule lw_rules_shape_join[];
 extern const LowerRule lw_rules_index[];
 extern const LowerRule lw_rules_index_pad[];
+extern const LowerRule lw_rules_index_sel[];
 extern const LowerRule lw_rules_reduce[];
 extern const LowerRule lw_rules_reduce_norm[];
 extern const LowerRule lw_rules_sym[];

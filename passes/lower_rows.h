@@ -52,6 +52,9 @@
 #ifndef LW_ROWS_index_pad
 #define LW_ROWS_index_pad(op, rule)
 #endif
+#ifndef LW_ROWS_index_sel
+#define LW_ROWS_index_sel(op, rule)
+#endif
 #ifndef LW_ROWS_sym
 #define LW_ROWS_sym(op, rule)
 #endif

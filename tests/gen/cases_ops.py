@@ -156,6 +156,27 @@ CASES = {
                          F.avg_pool1d(y, 3, 2, 1, ceil_mode=True) * 1,
                          F.avg_pool3d(x[None], 2, 1, 1, divisor_override=3))),
         (torch.randn(2, 3, 7, 6), torch.randn(2, 3, 8))),
+    # x rounded: ties, where PyTorch's choice of index is kept (cummax,
+    # mode); kthvalue and median leave it open, so y has none
+    "select_ops": lambda: case(
+        Fn(lambda x, y, n, q: (torch.cummax(x, 1), torch.cummin(x, 0), torch.cummax(n, 0),
+                               torch.kthvalue(y, 2, 0), torch.kthvalue(y, 3, 1, keepdim=True),
+                               torch.median(y, 1), torch.median(y), torch.median(q, 1),
+                               torch.nanmedian(q, 1, keepdim=True), torch.nanmedian(q),
+                               torch.mode(x, 1), torch.mode(n, 0), torch.mode(x, 0, True))),
+        ((torch.randn(5, 7) * 2).round(), torch.randn(5, 7), torch.tensor([3, 1, 3, 2, 1, 5, 3, 1]),
+         torch.tensor([[1., float("nan"), 2, float("nan"), 0], [4, 3, 2, 1, 0],
+                       [float("nan"), 7, 1, 2, 5]]))),
+    "search_ops": lambda: case(
+        Fn(lambda s, v, b, r: (torch.searchsorted(s, v), torch.searchsorted(s, v, right=True),
+                               torch.searchsorted(b, r, side="right", out_int32=True),
+                               torch.searchsorted(s[0], v), torch.bucketize(r, b),
+                               torch.bucketize(v, b, right=True),
+                               torch.searchsorted(s.flip(1), v, sorter=torch.arange(5).flip(0)
+                                                  .expand(3, 5).contiguous()))),
+        (torch.tensor([[1., 2, 2, 5, 9], [0, 0, 1, 1, 3], [-4, -2, 0, 2, 4]]),
+         torch.tensor([[2., 0, 9, 10], [1, 1, 0, -1], [-3, 4, 2, 2]]),
+         torch.tensor([1, 3, 5, 7]), torch.tensor([[0, 1, 2, 7, 8]]))),
 }
 
 torch.manual_seed(0)

@@ -45,6 +45,7 @@ static const struct {
 	{"nn_win", lw_rules_nn_win},
 	{"shape", lw_rules_shape}, {"shape_join", lw_rules_shape_join},
 	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
+	{"index_sel", lw_rules_index_sel},
 	{"sym", lw_rules_sym}, {"cf", lw_rules_cf},
 };
 enum { NFAM = sizeof families / sizeof *families };
