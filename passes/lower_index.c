@@ -415,6 +415,56 @@ scatter(Lower *L)
 	return lw_failed(L) ? -1 : 0;
 }
 
+/* index_reduce(self, dim, index, source, reduce, *, include_self=True):
+ * source's slice k along dim reduced into self's slice index[k], as a
+ * scatter_reduce whose index is index broadcast along source. */
+static int
+index_reduce(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self"), i = lw_in(L, 2, "index"),
+	      u = lw_in(L, 3, "source");
+	int r = lw_rank_of(L, 0, "self");
+	int64_t d = lw_int(L, 1, "dim", 0);
+	bool self = lw_bool(L, -1, "include_self", true);
+	const Arg *ra = lw_arg(L, 4, "reduce");
+	if (!x || !i || !u || r < 0 || lw_failed(L))
+		return -1;
+	if (lw_normdim(L, &d, r) < 0)
+		return -1;
+	const char *s = ra && ra->kind == A_STR ? ir_str(L->m, ra->u.s) : "";
+	const char *red = !strcmp(s, "prod") ? "mul" : !strcmp(s, "mean") ?
+	    "mean" : !strcmp(s, "amax") ? "max" : !strcmp(s, "amin") ? "min"
+	    : NULL;
+	if (!red)
+		return lw_fail(L, "reduce argument must be either prod, mean, "
+		    "amax or amin, got %s", s);
+	if ((!strcmp(red, "max") || !strcmp(red, "min")) && L->opset < 18)
+		return lw_fail(L, "reduce='%s' needs opset 18 or later", s);
+	bool zerod = r == 0;
+	if (zerod) {
+		x = lw_reshape(L, x, lw_i64v(L, 1));
+		u = lw_reshape(L, u, lw_i64v(L, -1));
+		r = 1;
+	}
+	u = lw_cast(L, u, lw_dtype(L, x));
+	/* index as [1, .., len, .., 1], then as big as source */
+	int64_t dims[LW_MAXRANK];
+	for (int k = 0; k < r; k++)
+		dims[k] = k == d ? -1 : 1;
+	i = lw_reshape(L, lw_cast(L, i, DT_I64), lw_const_i64s(L, dims, r));
+	ValId us = lw_op1(L, "Shape", u);
+	lw_settype(L, us, DT_I64);
+	i = lw_op2(L, "Expand", i, us);
+	ValId y = self && strcmp(red, "mean") ? scatter_elems(L, x, i, u, d,
+	    red) : scatter_excl(L, x, i, u, d, red, self);
+	if (zerod && y)
+		y = lw_reshape(L, y, lw_const_i64s(L, NULL, 0));
+	if (!y)
+		return -1;
+	lw_bind(L, 0, y);
+	return 0;
+}
+
 /* Python-clamped start/end of a slice of a dim of static size n. */
 static void
 clamp_slice(int64_t n, int64_t *s, int64_t *e)

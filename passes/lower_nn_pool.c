@@ -399,6 +399,52 @@ static int adaptive_max1d(Lower *L) { return adaptive_pool(L, 1, true); }
 static int adaptive_max2d(Lower *L) { return adaptive_pool(L, 2, true); }
 static int adaptive_max3d(Lower *L) { return adaptive_pool(L, 3, true); }
 
+/* max_unpool2d(self, indices, output_size) and max_unpool3d(...,
+ * stride, padding): each value goes to its index, flat over the output
+ * plane (what max pooling's indices are), the rest is zero. */
+static int
+max_unpool(Lower *L, int nd)
+{
+	int64_t out[MAXSP], plane = 1;
+	const Value *xv = lw_srcval(L, 0, "self");
+	int n = lw_ints(L, 2, "output_size", out, MAXSP);
+	if (lw_failed(L))
+		return -1;
+	if (n != nd)
+		return lw_fail(L, "output_size must have %d elements", nd);
+	if (!xv || (xv->rank != nd + 1 && xv->rank != nd + 2))
+		return lw_fail(L, "input of rank %d for %dd unpooling",
+		    xv ? xv->rank : -1, nd);
+	for (int k = 0; k < nd; k++) {
+		if (out[k] < 0)
+			return lw_fail(L, "output_size must be non-negative");
+		plane *= out[k];
+	}
+	ValId x = lw_in(L, 0, "self"), i = lw_cast(L, lw_in(L, 1, "indices"),
+	    DT_I64);
+	if (!x || !i)
+		return -1;
+	int lead = xv->rank - nd;
+	/* [lead.., plane] zeros; values and indices as [lead.., -1] */
+	ValId ls = lwn_shape_of(L, x, 0, lead);
+	ValId flat[2] = {ls, lw_i64v(L, -1)};
+	ValId fs = lw_concat(L, flat, 2, 0, DT_I64);
+	ValId zs[2] = {ls, lw_i64v(L, plane)};
+	ValId z = lwn_fill(L, lw_concat(L, zs, 2, 0, DT_I64), 0,
+	    lw_dtype(L, x));
+	lw_settype(L, z, lw_dtype(L, x));
+	ValId in[3] = {z, lw_reshape(L, i, fs), lw_reshape(L, x, fs)};
+	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
+	lw_attr_int(L, s, "axis", lead);
+	ValId y = lwn_settyped(L, s, 0, lw_dtype(L, x));
+	ValId os[2] = {ls, lw_const_i64s(L, out, nd)};
+	lw_bind(L, 0, lw_reshape(L, y, lw_concat(L, os, 2, 0, DT_I64)));
+	return 0;
+}
+
+static int max_unpool2d(Lower *L) { return max_unpool(L, 2); }
+static int max_unpool3d(Lower *L) { return max_unpool(L, 3); }
+
 /* ------------------------------------------------------------- resampling */
 
 /* Where an upsample overload keeps its arguments. */

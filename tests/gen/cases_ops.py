@@ -177,6 +177,19 @@ CASES = {
         (torch.tensor([[1., 2, 2, 5, 9], [0, 0, 1, 1, 3], [-4, -2, 0, 2, 4]]),
          torch.tensor([[2., 0, 9, 10], [1, 1, 0, -1], [-3, 4, 2, 2]]),
          torch.tensor([1, 3, 5, 7]), torch.tensor([[0, 1, 2, 7, 8]]))),
+    "max_unpool": lambda: case(
+        Fn(lambda x, y: (F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2),
+                         F.max_unpool2d(*F.max_pool2d(x, 3, 2, 1, return_indices=True), 3, 2, 1,
+                                        output_size=(7, 6)),
+                         F.max_unpool1d(*F.max_pool1d(x[0], 2, return_indices=True), 2),
+                         F.max_unpool3d(*F.max_pool3d(y, 2, return_indices=True), 2))),
+        (torch.randn(2, 3, 7, 6), torch.randn(1, 2, 4, 4, 6))),
+    "index_reduce_modes": lambda: case(
+        Fn(lambda x, i, s, n: tuple(
+            x.index_reduce(1, i, s, r, include_self=inc)
+            for r in ("prod", "mean", "amax", "amin") for inc in (True, False)
+        ) + (n.index_reduce(0, i, n[:4] - 5, "amax", include_self=False),)),
+        (torch.randn(3, 6), torch.tensor([0, 2, 2, 5]), torch.randn(3, 4), torch.arange(6) - 2)),
 }
 
 torch.manual_seed(0)
