@@ -1,6 +1,7 @@
 /* lower_index_sel.c - lowering rules for selections along a dimension:
  * cummax/cummin, kthvalue, median/nanmedian, mode, and the binary searches
- * searchsorted/bucketize.
+ * searchsorted/bucketize; and the data-dependent sizes of nonzero,
+ * argwhere, nonzero_static and masked_select.
  *
  * ONNX has no running maximum, mode or search, so these compare every
  * pair of positions along the dimension (an [n, n] pattern broadcast over
@@ -418,6 +419,107 @@ bucketize(Lower *L)
 		return -1;
 	lw_bind(L, 0, search(L, seq, qv, v, sv ? sv->rank : 0, lw_bool(L, -1,
 	    "right", false), lw_bool(L, -1, "out_int32", false)));
+	return 0;
+}
+
+/* ------------------------------------------------ data-dependent sizes */
+
+/* The positions of the non-zero elements of x, [count, rank]
+ * (ONNX NonZero, transposed); a 0-d x has rank 0 columns. */
+static ValId
+nonzero_rows(Lower *L, ValId x, int r)
+{
+	x = lw_cast(L, x, DT_BOOL);
+	if (r == 0)
+		x = lw_reshape(L, x, lw_i64v(L, 1));
+	ValId nz = lw_typed(L, lw_emit(L, "NonZero", 1, &x, 1), DT_I64);
+	nz = lw_transpose(L, nz, (int64_t[]){1, 0}, 2);
+	if (r == 0)
+		nz = lw_slice_const(L, nz, 1, 0, 0, 1);
+	return nz;
+}
+
+/* nonzero(self), argwhere(self) */
+static int
+nonzero(Lower *L)
+{
+	int r = lw_rank_of(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	if (r < 0 || !x)
+		return -1;
+	lw_bind(L, 0, nonzero_rows(L, x, r));
+	return 0;
+}
+
+/* nonzero_numpy(self): nonzero(as_tuple=True), one 1-D tensor of
+ * positions per dim (a 0-d self counts as 1-D) */
+static int
+nonzero_numpy(Lower *L)
+{
+	int r = lw_rank_of(L, 0, "self");
+	ValId x = lw_in(L, 0, "self");
+	if (r < 0 || !x)
+		return -1;
+	x = lw_cast(L, x, DT_BOOL);
+	if (r == 0)
+		x = lw_reshape(L, x, lw_i64v(L, 1));
+	ValId nz = lw_typed(L, lw_emit(L, "NonZero", 1, &x, 1), DT_I64);
+	for (uint32_t k = 0; k < lw_node(L)->nout; k++) {
+		if (lw_outval(L, (int)k)->kind == VK_UNKNOWN)
+			continue;
+		if ((int)k >= (r ? r : 1))
+			return lw_fail(L, "output %u of a rank %d tensor", k, r);
+		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){nz,
+		    lw_scalar_i64(L, k)}, 1);
+		lw_attr_int(L, g, "axis", 0);
+		lw_bind(L, (int)k, lw_typed(L, g, DT_I64));
+	}
+	return 0;
+}
+
+/* nonzero_static(self, *, size, fill_value=-1): the first size rows of
+ * nonzero, rows of fill_value after them */
+static int
+nonzero_static(Lower *L)
+{
+	int r = lw_rank_of(L, 0, "self");
+	int64_t size = lw_int(L, -1, "size", 0), fill = lw_int(L, -1,
+	    "fill_value", -1);
+	ValId x = lw_in(L, 0, "self");
+	if (r < 0 || !x || lw_failed(L))
+		return -1;
+	if (size < 0)
+		return lw_fail(L, "nonzero_static: 'size' must be an "
+		    "non-negative integer");
+	int64_t dims[2] = {size, r == 0 ? 0 : r};
+	ValId pad = lw_op2(L, "Expand", lw_scalar_i64(L, fill),
+	    lw_const_i64s(L, dims, 2));
+	ValId parts[2] = {nonzero_rows(L, x, r), pad};
+	ValId all = lw_concat(L, parts, 2, 0, DT_I64);
+	lw_bind(L, 0, lw_slice_const(L, all, 0, 0, size, 1));
+	return 0;
+}
+
+/* masked_select(self, mask): the elements of self (broadcast with mask)
+ * where mask is true, in order, 1-D */
+static int
+masked_select(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self"), m = lw_in(L, 1, "mask");
+	if (!x || !m)
+		return -1;
+	m = lw_cast(L, m, DT_BOOL);
+	ValId ms = lw_op1(L, "Shape", m);
+	lw_settype(L, ms, DT_I64);
+	x = lw_op2(L, "Expand", x, ms);
+	ValId xs = lw_op1(L, "Shape", x);
+	lw_settype(L, xs, DT_I64);
+	m = lw_op2(L, "Expand", m, xs);
+	ValId in[2] = {lw_reshape(L, x, lw_i64v(L, -1)),
+	    lw_reshape(L, m, lw_i64v(L, -1))};
+	NodeId c = lw_emit(L, "Compress", 2, in, 1);
+	lw_attr_int(L, c, "axis", 0);
+	lw_bind(L, 0, lw_typed(L, c, lw_dtype(L, x)));
 	return 0;
 }
 

@@ -190,6 +190,14 @@ CASES = {
             for r in ("prod", "mean", "amax", "amin") for inc in (True, False)
         ) + (n.index_reduce(0, i, n[:4] - 5, "amax", include_self=False),)),
         (torch.randn(3, 6), torch.tensor([0, 2, 2, 5]), torch.randn(3, 4), torch.arange(6) - 2)),
+    "nonzero_masked": lambda: case(
+        Fn(lambda x, m: (torch.nonzero(x), torch.argwhere(x > 0), torch.nonzero(x, as_tuple=True),
+                         torch.nonzero_static(x, size=4), torch.nonzero_static(x[0], size=9,
+                                                                             fill_value=7),
+                         torch.masked_select(x, m), torch.masked_select(x[0], m[1]) * 2)),
+        (torch.tensor([[0., 1.5, 0, -2], [3, 0, 0, float("nan")], [0, 0, 0, 0]]),
+         torch.tensor([[True, False, True, True], [False, False, True, False],
+                       [True, True, False, False]]))),
 }
 
 torch.manual_seed(0)
