@@ -198,6 +198,16 @@ CASES = {
         (torch.tensor([[0., 1.5, 0, -2], [3, 0, 0, float("nan")], [0, 0, 0, 0]]),
          torch.tensor([[True, False, True, True], [False, False, True, False],
                        [True, True, False, False]]))),
+    "grid_sample_2d": lambda: case(
+        Fn(lambda x, g: tuple(F.grid_sample(x, g, mode=m, padding_mode=p, align_corners=a)
+                              for m in ("bilinear", "nearest", "bicubic")
+                              for p in ("zeros", "border", "reflection") for a in (False, True))),
+        (torch.randn(2, 3, 5, 6), torch.rand(2, 4, 7, 2) * 2.4 - 1.2)),
+    "grid_sample_3d": lambda: case(
+        Fn(lambda x, g: (F.grid_sample(x, g, align_corners=True),
+                         F.grid_sample(x, g, mode="nearest", padding_mode="border"))),
+        (torch.randn(1, 2, 3, 4, 5), torch.rand(1, 2, 3, 4, 3) * 2.2 - 1.1),
+        flags=["--opset", "20"]),
 }
 
 torch.manual_seed(0)
