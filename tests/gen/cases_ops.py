@@ -208,6 +208,17 @@ CASES = {
                          F.grid_sample(x, g, mode="nearest", padding_mode="border"))),
         (torch.randn(1, 2, 3, 4, 5), torch.rand(1, 2, 3, 4, 3) * 2.2 - 1.1),
         flags=["--opset", "20"]),
+    # part of the tensor, overlapping windows, an offset; on an input, on a
+    # fresh result and on a reshape of one (not on another view)
+    "as_strided_part": lambda: case(
+        Fn(lambda x: (x.as_strided((2, 2), (1, 2)), x.as_strided((3, 3), (2, 1), 1),
+                      (x * 2).as_strided((4,), (3,), 2),
+                      torch.as_strided_copy(x.view(-1), (2, 3), (1, 1)))),
+        (torch.randn(3, 4),)),
+    # a view of a view reads its base: refused, not guessed
+    "as_strided_of_view_refused": lambda: case(
+        Fn(lambda x: x.t().as_strided((2, 2), (1, 2))), (torch.randn(3, 4),),
+        expect="diagnose"),
 }
 
 torch.manual_seed(0)
