@@ -554,6 +554,28 @@ select_scatter(Lower *L)
 	return 0;
 }
 
+/* x[mask] = v for a mask over the leading mr dims and values of their own
+ * (one per true element, or broadcast to them): a ScatterND at the
+ * coordinates NonZero gives. */
+static int
+mask_put(Lower *L, ValId x, ValId mask, int mr, ValId v, bool acc)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (mr > sv->rank)
+		return lw_fail(L, "mask has more dims than the tensor");
+	ValId nz = lw_op1(L, "NonZero", mask);
+	lw_settype(L, nz, DT_I64);
+	ValId coords = lw_transpose(L, nz, (int64_t[]){1, 0}, 2);
+	ValId parts[2] = {lw_shape_range(L, coords, 0, 1),
+	    lw_dims_of(L, sv, x, mr, sv->rank)};
+	ValId u = lw_op2(L, "Expand", v, lw_concat_shape(L, parts, 2));
+	NodeId s = lw_emit(L, "ScatterND", 3, (ValId[]){x, coords, u}, 1);
+	if (acc)
+		lw_attr_str(L, s, "reduction", "add");
+	lw_bind(L, 0, lw_typed(L, s, lw_dtype(L, x)));
+	return 0;
+}
+
 /* index_put(x, indices, values, accumulate): a boolean mask is a Where;
  * integer index tensors on the leading dims are a ScatterND. */
 static int
@@ -579,11 +601,10 @@ index_put(Lower *L)
 			if (!lw_sdim(L, vs, d, &m) || m != 1)
 				one = false;
 		}
-		if (!one)
-			return lw_fail(L, "a boolean mask with more than one "
-			    "value is not supported");
 		ValId mask = lw_cast(L, idx[0], DT_BOOL);
 		int mr = isv[0]->rank;
+		if (!one)
+			return mask_put(L, x, mask, mr, v, acc);
 		if (mr < r) {
 			int64_t ax[LW_MAXRANK];
 			for (int d = mr; d < r; d++)

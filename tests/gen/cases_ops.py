@@ -219,6 +219,13 @@ CASES = {
     "as_strided_of_view_refused": lambda: case(
         Fn(lambda x: x.t().as_strided((2, 2), (1, 2))), (torch.randn(3, 4),),
         expect="diagnose"),
+    "index_put_mask": lambda: case(
+        Fn(lambda x, m, v, y, w: (torch.index_put(x, (m,), v),
+                                  torch.index_put(x, (m,), v, accumulate=True),
+                                  torch.index_put(y, (m.view(2, 3),), w),
+                                  torch.index_put(y, (m.view(2, 3),), w[:1]))),
+        (torch.randn(6), torch.tensor([True, False, True, True, False, False]), torch.randn(3),
+         torch.randn(2, 3, 4), torch.randn(3, 4))),
 }
 
 torch.manual_seed(0)
