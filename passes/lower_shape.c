@@ -152,50 +152,55 @@ own_storage(Lower *L, ValId v, int depth)
 	return true;
 }
 
-/* Any other as_strided of static sizes: a Gather of the storage (self
- * flattened) at offset + sum(i_k * stride_k), when self is its own
- * storage; positions outside it are PyTorch's error. */
-static int
-strided_gather(Lower *L, int r)
+/* The storage positions an as_strided(size, stride, storage_offset)
+ * (arguments 1, 2, 3 from first) of self reads, as an INT64 constant
+ * shaped size; 0 after reporting.  Positions outside self are PyTorch's
+ * setStorage error. */
+static ValId
+strided_offsets(Lower *L, int first)
 {
 	const Value *xv = lw_srcval(L, 0, "self");
 	int64_t size[LW_MAXRANK], stride[LW_MAXRANK], numel = 1, e;
-	for (int d = 0; d < r; d++) {
-		if (!lw_sdim(L, xv, d, &e))
-			return lw_fail(L, "an as_strided view of part of a "
-			    "tensor needs static sizes");
-		if (e > 0 && numel > ((int64_t)1 << 40) / e)
-			return lw_fail(L, "an as_strided view of part of a "
-			    "tensor that large is not supported");
+	for (int d = 0; xv && d < xv->rank; d++) {
+		if (!lw_sdim(L, xv, d, &e)) {
+			lw_fail(L, "an as_strided view of part of a tensor "
+			    "needs static sizes");
+			return 0;
+		}
+		if (e > 0 && numel > ((int64_t)1 << 40) / e) {
+			lw_fail(L, "an as_strided view of part of a tensor "
+			    "that large is not supported");
+			return 0;
+		}
 		numel *= e;
 	}
-	int n = lw_ints(L, 1, "size", size, LW_MAXRANK),
-	    nt = lw_ints(L, 2, "stride", stride, LW_MAXRANK);
-	int64_t off = lw_int(L, 3, "storage_offset", 0);
-	if (lw_failed(L) || n < 0 || nt != n)
-		return lw_failed(L) ? -1 : lw_fail(L, "mismatch in length of "
-		    "strides and shape");
-	const Arg *sa = lw_arg(L, 0, "self");
-	if (sa->kind != A_VAL || !own_storage(L, sa->u.v, 0))
-		return lw_fail(L, "an as_strided view of part of a tensor "
-		    "is supported only on a tensor that is its own storage, "
-		    "not on another view");
+	int n = lw_ints(L, first, "size", size, LW_MAXRANK),
+	    nt = lw_ints(L, first + 1, "stride", stride, LW_MAXRANK);
+	int64_t off = lw_int(L, first + 2, "storage_offset", 0);
+	if (lw_failed(L) || n < 0 || nt != n) {
+		if (!lw_failed(L))
+			lw_fail(L, "mismatch in length of strides and shape");
+		return 0;
+	}
 	int64_t cnt = 1;
-	if (numel > (int64_t)1 << 40)
-		return lw_fail(L, "an as_strided view of part of a tensor "
-		    "that large is not supported");
 	for (int d = 0; d < n; d++) {
-		if (size[d] < 0 || stride[d] < 0)
-			return lw_fail(L, "negative sizes and strides are not "
+		if (size[d] < 0 || stride[d] < 0) {
+			lw_fail(L, "negative sizes and strides are not "
 			    "supported");
+			return 0;
+		}
 		if (size[d] > 1 << 22 || (size[d] > 1 && stride[d] > numel) ||
-		    off > numel)
-			return lw_fail(L, "setStorage: sizes and strides reach "
-			    "past a storage of %lld", (long long)numel);
+		    off > numel) {
+			lw_fail(L, "setStorage: sizes and strides reach past a "
+			    "storage of %lld", (long long)numel);
+			return 0;
+		}
 		cnt *= size[d];
-		if (cnt > 1 << 22)
-			return lw_fail(L, "an as_strided view that large is "
-			    "not supported");
+		if (cnt > 1 << 22) {
+			lw_fail(L, "an as_strided view that large is not "
+			    "supported");
+			return 0;
+		}
 	}
 	int64_t *idx = lw_scratch(L, (size_t)cnt + 1, sizeof *idx);
 	for (int64_t j = 0; j < cnt; j++) {
@@ -204,20 +209,54 @@ strided_gather(Lower *L, int r)
 			at += rest % size[d] * stride[d];
 			rest /= size[d];
 		}
-		if (at < 0 || at >= numel)
-			return lw_fail(L, "setStorage: sizes and strides reach "
+		if (at < 0 || at >= numel) {
+			lw_fail(L, "setStorage: sizes and strides reach "
 			    "element %lld of a storage of %lld", (long long)at,
 			    (long long)numel);
+			return 0;
+		}
 		idx[j] = at;
 	}
-	ValId x = lw_in(L, 0, "self");
-	if (!x)
+	return lw_const(L, DT_I64, n, size, idx);
+}
+
+/* Any other as_strided of static sizes: a Gather of the storage (self
+ * flattened) at the offsets, when self is its own storage. */
+static int
+strided_gather(Lower *L)
+{
+	const Arg *sa = lw_arg(L, 0, "self");
+	ValId idx = strided_offsets(L, 1), x = lw_in(L, 0, "self");
+	if (!idx || !x)
 		return -1;
-	ValId in[2] = {lw_reshape(L, x, lw_i64v(L, -1)), lw_const(L, DT_I64,
-	    n, size, idx)};
+	if (sa->kind != A_VAL || !own_storage(L, sa->u.v, 0))
+		return lw_fail(L, "an as_strided view of part of a tensor "
+		    "is supported only on a tensor that is its own storage, "
+		    "not on another view");
+	ValId in[2] = {lw_reshape(L, x, lw_i64v(L, -1)), idx};
 	NodeId g = lw_emit(L, "Gather", 2, in, 1);
 	lw_attr_int(L, g, "axis", 0);
 	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
+	return 0;
+}
+
+/* as_strided_scatter(self, src, size, stride, storage_offset=None): a
+ * copy of self with the as_strided view of it replaced by src. */
+static int
+as_strided_scatter(Lower *L)
+{
+	ValId idx = strided_offsets(L, 2), x = lw_in(L, 0, "self"),
+	      src = lw_in(L, 1, "src");
+	if (!idx || !x || !src)
+		return -1;
+	ValId flat = lw_i64v(L, -1);
+	ValId in[3] = {lw_reshape(L, x, flat), lw_reshape(L, idx, flat),
+	    lw_reshape(L, lw_cast(L, src, lw_dtype(L, x)), flat)};
+	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
+	lw_attr_int(L, s, "axis", 0);
+	ValId shp = lw_op1(L, "Shape", x);
+	lw_settype(L, shp, DT_I64);
+	lw_bind(L, 0, lw_reshape(L, lw_typed(L, s, lw_dtype(L, x)), shp));
 	return 0;
 }
 
@@ -256,7 +295,7 @@ as_strided(Lower *L)
 	}
 	if (ok)
 		return identity(L);
-	return strided_gather(L, r);
+	return strided_gather(L);
 }
 
 /* ------------------------------------------------------ views, reshapes */

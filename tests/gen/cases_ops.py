@@ -213,7 +213,8 @@ CASES = {
     "as_strided_part": lambda: case(
         Fn(lambda x: (x.as_strided((2, 2), (1, 2)), x.as_strided((3, 3), (2, 1), 1),
                       (x * 2).as_strided((4,), (3,), 2),
-                      torch.as_strided_copy(x.view(-1), (2, 3), (1, 1)))),
+                      torch.as_strided_copy(x.view(-1), (2, 3), (1, 1)),
+                      torch.as_strided_scatter(x, x[:2, :2] * 10, (2, 2), (1, 4), 1))),
         (torch.randn(3, 4),)),
     # a view of a view reads its base: refused, not guessed
     "as_strided_of_view_refused": lambda: case(
