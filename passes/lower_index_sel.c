@@ -52,6 +52,15 @@ reduce(Lower *L, const char *op, ValId x, int64_t axis, bool keep)
 	return lw_typed(L, n, lw_dtype(L, x));
 }
 
+/* Whether the node has an FX output k that is annotated (one that no
+ * getitem names is not). */
+static bool
+used(Lower *L, int k)
+{
+	return (uint32_t)k < lw_node(L)->nout &&
+	    lw_outval(L, k)->kind != VK_UNKNOWN;
+}
+
 /* The dimension argument i of self (rank r, static length *n along it);
  * -1 after reporting.  A 0-d tensor is seen as [1]. */
 static int
@@ -465,7 +474,7 @@ nonzero_numpy(Lower *L)
 		x = lw_reshape(L, x, lw_i64v(L, 1));
 	ValId nz = lw_typed(L, lw_emit(L, "NonZero", 1, &x, 1), DT_I64);
 	for (uint32_t k = 0; k < lw_node(L)->nout; k++) {
-		if (lw_outval(L, (int)k)->kind == VK_UNKNOWN)
+		if (!used(L, (int)k))
 			continue;
 		if ((int)k >= (r ? r : 1))
 			return lw_fail(L, "output %u of a rank %d tensor", k, r);
@@ -520,6 +529,103 @@ masked_select(Lower *L)
 	NodeId c = lw_emit(L, "Compress", 2, in, 1);
 	lw_attr_int(L, c, "axis", 0);
 	lw_bind(L, 0, lw_typed(L, c, lw_dtype(L, x)));
+	return 0;
+}
+
+/* An empty INT64 tensor [0]: what PyTorch returns for an output it was
+ * not asked for. */
+static ValId
+empty_i64(Lower *L)
+{
+	int64_t zero = 0;
+	return lw_const(L, DT_I64, 1, &zero, NULL);
+}
+
+/* _unique2(self, sorted=True, return_inverse=False, return_counts=False):
+ * ONNX Unique of self flattened.  PyTorch's CPU kernel sorts whatever
+ * sorted says, so this sorts too. */
+static int
+unique2(Lower *L)
+{
+	bool inv = lw_bool(L, 2, "return_inverse", false),
+	     cnt = lw_bool(L, 3, "return_counts", false);
+	ValId x = lw_in(L, 0, "self");
+	if (!x || lw_failed(L))
+		return -1;
+	DType dt = lw_dtype(L, x), wt = dt;
+	if (dt == DT_F16 || dt == DT_BF16)
+		wt = DT_F32;
+	else if (ir_dtype_is_int(dt) && dt != DT_I8)
+		wt = DT_I64;
+	else if (dt != DT_F32 && dt != DT_F64 && dt != DT_I8)
+		return lw_fail(L, "unique of this dtype is not supported");
+	ValId flat = lw_reshape(L, lw_cast(L, x, wt), lw_i64v(L, -1));
+	NodeId u = lw_emit(L, "Unique", 1, &flat, 4);
+	lw_attr_int(L, u, "sorted", 1);
+	ValId y = lw_res(L, u, 0), r[3];
+	lw_settype(L, y, wt);
+	for (int k = 1; k < 4; k++)
+		lw_settype(L, lw_res(L, u, k), DT_I64);
+	ValId shp = lw_op1(L, "Shape", x);
+	lw_settype(L, shp, DT_I64);
+	r[0] = lw_cast(L, y, dt);
+	r[1] = inv ? lw_reshape(L, lw_res(L, u, 2), shp) : empty_i64(L);
+	r[2] = cnt ? lw_res(L, u, 3) : empty_i64(L);
+	for (int k = 0; k < 3; k++)
+		if (k == 0 || used(L, k))
+			lw_bind(L, k, r[k]);
+	return 0;
+}
+
+/* unique_consecutive(self, return_inverse=False, return_counts=False,
+ * dim=None): of each run of equal elements (self flattened) the first;
+ * a run starts where an element differs from the one before it. */
+static int
+unique_consecutive(Lower *L)
+{
+	bool inv = lw_bool(L, 1, "return_inverse", false),
+	     cnt = lw_bool(L, 2, "return_counts", false);
+	if (lw_has(L, 3, "dim"))
+		return lw_fail(L, "unique_consecutive along a dim is not "
+		    "supported");
+	ValId x = lw_in(L, 0, "self");
+	if (!x || lw_failed(L))
+		return -1;
+	DType dt = lw_dtype(L, x);
+	ValId f = lw_reshape(L, x, lw_i64v(L, -1));
+	/* true for the first element (none for an empty tensor) */
+	ValId f0 = lw_slice_const(L, f, 0, 0, 1, 1);
+	ValId s0 = lw_op1(L, "Shape", f0);
+	lw_settype(L, s0, DT_I64);
+	ValId first = lw_op2(L, "Expand", lw_scalar(L, 1, DT_BOOL), s0);
+	ValId diff = lw_op1(L, "Not", lw_op2t(L, "Equal",
+	    lw_slice_const(L, f, 0, 1, INT64_MAX, 1),
+	    lw_slice_const(L, f, 0, 0, -1, 1), DT_BOOL));
+	ValId starts[2] = {first, diff};
+	ValId m = lw_concat(L, starts, 2, 0, DT_BOOL);
+	NodeId c = lw_emit(L, "Compress", 2, (ValId[]){f, m}, 1);
+	lw_attr_int(L, c, "axis", 0);
+	lw_bind(L, 0, lw_typed(L, c, dt));
+	if (used(L, 1)) {
+		ValId shp = lw_op1(L, "Shape", x);
+		lw_settype(L, shp, DT_I64);
+		ValId run = lw_op2(L, "CumSum", lw_cast(L, m, DT_I64),
+		    lw_scalar_i64(L, 0));
+		run = lw_op2(L, "Sub", run, lw_scalar_i64(L, 1));
+		lw_bind(L, 1, inv ? lw_reshape(L, run, shp) : empty_i64(L));
+	}
+	if (used(L, 2)) {
+		/* run lengths: the next start less this one */
+		ValId at = lw_typed(L, lw_emit(L, "NonZero", 1, &m, 1),
+		    DT_I64);
+		at = lw_reshape(L, at, lw_i64v(L, -1));
+		ValId n = lw_op1(L, "Shape", f);
+		lw_settype(L, n, DT_I64);
+		ValId ends[2] = {lw_slice_const(L, at, 0, 1, INT64_MAX, 1), n};
+		ValId len = lw_op2(L, "Sub", lw_concat(L, ends, 2, 0, DT_I64),
+		    at);
+		lw_bind(L, 2, cnt ? len : empty_i64(L));
+	}
 	return 0;
 }
 

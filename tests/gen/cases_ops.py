@@ -227,6 +227,13 @@ CASES = {
                                   torch.index_put(y, (m.view(2, 3),), w[:1]))),
         (torch.randn(6), torch.tensor([True, False, True, True, False, False]), torch.randn(3),
          torch.randn(2, 3, 4), torch.randn(3, 4))),
+    "unique_ops": lambda: case(
+        Fn(lambda x, n: (torch.unique(x, return_inverse=True, return_counts=True),
+                         torch.unique(n, sorted=False),
+                         torch.unique_consecutive(x, return_inverse=True, return_counts=True),
+                         torch.unique_consecutive(n))),
+        (torch.tensor([[5., 1, 3, 1], [9, 5, 5, 5], [-2, 7, 3, 3]]),
+         torch.tensor([4, 4, 1, 0, 0, 0, 9, 1]))),
 }
 
 torch.manual_seed(0)
