@@ -17,9 +17,9 @@ enum { BAG_SUM, BAG_MEAN, BAG_MAX };
 /* x (an INT64 count of the bag starts at or before each index) from the
  * offsets: 1 at each start, a running sum, less 1 */
 static ValId
-bag_of_index(Lower *L, ValId idx, ValId off)
+bag_of_index(Lower *L, ValId n, ValId off)
 {
-	ValId n1 = lw_op2(L, "Add", lw_op1(L, "Shape", idx), lw_i64v(L, 1));
+	ValId n1 = lw_op2(L, "Add", n, lw_i64v(L, 1));
 	lw_settype(L, n1, DT_I64);
 	ValId zeros = lwn_fill(L, n1, 0, DT_I64);
 	lw_settype(L, zeros, DT_I64);
@@ -30,11 +30,29 @@ bag_of_index(Lower *L, ValId idx, ValId off)
 	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
 	lw_attr_str(L, s, "reduction", "add");
 	ValId marks = lw_slice(L, lwn_settyped(L, s, 0, DT_I64), lw_i64v(L, 0),
-	    lw_op1(L, "Shape", idx), (int64_t[]){0}, 1, 0);
+	    n, (int64_t[]){0}, 1, 0);
 	ValId c[2] = {marks, lw_scalar_i64(L, 0)};
 	NodeId cs = lw_emit(L, "CumSum", 2, c, 1);
 	return lw_op2(L, "Sub", lwn_settyped(L, cs, 0, DT_I64),
 	    lw_scalar_i64(L, 1));
+}
+
+/* data with the rows u (of rank r) scattered into the rows bag by
+ * reduction red */
+static ValId
+scatter_rows_n(Lower *L, ValId data, ValId bag, ValId u, const char *red,
+    int r)
+{
+	int64_t ax[LW_MAXRANK];
+	for (int k = 1; k < r; k++)
+		ax[k - 1] = k;
+	ValId b = r > 1 ? lw_axes_op(L, "Unsqueeze", bag, ax, r - 1) : bag;
+	ValId shp = lw_op1(L, "Shape", u);
+	lw_settype(L, shp, DT_I64);
+	ValId in[3] = {data, lw_op2(L, "Expand", b, shp), u};
+	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
+	lw_attr_str(L, s, "reduction", red);
+	return lwn_settyped(L, s, 0, lw_dtype(L, data));
 }
 
 /* data with the rows u scattered into the rows bag by reduction red */
@@ -154,7 +172,7 @@ embedding_bag(Lower *L)
 		return -1;
 	if (last)
 		off = lw_slice_const(L, off, 0, 0, -1, 1);
-	ValId bag = bag_of_index(L, idx, off);
+	ValId bag = bag_of_index(L, lw_op1(L, "Shape", idx), off);
 	ValId in[2] = {w, idx};
 	NodeId g = lw_emit(L, "Gather", 2, in, 1);
 	lw_attr_int(L, g, "axis", 0);
@@ -273,6 +291,101 @@ embedding_renorm(Lower *L)
 	    dt)};
 	scale = lw_typed(L, lw_emit(L, "Where", 3, wh, 1), dt);
 	lwn_bind_out(L, 0, lw_op2(L, "Mul", w, lwn_unsqueeze(L, scale, 1)));
+	return 0;
+}
+
+/* segment_reduce(data, reduce, *, lengths=None, indices=None,
+ * offsets=None, axis=0, unsafe=False, initial=None): rows of data in
+ * segments given by 1-D lengths or offsets, each reduced, starting from
+ * initial where given; an empty segment is initial, else the
+ * reduction's identity (a mean's is NaN).  Rows past the last segment
+ * go to a spare one that is cut off. */
+static int
+segment_reduce(Lower *L)
+{
+	const Arg *ra = lw_arg(L, 1, "reduce");
+	const char *r = ra && ra->kind == A_STR ? ir_str(L->m, ra->u.s) : "";
+	bool mean = !strcmp(r, "mean");
+	const char *red = !strcmp(r, "sum") || mean ? "add" : !strcmp(r,
+	    "prod") ? "mul" : !strcmp(r, "max") ? "max" : !strcmp(r, "min")
+	    ? "min" : NULL;
+	const Value *dv = lw_srcval(L, 0, "data");
+	bool init = lw_has(L, -1, "initial"), err = false;
+	double iv = lw_float(L, -1, "initial", 0);
+	ValId len = lwn_opt_in(L, -1, "lengths", &err),
+	      off = lwn_opt_in(L, -1, "offsets", &err);
+	if (lw_failed(L) || err)
+		return -1;
+	if (!red)
+		return lw_fail(L, "reduce argument must be either sum, prod, "
+		    "max, min or mean, got %s", r);
+	if (lw_has(L, -1, "indices"))
+		return lw_fail(L, "indices is not supported");
+	if (lw_int(L, -1, "axis", 0) != 0 || !dv || dv->rank < 1)
+		return lw_fail(L, "only segments along axis 0 are supported");
+	const Value *sv = lw_srcval(L, -1, len ? "lengths" : "offsets");
+	if (!sv || sv->rank != 1 || (!len == !off))
+		return lw_fail(L, "needs 1-D lengths or offsets, one of them");
+	if (L->opset < 18 && red[1] != 'd' && red[1] != 'u')
+		return lw_fail(L, "reduce='%s' needs opset 18 or later", r);
+	ValId x = lw_in(L, 0, "data");
+	if (!x)
+		return -1;
+	DType dt = lw_dtype(L, x);
+	if (!ir_dtype_is_float(dt))
+		return lw_fail(L, "segment_reduce of integers is not supported");
+	ValId starts, total;
+	if (len) {
+		len = lw_cast(L, len, DT_I64);
+		NodeId cs = lw_emit(L, "CumSum", 2, (ValId[]){len,
+		    lw_scalar_i64(L, 0)}, 1);
+		lw_attr_int(L, cs, "exclusive", 1);
+		starts = lwn_settyped(L, cs, 0, DT_I64);
+		total = lwn_reduce(L, "ReduceSum", len, NULL, 0, true);
+	} else {
+		off = lw_cast(L, off, DT_I64);
+		starts = lw_slice_const(L, off, 0, 0, -1, 1);
+		total = lw_slice_const(L, off, 0, -1, INT64_MAX, 1);
+	}
+	ValId n = lwn_shape_of(L, x, 0, 1), s = lw_op1(L, "Shape", starts);
+	lw_settype(L, s, DT_I64);
+	ValId seg = bag_of_index(L, n, starts);
+	ValId pos = lw_typed(L, lw_emit(L, "Range", 3, (ValId[]){
+	    lw_scalar_i64(L, 0), lwn_squeeze(L, n, 0), lw_scalar_i64(L, 1)},
+	    1), DT_I64);
+	ValId in = lw_op2t(L, "Less", pos, total, DT_BOOL);
+	seg = lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){in, seg,
+	    lwn_squeeze(L, s, 0)}, 1), DT_I64);
+	/* [segments + 1, rest..] from initial (or the identity) */
+	ValId s1 = lw_op2(L, "Add", s, lw_i64v(L, 1));
+	ValId od[2] = {s1, lwn_shape_of(L, x, 1, INT64_MAX)};
+	ValId oshape = lw_concat(L, od, 2, 0, DT_I64);
+	double id = !strcmp(red, "mul") ? 1 : !strcmp(red, "max") ? -INFINITY
+	    : !strcmp(red, "min") ? INFINITY : 0;
+	ValId base = lwn_fill(L, oshape, init ? iv : id, dt);
+	lw_settype(L, base, dt);
+	ValId y = scatter_rows_n(L, base, seg, x, red, dv->rank);
+	if (mean) {
+		ValId z = lwn_fill(L, s1, 0, dt), one = lwn_fill(L, n, 1, dt);
+		lw_settype(L, z, dt);
+		lw_settype(L, one, dt);
+		NodeId cn = lw_emit(L, "ScatterElements", 3, (ValId[]){z, seg,
+		    one}, 1);
+		lw_attr_str(L, cn, "reduction", "add");
+		ValId c = lwn_settyped(L, cn, 0, dt);
+		int64_t dims[LW_MAXRANK];
+		dims[0] = -1;
+		for (int k = 1; k < dv->rank; k++)
+			dims[k] = 1;
+		c = lwn_reshape(L, c, dims, dv->rank);
+		ValId q = lw_op2(L, "Div", y, c);
+		ValId none = lw_op2t(L, "Equal", c, lw_scalar(L, 0, dt),
+		    DT_BOOL);
+		y = lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){none,
+		    lw_scalar(L, init ? iv : NAN, dt), q}, 1), dt);
+	}
+	y = lw_slice(L, y, lw_i64v(L, 0), s, (int64_t[]){0}, 1, 0);
+	lwn_bind_out(L, 0, y);
 	return 0;
 }
 

@@ -234,6 +234,15 @@ CASES = {
                          torch.unique_consecutive(n))),
         (torch.tensor([[5., 1, 3, 1], [9, 5, 5, 5], [-2, 7, 3, 3]]),
          torch.tensor([4, 4, 1, 0, 0, 0, 9, 1]))),
+    "segment_reduce_modes": lambda: case(
+        Fn(lambda d, l, o: tuple(
+            torch.segment_reduce(d, r, lengths=l, **kw)
+            for r in ("sum", "prod", "mean", "max", "min") for kw in ({}, {"initial": 2.0})
+        ) + (torch.segment_reduce(d, "mean", offsets=o),
+             torch.segment_reduce(d[:, None].expand(5, 3) * torch.arange(3.0), "max",
+                                  lengths=l))),
+        (torch.tensor([1., -5, 3, 0.5, 2]), torch.tensor([2, 0, 2, 1]),
+         torch.tensor([0, 1, 1, 3]))),
 }
 
 torch.manual_seed(0)
