@@ -4,6 +4,8 @@
  * slices, creation); the helpers both use are in lower_kit.c.
  */
 #include <stdlib.h>
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../ir/ckint.h"
@@ -283,6 +285,74 @@ src_like_index(Lower *L, ValId src, const Value *ssv, ValId i,
 	return lw_slice(L, src, lw_const_i64s(L, zeros, r), ends, axes, r, 0);
 }
 
+/* The identity of reduction red in dtype dt: what include_self=False
+ * starts the written places from; 0 after reporting. */
+static ValId
+red_identity(Lower *L, const char *red, DType dt)
+{
+	bool up = !strcmp(red, "min");
+	if (!strcmp(red, "add") || !strcmp(red, "mean"))
+		return lw_scalar(L, 0, dt);
+	if (!strcmp(red, "mul"))
+		return lw_scalar(L, 1, dt);
+	if (ir_dtype_is_float(dt))
+		return lw_scalar(L, up ? INFINITY : -INFINITY, dt);
+	switch (dt) {
+	case DT_I64: return lw_scalar_int(L, up ? INT64_MAX : INT64_MIN, dt);
+	case DT_I32: return lw_scalar_int(L, up ? INT32_MAX : INT32_MIN, dt);
+	case DT_I16: return lw_scalar_int(L, up ? INT16_MAX : INT16_MIN, dt);
+	case DT_I8: return lw_scalar_int(L, up ? INT8_MAX : INT8_MIN, dt);
+	case DT_U8: return lw_scalar_int(L, up ? UINT8_MAX : 0, dt);
+	default:
+		lw_fail(L, "include_self=False is not supported for this "
+		    "dtype");
+		return 0;
+	}
+}
+
+/* scatter_reduce with include_self=False, or with reduce='mean': the
+ * places index writes start from the reduction's identity (or keep x),
+ * and a mean divides by how many values each place got (1 more with
+ * x).  Places nothing is written to keep x. */
+static ValId
+scatter_excl(Lower *L, ValId x, ValId i, ValId u, int64_t d,
+    const char *red, bool self)
+{
+	DType dt = lw_dtype(L, x);
+	bool mean = !strcmp(red, "mean");
+	if (mean && !ir_dtype_is_float(dt)) {
+		lw_fail(L, "reduce='mean' of integers is not supported");
+		return 0;
+	}
+	ValId xs = lw_op1(L, "Shape", x), us = lw_op1(L, "Shape", u);
+	lw_settype(L, xs, DT_I64);
+	lw_settype(L, us, DT_I64);
+	ValId base = x, cnt = 0, id = red_identity(L, red, dt);
+	if (!id)
+		return 0;
+	if (mean) {
+		ValId c0 = lw_op2(L, "Expand", lw_scalar(L, self, dt), xs);
+		ValId ones = lw_op2(L, "Expand", lw_scalar(L, 1, dt), us);
+		cnt = scatter_elems(L, c0, i, ones, d, "add");
+	}
+	if (!self) {
+		ValId z = lw_op2(L, "Expand", lw_scalar(L, 0, DT_BOOL), xs);
+		ValId t = lw_op2(L, "Expand", lw_scalar(L, 1, DT_BOOL), us);
+		ValId hit = scatter_elems(L, z, i, t, d, "none");
+		base = lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){hit, id,
+		    x}, 1), dt);
+	}
+	ValId y = scatter_elems(L, base, i, u, d, mean ? "add" : red);
+	if (!mean)
+		return y;
+	/* cnt is 0 only where nothing was written and x was left out */
+	ValId none = lw_op2t(L, "Equal", cnt, lw_scalar(L, 0, dt), DT_BOOL);
+	ValId q = lw_op2(L, "Div", y, lw_op2(L, "Max", cnt, lw_scalar(L, 1,
+	    dt)));
+	return lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){none, x, q}, 1),
+	    dt);
+}
+
 /* scatter(x, dim, index, src | value [, reduce]), scatter_add,
  * scatter_reduce(..., reduce, include_self) */
 static int
@@ -299,6 +369,7 @@ scatter(Lower *L)
 		return lw_fail(L, "scatter into a 0-d tensor is not supported");
 	const char *op = ir_str(L->m, lw_node(L)->op);
 	const char *red = "none";
+	bool self = true;
 	if (strstr(op, "scatter_add"))
 		red = "add";
 	const Arg *ra = lw_arg(L, 4, "reduce");
@@ -311,13 +382,13 @@ scatter(Lower *L)
 		else if ((!strcmp(s, "amax") || !strcmp(s, "amin")) &&
 		    L->opset >= 18)
 			red = s[2] == 'a' ? "max" : "min";
+		else if (!strcmp(s, "mean") && strstr(op, "scatter_reduce"))
+			red = "mean";
 		else
 			return lw_fail(L, "reduce='%s' is not supported%s", s,
 			    s[0] == 'a' ? " before opset 18" : "");
-		if (strstr(op, "scatter_reduce") &&
-		    !lw_bool(L, 5, "include_self", true))
-			return lw_fail(L, "include_self=False is not "
-			    "supported");
+		if (strstr(op, "scatter_reduce"))
+			self = lw_bool(L, 5, "include_self", true);
 	}
 	i = lw_cast(L, i, DT_I64);
 	const char *skw = lw_arg(L, 3, "src") ? "src" : "value";
@@ -337,7 +408,60 @@ scatter(Lower *L)
 		lw_settype(L, shp, DT_I64);
 		u = lw_op2(L, "Expand", v, shp);
 	}
-	lw_bind(L, 0, scatter_elems(L, x, i, u, d, red));
+	if (self && strcmp(red, "mean"))
+		lw_bind(L, 0, scatter_elems(L, x, i, u, d, red));
+	else
+		lw_bind(L, 0, scatter_excl(L, x, i, u, d, red, self));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* index_reduce(self, dim, index, source, reduce, *, include_self=True):
+ * source's slice k along dim reduced into self's slice index[k], as a
+ * scatter_reduce whose index is index broadcast along source. */
+static int
+index_reduce(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self"), i = lw_in(L, 2, "index"),
+	      u = lw_in(L, 3, "source");
+	int r = lw_rank_of(L, 0, "self");
+	int64_t d = lw_int(L, 1, "dim", 0);
+	bool self = lw_bool(L, -1, "include_self", true);
+	const Arg *ra = lw_arg(L, 4, "reduce");
+	if (!x || !i || !u || r < 0 || lw_failed(L))
+		return -1;
+	if (lw_normdim(L, &d, r) < 0)
+		return -1;
+	const char *s = ra && ra->kind == A_STR ? ir_str(L->m, ra->u.s) : "";
+	const char *red = !strcmp(s, "prod") ? "mul" : !strcmp(s, "mean") ?
+	    "mean" : !strcmp(s, "amax") ? "max" : !strcmp(s, "amin") ? "min"
+	    : NULL;
+	if (!red)
+		return lw_fail(L, "reduce argument must be either prod, mean, "
+		    "amax or amin, got %s", s);
+	if ((!strcmp(red, "max") || !strcmp(red, "min")) && L->opset < 18)
+		return lw_fail(L, "reduce='%s' needs opset 18 or later", s);
+	bool zerod = r == 0;
+	if (zerod) {
+		x = lw_reshape(L, x, lw_i64v(L, 1));
+		u = lw_reshape(L, u, lw_i64v(L, -1));
+		r = 1;
+	}
+	u = lw_cast(L, u, lw_dtype(L, x));
+	/* index as [1, .., len, .., 1], then as big as source */
+	int64_t dims[LW_MAXRANK];
+	for (int k = 0; k < r; k++)
+		dims[k] = k == d ? -1 : 1;
+	i = lw_reshape(L, lw_cast(L, i, DT_I64), lw_const_i64s(L, dims, r));
+	ValId us = lw_op1(L, "Shape", u);
+	lw_settype(L, us, DT_I64);
+	i = lw_op2(L, "Expand", i, us);
+	ValId y = self && strcmp(red, "mean") ? scatter_elems(L, x, i, u, d,
+	    red) : scatter_excl(L, x, i, u, d, red, self);
+	if (zerod && y)
+		y = lw_reshape(L, y, lw_const_i64s(L, NULL, 0));
+	if (!y)
+		return -1;
+	lw_bind(L, 0, y);
 	return 0;
 }
 
@@ -430,6 +554,28 @@ select_scatter(Lower *L)
 	return 0;
 }
 
+/* x[mask] = v for a mask over the leading mr dims and values of their own
+ * (one per true element, or broadcast to them): a ScatterND at the
+ * coordinates NonZero gives. */
+static int
+mask_put(Lower *L, ValId x, ValId mask, int mr, ValId v, bool acc)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (mr > sv->rank)
+		return lw_fail(L, "mask has more dims than the tensor");
+	ValId nz = lw_op1(L, "NonZero", mask);
+	lw_settype(L, nz, DT_I64);
+	ValId coords = lw_transpose(L, nz, (int64_t[]){1, 0}, 2);
+	ValId parts[2] = {lw_shape_range(L, coords, 0, 1),
+	    lw_dims_of(L, sv, x, mr, sv->rank)};
+	ValId u = lw_op2(L, "Expand", v, lw_concat_shape(L, parts, 2));
+	NodeId s = lw_emit(L, "ScatterND", 3, (ValId[]){x, coords, u}, 1);
+	if (acc)
+		lw_attr_str(L, s, "reduction", "add");
+	lw_bind(L, 0, lw_typed(L, s, lw_dtype(L, x)));
+	return 0;
+}
+
 /* index_put(x, indices, values, accumulate): a boolean mask is a Where;
  * integer index tensors on the leading dims are a ScatterND. */
 static int
@@ -455,11 +601,10 @@ index_put(Lower *L)
 			if (!lw_sdim(L, vs, d, &m) || m != 1)
 				one = false;
 		}
-		if (!one)
-			return lw_fail(L, "a boolean mask with more than one "
-			    "value is not supported");
 		ValId mask = lw_cast(L, idx[0], DT_BOOL);
 		int mr = isv[0]->rank;
+		if (!one)
+			return mask_put(L, x, mask, mr, v, acc);
 		if (mr < r) {
 			int64_t ax[LW_MAXRANK];
 			for (int d = mr; d < r; d++)

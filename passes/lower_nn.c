@@ -280,9 +280,26 @@ conv(Lower *L, const ConvArgs *ca)
 		return -1;
 	if (unbatched)
 		x = lwn_unsqueeze(L, x, 0);
-	ValId in[3] = {x, w, b};
+	/* PyTorch allows output_padding below max(stride, dilation), ONNX
+	 * Runtime only below the stride: then the extra rows come from
+	 * smaller end pads, and where they run past the full output, from
+	 * zeros padded after it, with the bias added last */
+	int64_t extra[2 * (MAXSP + 2)] = {0};
+	bool big = false, grow = false;
+	for (int k = 0; c.transposed && k < nd; k++)
+		big |= c.outpad[k] >= c.stride[k];
+	for (int k = 0; big && k < nd; k++) {
+		pads[k + nd] -= c.outpad[k];
+		c.outpad[k] = 0;
+		if (pads[k + nd] < 0) {
+			extra[nd + 2 + 2 + k] = -pads[k + nd];
+			pads[k + nd] = 0;
+			grow = true;
+		}
+	}
+	ValId in[3] = {x, w, grow ? 0 : b};
 	NodeId n = lw_emit(L, c.transposed ? "ConvTranspose" : "Conv",
-	    b ? 3 : 2, in, 1);
+	    in[2] ? 3 : 2, in, 1);
 	lw_attr_ints(L, n, "strides", c.stride, nd);
 	lw_attr_ints(L, n, "pads", pads, 2 * nd);
 	lw_attr_ints(L, n, "dilations", c.dil, nd);
@@ -290,6 +307,12 @@ conv(Lower *L, const ConvArgs *ca)
 	if (c.transposed)
 		lw_attr_ints(L, n, "output_padding", c.outpad, nd);
 	ValId y = lwn_settyped(L, n, 0, DT_F32);
+	if (grow) {
+		y = lw_op2(L, "Pad", y, lw_const_i64s(L, extra,
+		    2 * (nd + 2)));
+		if (b)
+			y = lw_op2(L, "Add", y, lwn_per_channel(L, b, nd + 2));
+	}
 	if (unbatched)
 		y = lwn_squeeze(L, y, 0);
 	lwn_bind_out(L, 0, y);

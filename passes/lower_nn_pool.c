@@ -156,6 +156,36 @@ static int max_pool1d(Lower *L) { return max_pool(L, 1); }
 static int max_pool2d(Lower *L) { return max_pool(L, 2); }
 static int max_pool3d(Lower *L) { return max_pool(L, 3); }
 
+/* avg_pool with divisor_override: each window's sum over the zero-padded
+ * input, divided by the given number.  With every pad made explicit all
+ * windows are whole, so the sum is the plain mean times the kernel size. */
+static int
+avg_divisor(Lower *L, Pool *P, ValId x, bool unb, int64_t div)
+{
+	int nd = P->nd, r = nd + 2;
+	int64_t pads[2 * (MAXSP + 2)] = {0}, ksize = 1;
+	if (div == 0)
+		return lw_fail(L, "divisor must be not zero");
+	if (P->ceil_attr)
+		return lw_fail(L, "divisor_override in ceil mode needs static "
+		    "input sizes");
+	for (int k = 0; k < nd; k++) {
+		pads[2 + k] = P->pads[k];
+		pads[r + 2 + k] = P->pads[nd + k];
+		P->pads[k] = P->pads[nd + k] = 0;
+		ksize *= P->k[k];
+	}
+	x = lw_op2(L, "Pad", x, lw_const_i64s(L, pads, 2 * r));
+	NodeId n = lw_emit(L, "AveragePool", 1, &x, 1);
+	pool_attrs(L, n, P);
+	ValId y = lw_op2(L, "Mul", lwn_settyped(L, n, 0, DT_F32),
+	    lw_scalar(L, (double)ksize / (double)div, DT_F32));
+	if (unb)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
+	return 0;
+}
+
 /* avg_pool{1,2,3}d(self, kernel_size, stride=[], padding=0,
  * ceil_mode=False, count_include_pad=True, divisor_override=None) */
 static int
@@ -165,14 +195,15 @@ avg_pool(Lower *L, int nd)
 	const Value *xv;
 	ValId x;
 	bool unb;
-	if (lw_has(L, 6, "divisor_override"))
-		return lw_fail(L, "divisor_override is not supported");
 	if (pool_read(L, &P, nd, false, 4) < 0)
 		return -1;
 	bool cip = lw_bool(L, 5, "count_include_pad", true);
 	if (pool_input(L, nd, &xv, &x, &unb) < 0)
 		return -1;
 	pool_pads(L, xv, &P);
+	if (lw_has(L, 6, "divisor_override"))
+		return avg_divisor(L, &P, x, unb, lw_int(L, 6,
+		    "divisor_override", 1));
 	bool anypad = false;
 	for (int k = 0; k < nd; k++)
 		anypad |= P.p[k] != 0;
@@ -209,6 +240,80 @@ static int avg_pool3d(Lower *L) { return avg_pool(L, 3); }
  * is a global pool; sizes that divide evenly are a plain pool; any other
  * split is PyTorch's windows [floor(i*in/out), ceil((i+1)*in/out)) taken
  * one axis at a time (means and maxima of such boxes are separable). */
+/* y and its flat indices pi (the same shape) reduced along axis to
+ * windows [s, e) by their first maximum. */
+static void
+max_window(Lower *L, ValId *y, ValId *pi, int64_t axis, int64_t s,
+    int64_t e)
+{
+	ValId v = lw_slice_const(L, *y, axis, s, e, 1),
+	      i = lw_slice_const(L, *pi, axis, s, e, 1);
+	NodeId am = lw_emit(L, "ArgMax", 1, &v, 1);
+	lw_attr_int(L, am, "axis", axis);
+	lw_attr_int(L, am, "keepdims", 1);
+	ValId a = lwn_settyped(L, am, 0, DT_I64);
+	NodeId g = lw_emit(L, "GatherElements", 2, (ValId[]){v, a}, 1);
+	lw_attr_int(L, g, "axis", axis);
+	*y = lwn_settyped(L, g, 0, DT_F32);
+	g = lw_emit(L, "GatherElements", 2, (ValId[]){i, a}, 1);
+	lw_attr_int(L, g, "axis", axis);
+	*pi = lwn_settyped(L, g, 0, DT_I64);
+}
+
+/* Adaptive max pooling with its indices (flat over each input plane, as
+ * PyTorch gives them): the windows are taken one axis at a time, last
+ * axis first, each keeping the first maximum and where it came from, so
+ * of equal maxima the first in row-major order wins, as in PyTorch. */
+static int
+adaptive_max_idx(Lower *L, int nd, const int64_t *out, const Value *xv,
+    ValId x, bool unb)
+{
+	int64_t in[MAXSP], plane = 1;
+	for (int k = 0; k < nd; k++) {
+		if (!lw_dim_static(xv, L->src, xv->rank - nd + k, &in[k]))
+			return lw_fail(L, "adaptive max pooling with indices "
+			    "needs static input sizes");
+		if (out[k] < 1 || out[k] > 1024 || (in[k] == 0))
+			return lw_fail(L, "adaptive pooling to %lld along one "
+			    "axis is not supported", (long long)out[k]);
+		plane *= in[k];
+	}
+	if (plane > 1 << 24)
+		return lw_fail(L, "input planes of %lld elements are too big",
+		    (long long)plane);
+	int64_t dims[MAXSP + 2] = {1, 1};
+	int64_t *v = lw_scratch(L, (size_t)plane, sizeof *v);
+	for (int64_t j = 0; j < plane; j++)
+		v[j] = j;
+	for (int k = 0; k < nd; k++)
+		dims[2 + k] = in[k];
+	ValId shp = lw_op1(L, "Shape", x);
+	lw_settype(L, shp, DT_I64);
+	ValId pi = lw_op2(L, "Expand", lw_const(L, DT_I64, nd + 2, dims, v),
+	    shp), y = x;
+	for (int k = nd - 1; k >= 0; k--) {
+		int64_t axis = 2 + k, o = out[k], i = in[k];
+		if (o == i)
+			continue;
+		ValId vp[1024], ip[1024];
+		for (int64_t j = 0; j < o; j++) {
+			vp[j] = y;
+			ip[j] = pi;
+			max_window(L, &vp[j], &ip[j], axis, j * i / o,
+			    ((j + 1) * i + o - 1) / o);
+		}
+		y = lw_concat(L, vp, (int)o, axis, DT_F32);
+		pi = lw_concat(L, ip, (int)o, axis, DT_I64);
+	}
+	if (unb) {
+		y = lwn_squeeze(L, y, 0);
+		pi = lwn_squeeze(L, pi, 0);
+	}
+	lwn_bind_out(L, 0, y);
+	lwn_bind_out(L, 1, pi);
+	return 0;
+}
+
 static int
 adaptive_pool(Lower *L, int nd, bool max)
 {
@@ -225,11 +330,10 @@ adaptive_pool(Lower *L, int nd, bool max)
 	else if (n != nd)
 		return lw_fail(L, "output_size has %d elements for %dd "
 		    "pooling", n, nd);
-	if (max && lwn_used(L, 1))
-		return lw_fail(L, "the indices of adaptive max pooling are "
-		    "not supported");
 	if (pool_input(L, nd, &xv, &x, &unb) < 0)
 		return -1;
+	if (max && lwn_used(L, 1))
+		return adaptive_max_idx(L, nd, out, xv, x, unb);
 	bool global = true, even = true, stat = true;
 	for (int k = 0; k < nd; k++) {
 		global &= out[k] == 1;
@@ -293,6 +397,53 @@ static int adaptive_avg2d(Lower *L) { return adaptive_pool(L, 2, false); }
 static int adaptive_avg3d(Lower *L) { return adaptive_pool(L, 3, false); }
 static int adaptive_max1d(Lower *L) { return adaptive_pool(L, 1, true); }
 static int adaptive_max2d(Lower *L) { return adaptive_pool(L, 2, true); }
+static int adaptive_max3d(Lower *L) { return adaptive_pool(L, 3, true); }
+
+/* max_unpool2d(self, indices, output_size) and max_unpool3d(...,
+ * stride, padding): each value goes to its index, flat over the output
+ * plane (what max pooling's indices are), the rest is zero. */
+static int
+max_unpool(Lower *L, int nd)
+{
+	int64_t out[MAXSP], plane = 1;
+	const Value *xv = lw_srcval(L, 0, "self");
+	int n = lw_ints(L, 2, "output_size", out, MAXSP);
+	if (lw_failed(L))
+		return -1;
+	if (n != nd)
+		return lw_fail(L, "output_size must have %d elements", nd);
+	if (!xv || (xv->rank != nd + 1 && xv->rank != nd + 2))
+		return lw_fail(L, "input of rank %d for %dd unpooling",
+		    xv ? xv->rank : -1, nd);
+	for (int k = 0; k < nd; k++) {
+		if (out[k] < 0)
+			return lw_fail(L, "output_size must be non-negative");
+		plane *= out[k];
+	}
+	ValId x = lw_in(L, 0, "self"), i = lw_cast(L, lw_in(L, 1, "indices"),
+	    DT_I64);
+	if (!x || !i)
+		return -1;
+	int lead = xv->rank - nd;
+	/* [lead.., plane] zeros; values and indices as [lead.., -1] */
+	ValId ls = lwn_shape_of(L, x, 0, lead);
+	ValId flat[2] = {ls, lw_i64v(L, -1)};
+	ValId fs = lw_concat(L, flat, 2, 0, DT_I64);
+	ValId zs[2] = {ls, lw_i64v(L, plane)};
+	ValId z = lwn_fill(L, lw_concat(L, zs, 2, 0, DT_I64), 0,
+	    lw_dtype(L, x));
+	lw_settype(L, z, lw_dtype(L, x));
+	ValId in[3] = {z, lw_reshape(L, i, fs), lw_reshape(L, x, fs)};
+	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
+	lw_attr_int(L, s, "axis", lead);
+	ValId y = lwn_settyped(L, s, 0, lw_dtype(L, x));
+	ValId os[2] = {ls, lw_const_i64s(L, out, nd)};
+	lw_bind(L, 0, lw_reshape(L, y, lw_concat(L, os, 2, 0, DT_I64)));
+	return 0;
+}
+
+static int max_unpool2d(Lower *L) { return max_unpool(L, 2); }
+static int max_unpool3d(Lower *L) { return max_unpool(L, 3); }
 
 /* ------------------------------------------------------------- resampling */
 
@@ -465,6 +616,18 @@ pixel_shuffle(Lower *L)
 	return 0;
 }
 
+/* x reshaped to [N, dims...] with N its own first dim.  Any of these may
+ * be 0 (an empty image), so no 0 may mean "copy" here: allowzero. */
+static ValId
+reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
+{
+	ValId parts[2] = {lwn_shape_of(L, x, 0, 1), lw_const_i64s(L, dims, n)};
+	ValId in[2] = {x, lw_concat(L, parts, 2, 0, DT_I64)};
+	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
+	lw_attr_int(L, rn, "allowzero", 1);
+	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
+}
+
 /* pixel_unshuffle(self, downscale_factor): the inverse, [*, C, H*r, W*r]
  * -> [*, C*r*r, H, W].  SpaceToDepth orders channels the other way round
  * (DCR), so this is spelled as reshape, transpose, reshape. */
@@ -484,12 +647,49 @@ pixel_unshuffle(Lower *L)
 		return -1;
 	if (xv->rank == 3)
 		x = lwn_unsqueeze(L, x, 0);
-	x = lwn_reshape(L, x, (int64_t[]){0, c, h / r, r, w / r, r}, 6);
+	x = reshape_batch(L, x, (int64_t[]){c, h / r, r, w / r, r}, 5);
 	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
-	x = lwn_reshape(L, x, (int64_t[]){0, c * r * r, h / r, w / r}, 4);
+	x = reshape_batch(L, x, (int64_t[]){c * r * r, h / r, w / r}, 3);
 	if (xv->rank == 3)
 		x = lwn_squeeze(L, x, 0);
 	lwn_bind_out(L, 0, x);
+	return 0;
+}
+
+/* grid_sampler{,_2d,_3d}(input, grid, interpolation_mode, padding_mode,
+ * align_corners): ONNX GridSample, whose modes are PyTorch's (numbered
+ * bilinear, nearest, bicubic; zeros, border, reflection).  3-D grids need
+ * opset 20, where the linear modes lost their "bi". */
+static int
+grid_sampler(Lower *L)
+{
+	static const char *modes18[] = {"bilinear", "nearest", "bicubic"},
+			  *modes20[] = {"linear", "nearest", "cubic"},
+			  *pads[] = {"zeros", "border", "reflection"};
+	const Value *xv = lw_srcval(L, 0, "input");
+	int64_t im = lw_int(L, 2, "interpolation_mode", 0),
+		pm = lw_int(L, 3, "padding_mode", 0);
+	bool align = lw_bool(L, 4, "align_corners", false);
+	if (lw_failed(L))
+		return -1;
+	if (!xv || (xv->rank != 4 && xv->rank != 5))
+		return lw_fail(L, "input must be 4-D or 5-D");
+	if (im < 0 || im > 2 || pm < 0 || pm > 2)
+		return lw_fail(L, "unknown interpolation or padding mode");
+	if (xv->rank == 5 && L->opset < 20)
+		return lw_fail(L, "3-D grid sampling needs --opset 20 or later");
+	if (xv->rank == 5 && im == 2)
+		return lw_fail(L, "bicubic interpolation is only supported for "
+		    "4-D input");
+	ValId in[2] = {lwn_f32(L, lw_in(L, 0, "input")),
+	    lwn_f32(L, lw_in(L, 1, "grid"))};
+	if (!in[0] || !in[1])
+		return -1;
+	NodeId n = lw_emit(L, "GridSample", 2, in, 1);
+	lw_attr_str(L, n, "mode", (L->opset >= 20 ? modes20 : modes18)[im]);
+	lw_attr_str(L, n, "padding_mode", pads[pm]);
+	lw_attr_int(L, n, "align_corners", align);
+	lwn_bind_out(L, 0, lwn_settyped(L, n, 0, DT_F32));
 	return 0;
 }
 

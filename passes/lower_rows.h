@@ -31,6 +31,15 @@
 #ifndef LW_ROWS_nn_attn
 #define LW_ROWS_nn_attn(op, rule)
 #endif
+#ifndef LW_ROWS_nn_rnn
+#define LW_ROWS_nn_rnn(op, rule)
+#endif
+#ifndef LW_ROWS_nn_bag
+#define LW_ROWS_nn_bag(op, rule)
+#endif
+#ifndef LW_ROWS_nn_win
+#define LW_ROWS_nn_win(op, rule)
+#endif
 #ifndef LW_ROWS_shape
 #define LW_ROWS_shape(op, rule)
 #endif
@@ -42,6 +51,9 @@
 #endif
 #ifndef LW_ROWS_index_pad
 #define LW_ROWS_index_pad(op, rule)
+#endif
+#ifndef LW_ROWS_index_sel
+#define LW_ROWS_index_sel(op, rule)
 #endif
 #ifndef LW_ROWS_sym
 #define LW_ROWS_sym(op, rule)

@@ -116,6 +116,150 @@ same_size(Lower *L, const Arg *it, Dim d)
 	return d.e ? v->sym == d.e : e->kind == E_INT && e->n == d.n;
 }
 
+/* Whether FX value v is its own contiguous storage from offset 0, as
+ * as_strided reads it: a graph input, a fresh result, or a reshape of
+ * one; not a view that eager PyTorch would read through to its base. */
+static bool
+own_storage(Lower *L, ValId v, int depth)
+{
+	static const char *keep[] = {"view.", "reshape.", "_unsafe_view.",
+	    "squeeze.", "unsqueeze.", "flatten.", "alias.", "detach.",
+	    "clone.", "contiguous.", NULL};
+	static const char *views[] = {"permute", "transpose", "::t.",
+	    "expand", "slice", "select", "diagonal", "narrow", "split",
+	    "unbind", "chunk", "unfold", "as_strided", "movedim", "swapaxes",
+	    "swapdims", "real", "imag", "view_as", "::T", "::mT", "::H",
+	    "indices", "values", NULL};
+	const Value *sv = ir_val(L->src, v);
+	if (!sv->def)
+		return true;
+	if (depth > 64)
+		return false;
+	const Node *n = ir_nodep(L->src, sv->def);
+	const char *op = ir_str(L->m, n->op);
+	for (int k = 0; keep[k]; k++) {
+		const char *p = strstr(op, keep[k]);
+		if (p && p > op && p[-1] == ':') {
+			const Arg *a = ir_arg(L->src, sv->def, 0);
+			return a->kind == A_VAL && own_storage(L, a->u.v,
+			    depth + 1);
+		}
+	}
+	for (int k = 0; views[k]; k++)
+		if (strstr(op, views[k]) && !strstr(op, "_copy") &&
+		    !strstr(op, "_scatter"))
+			return false;
+	return true;
+}
+
+/* The storage positions an as_strided(size, stride, storage_offset)
+ * (arguments 1, 2, 3 from first) of self reads, as an INT64 constant
+ * shaped size; 0 after reporting.  Positions outside self are PyTorch's
+ * setStorage error. */
+static ValId
+strided_offsets(Lower *L, int first)
+{
+	const Value *xv = lw_srcval(L, 0, "self");
+	int64_t size[LW_MAXRANK], stride[LW_MAXRANK], numel = 1, e;
+	for (int d = 0; xv && d < xv->rank; d++) {
+		if (!lw_sdim(L, xv, d, &e)) {
+			lw_fail(L, "an as_strided view of part of a tensor "
+			    "needs static sizes");
+			return 0;
+		}
+		if (e > 0 && numel > ((int64_t)1 << 40) / e) {
+			lw_fail(L, "an as_strided view of part of a tensor "
+			    "that large is not supported");
+			return 0;
+		}
+		numel *= e;
+	}
+	int n = lw_ints(L, first, "size", size, LW_MAXRANK),
+	    nt = lw_ints(L, first + 1, "stride", stride, LW_MAXRANK);
+	int64_t off = lw_int(L, first + 2, "storage_offset", 0);
+	if (lw_failed(L) || n < 0 || nt != n) {
+		if (!lw_failed(L))
+			lw_fail(L, "mismatch in length of strides and shape");
+		return 0;
+	}
+	int64_t cnt = 1;
+	for (int d = 0; d < n; d++) {
+		if (size[d] < 0 || stride[d] < 0) {
+			lw_fail(L, "negative sizes and strides are not "
+			    "supported");
+			return 0;
+		}
+		if (size[d] > 1 << 22 || (size[d] > 1 && stride[d] > numel) ||
+		    off > numel) {
+			lw_fail(L, "setStorage: sizes and strides reach past a "
+			    "storage of %lld", (long long)numel);
+			return 0;
+		}
+		cnt *= size[d];
+		if (cnt > 1 << 22) {
+			lw_fail(L, "an as_strided view that large is not "
+			    "supported");
+			return 0;
+		}
+	}
+	int64_t *idx = lw_scratch(L, (size_t)cnt + 1, sizeof *idx);
+	for (int64_t j = 0; j < cnt; j++) {
+		int64_t rest = j, at = off;
+		for (int d = n - 1; d >= 0; d--) {
+			at += rest % size[d] * stride[d];
+			rest /= size[d];
+		}
+		if (at < 0 || at >= numel) {
+			lw_fail(L, "setStorage: sizes and strides reach "
+			    "element %lld of a storage of %lld", (long long)at,
+			    (long long)numel);
+			return 0;
+		}
+		idx[j] = at;
+	}
+	return lw_const(L, DT_I64, n, size, idx);
+}
+
+/* Any other as_strided of static sizes: a Gather of the storage (self
+ * flattened) at the offsets, when self is its own storage. */
+static int
+strided_gather(Lower *L)
+{
+	const Arg *sa = lw_arg(L, 0, "self");
+	ValId idx = strided_offsets(L, 1), x = lw_in(L, 0, "self");
+	if (!idx || !x)
+		return -1;
+	if (sa->kind != A_VAL || !own_storage(L, sa->u.v, 0))
+		return lw_fail(L, "an as_strided view of part of a tensor "
+		    "is supported only on a tensor that is its own storage, "
+		    "not on another view");
+	ValId in[2] = {lw_reshape(L, x, lw_i64v(L, -1)), idx};
+	NodeId g = lw_emit(L, "Gather", 2, in, 1);
+	lw_attr_int(L, g, "axis", 0);
+	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
+	return 0;
+}
+
+/* as_strided_scatter(self, src, size, stride, storage_offset=None): a
+ * copy of self with the as_strided view of it replaced by src. */
+static int
+as_strided_scatter(Lower *L)
+{
+	ValId idx = strided_offsets(L, 2), x = lw_in(L, 0, "self"),
+	      src = lw_in(L, 1, "src");
+	if (!idx || !x || !src)
+		return -1;
+	ValId flat = lw_i64v(L, -1);
+	ValId in[3] = {lw_reshape(L, x, flat), lw_reshape(L, idx, flat),
+	    lw_reshape(L, lw_cast(L, src, lw_dtype(L, x)), flat)};
+	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
+	lw_attr_int(L, s, "axis", 0);
+	ValId shp = lw_op1(L, "Shape", x);
+	lw_settype(L, shp, DT_I64);
+	lw_bind(L, 0, lw_reshape(L, lw_typed(L, s, lw_dtype(L, x)), shp));
+	return 0;
+}
+
 /* as_strided is an identity only when it views the whole tensor with its
  * contiguous strides (strides of size-1 dims do not matter); sizes may be
  * symbolic when they are the tensor's own. */
@@ -149,10 +293,9 @@ as_strided(Lower *L)
 		else
 			want *= dd.n;
 	}
-	if (!ok)
-		return lw_fail(L, "only an as_strided that views the whole "
-		    "tensor with contiguous strides is supported");
-	return identity(L);
+	if (ok)
+		return identity(L);
+	return strided_gather(L);
 }
 
 /* ------------------------------------------------------ views, reshapes */

@@ -531,23 +531,44 @@ test_avg_pool_ceil_count_pad(void **state)
 	attr_ints_eq(f, p, "pads", (int64_t[]){0, 0, 1, 1}, 4);
 }
 
+/* divisor_override: the windows' mean over the explicitly padded input
+ * times kernel size / divisor; a zero divisor is PyTorch's error */
+static NodeId
+avg_divisor(Fix *f, int64_t div)
+{
+	ValId x = input(f, "x", DT_F32, 4, (int64_t[]){1, 1, 4, 4});
+	NodeId n = node(f, "aten::avg_pool2d.default", 1, DT_F32, 4,
+	    (int64_t[]){1, 1, 3, 3});
+	arg(f, n, arg_val(x));
+	arg(f, n, ints(f, (int64_t[]){2, 2}, 2));
+	arg(f, n, ints(f, (int64_t[]){2, 2}, 2));
+	arg(f, n, ints(f, (int64_t[]){1, 1}, 2));
+	arg(f, n, arg_bool(false));
+	arg(f, n, arg_bool(true));
+	arg(f, n, arg_int(div));
+	output(f, out(f, n, 0));
+	return n;
+}
+
 static void
 test_avg_pool_divisor_override(void **state)
 {
 	Fix *f = *state;
-	ValId x = input(f, "x", DT_F32, 4, (int64_t[]){1, 1, 4, 4});
-	NodeId n = node(f, "aten::avg_pool2d.default", 1, DT_F32, 4,
-	    (int64_t[]){1, 1, 2, 2});
-	arg(f, n, arg_val(x));
-	arg(f, n, ints(f, (int64_t[]){2, 2}, 2));
-	arg(f, n, ints(f, (int64_t[]){2, 2}, 2));
-	arg(f, n, ints(f, (int64_t[]){0, 0}, 2));
-	arg(f, n, arg_bool(false));
-	arg(f, n, arg_bool(true));
-	arg(f, n, arg_int(3));
-	output(f, out(f, n, 0));
+	avg_divisor(f, 3);
+	assert_int_equal(lower(f, 18), 0);
+	NodeId p = find(f, "AveragePool");
+	assert_string_equal(producer(f, p, 0), "Pad");
+	attr_ints_eq(f, p, "pads", (int64_t[]){0, 0, 0, 0}, 4);
+	assert_true(find(f, "Mul") != 0);
+}
+
+static void
+test_avg_pool_divisor_zero(void **state)
+{
+	Fix *f = *state;
+	avg_divisor(f, 0);
 	assert_int_equal(lower(f, 18), -1);
-	assert_non_null(strstr(diags(f), "divisor_override"));
+	assert_non_null(strstr(diags(f), "divisor must be not zero"));
 }
 
 /* adaptive pooling: even split -> AveragePool, uneven -> slices */
@@ -765,6 +786,7 @@ main(void)
 		T(test_max_pool_ceil_dropped_window),
 		T(test_avg_pool_ceil_count_pad),
 		T(test_avg_pool_divisor_override),
+		T(test_avg_pool_divisor_zero),
 		T(test_adaptive_avg_pool),
 		T(test_upsample_modes),
 		T(test_sdpa_causal),

@@ -41,8 +41,11 @@ static const struct {
 	{"reduce", lw_rules_reduce}, {"reduce_norm", lw_rules_reduce_norm},
 	{"nn", lw_rules_nn}, {"nn_norm", lw_rules_nn_norm},
 	{"nn_pool", lw_rules_nn_pool}, {"nn_attn", lw_rules_nn_attn},
+	{"nn_rnn", lw_rules_nn_rnn}, {"nn_bag", lw_rules_nn_bag},
+	{"nn_win", lw_rules_nn_win},
 	{"shape", lw_rules_shape}, {"shape_join", lw_rules_shape_join},
 	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
+	{"index_sel", lw_rules_index_sel},
 	{"sym", lw_rules_sym}, {"cf", lw_rules_cf},
 };
 enum { NFAM = sizeof families / sizeof *families };

@@ -1,0 +1,187 @@
+/* lower_nn_rnn.c - lowering rules for the recurrent layers: aten::lstm,
+ * gru, rnn_tanh and rnn_relu (.input), what nn.LSTM, nn.GRU and nn.RNN
+ * call, to ONNX LSTM, GRU and RNN, one ONNX node per layer.
+ *
+ * The ops take (input, hx, params, has_biases, num_layers, dropout, train,
+ * bidirectional, batch_first); params hold, per layer and direction,
+ * w_ih [G*H, I], w_hh [G*H, H] and, with biases, b_ih and b_hh [G*H].
+ * ONNX keeps each direction's weights stacked, with its own gate order. */
+#include <string.h>
+
+#include "lower_nn.h"
+
+typedef struct Cell {
+	const char *op;   /* LSTM, GRU, RNN */
+	int gates;        /* G */
+	const int64_t *order; /* ONNX gate k is PyTorch's gate order[k] */
+	const char *act;  /* RNN: its activation, else NULL */
+	int nout;         /* FX outputs: output, h_n (, c_n) */
+} Cell;
+
+/* ONNX LSTM gates are i, o, f, c where PyTorch's are i, f, g, o; GRU's
+ * are z, r, h where PyTorch's are r, z, n. */
+static const int64_t lstm_order[] = {0, 3, 1, 2};
+static const int64_t gru_order[] = {1, 0, 2};
+static const int64_t one_order[] = {0};
+
+/* A weight [G*H, X] (a bias [G*H] when bias) with its gates in ONNX order,
+ * as [1, G*H, X] ([1, G*H]): one direction of ONNX's W, R or B. */
+static ValId
+gates(Lower *L, const Cell *c, ValId w, int64_t h, bool bias)
+{
+	int64_t g = c->gates;
+	int64_t split[3] = {g, h, -1}, one[3] = {1, g * h, -1};
+	if (g > 1) {
+		w = lwn_reshape(L, w, split, bias ? 2 : 3);
+		ValId in[2] = {w, lw_const_i64s(L, c->order, (int)g)};
+		NodeId n = lw_emit(L, "Gather", 2, in, 1);
+		lw_attr_int(L, n, "axis", 0);
+		w = lwn_settyped(L, n, 0, DT_F32);
+	}
+	return lwn_reshape(L, w, one, bias ? 2 : 3);
+}
+
+/* The rows [l*D, (l+1)*D) of an initial state [layers*D, B, H]. */
+static ValId
+layer_state(Lower *L, ValId s, int64_t l, int64_t dirs)
+{
+	return lw_slice_const(L, s, 0, l * dirs, (l + 1) * dirs, 1);
+}
+
+static void
+attr_strs(Lower *L, NodeId n, const char *name, const char *v, int cnt)
+{
+	Arg it[2];
+	for (int k = 0; k < cnt; k++)
+		it[k] = arg_str(ir_intern(L->m, v));
+	Arg list = ir_list(L->dst, A_LIST, it, (uint32_t)cnt);
+	ir_push_arg(L->dst, n, arg_keyed(list, ir_intern(L->m, name)));
+}
+
+static int
+rnn(Lower *L, const Cell *c)
+{
+	bool bias = lw_bool(L, 3, "has_biases", true);
+	int64_t layers = lw_int(L, 4, "num_layers", 1);
+	double dropout = lw_float(L, 5, "dropout", 0);
+	bool train = lw_bool(L, 6, "train", false);
+	bool bidir = lw_bool(L, 7, "bidirectional", false);
+	bool bfirst = lw_bool(L, 8, "batch_first", false);
+	LwTensorList p, hx;
+	int np = lw_tensor_list(L, 2, "params", &p);
+	if (lw_failed(L))
+		return -1;
+	int64_t dirs = bidir ? 2 : 1, per = bias ? 4 : 2;
+	if (layers < 1 || layers > 1024)
+		return lw_fail(L, "num_layers must be positive");
+	if (np == layers * dirs * (per + 1))
+		return lw_fail(L, "LSTM projections (proj_size) have no ONNX "
+		    "LSTM form");
+	if (np != layers * dirs * per)
+		return lw_fail(L, "%d params for %lld layers%s%s", np,
+		    (long long)layers, bidir ? ", bidirectional" : "",
+		    bias ? ", with biases" : "");
+	if (train && dropout > 0 && layers > 1)
+		return lw_fail(L, "dropout between layers in training mode "
+		    "is not supported");
+	int64_t h, gh;
+	const Value *whh = p.s[1], *xv = lw_srcval(L, 0, "input");
+	if (!xv || xv->rank != 3)
+		return lw_fail(L, "input must be a tensor of rank 3");
+	if (!lw_sdim(L, whh, 1, &h) || !lw_sdim(L, whh, 0, &gh) ||
+	    gh != c->gates * h || h < 1)
+		return lw_fail(L, "weight_hh_l0 must be [%d*hidden_size, "
+		    "hidden_size] with static sizes", c->gates);
+	ValId st[2] = {0, 0};
+	if (c->nout == 3) {
+		if (lw_tensor_list(L, 1, "hx", &hx) != 2)
+			return lw_failed(L) ? -1 : lw_fail(L, "hx must hold "
+			    "h_0 and c_0");
+		st[0] = lwn_f32(L, hx.v[0]);
+		st[1] = lwn_f32(L, hx.v[1]);
+	} else {
+		st[0] = lwn_f32(L, lw_in(L, 1, "hx"));
+	}
+	ValId x = lwn_f32(L, lw_in(L, 0, "input"));
+	if (lw_failed(L))
+		return -1;
+	static const int64_t swap[3] = {1, 0, 2};
+	if (bfirst)
+		x = lwn_transpose(L, x, swap, 3);
+	int nst = c->nout - 1;
+	ValId last[2][1024];
+	for (int64_t l = 0; l < layers; l++) {
+		ValId w[2], r[2], b[2];
+		for (int64_t d = 0; d < dirs; d++) {
+			int64_t k = (l * dirs + d) * per;
+			w[d] = gates(L, c, lwn_f32(L, p.v[k]), h, false);
+			r[d] = gates(L, c, lwn_f32(L, p.v[k + 1]), h, false);
+			if (!bias)
+				continue;
+			ValId bb[2] = {
+				gates(L, c, lwn_f32(L, p.v[k + 2]), h, true),
+				gates(L, c, lwn_f32(L, p.v[k + 3]), h, true)};
+			b[d] = lw_concat(L, bb, 2, 1, DT_F32);
+		}
+		ValId in[7] = {x, lw_concat(L, w, (int)dirs, 0, DT_F32),
+		    lw_concat(L, r, (int)dirs, 0, DT_F32),
+		    bias ? lw_concat(L, b, (int)dirs, 0, DT_F32) : 0, 0,
+		    layer_state(L, st[0], l, dirs),
+		    nst > 1 ? layer_state(L, st[1], l, dirs) : 0};
+		NodeId n = lw_emit(L, c->op, 5 + nst, in, 1 + nst);
+		lw_attr_int(L, n, "hidden_size", h);
+		lw_attr_str(L, n, "direction", bidir ? "bidirectional"
+		    : "forward");
+		if (c->act)
+			attr_strs(L, n, "activations", c->act, (int)dirs);
+		if (c->gates == 3)
+			lw_attr_int(L, n, "linear_before_reset", 1);
+		/* Y [T, D, B, H] -> [T, B, D*H], the next layer's input */
+		static const int64_t tbdh[4] = {0, 2, 1, 3};
+		x = lwn_transpose(L, lwn_settyped(L, n, 0, DT_F32), tbdh, 4);
+		x = lwn_reshape(L, x, (int64_t[]){0, 0, dirs * h}, 3);
+		for (int k = 0; k < nst; k++)
+			last[k][l] = lwn_settyped(L, n, 1 + k, DT_F32);
+	}
+	if (bfirst)
+		x = lwn_transpose(L, x, swap, 3);
+	lwn_bind_out(L, 0, x);
+	for (int k = 0; k < nst; k++)
+		lwn_bind_out(L, 1 + k, layers == 1 ? last[k][0]
+		    : lw_concat(L, last[k], (int)layers, 0, DT_F32));
+	return 0;
+}
+
+/* lstm.input(input, hx[h_0, c_0], params, ...) -> (output, h_n, c_n) */
+static int
+lstm(Lower *L)
+{
+	return rnn(L, &(Cell){"LSTM", 4, lstm_order, NULL, 3});
+}
+
+/* gru.input(input, hx, params, ...) -> (output, h_n); PyTorch applies
+ * the reset gate after the hidden matmul: linear_before_reset */
+static int
+gru(Lower *L)
+{
+	return rnn(L, &(Cell){"GRU", 3, gru_order, NULL, 2});
+}
+
+static int
+rnn_tanh(Lower *L)
+{
+	return rnn(L, &(Cell){"RNN", 1, one_order, "Tanh", 2});
+}
+
+static int
+rnn_relu(Lower *L)
+{
+	return rnn(L, &(Cell){"RNN", 1, one_order, "Relu", 2});
+}
+
+/* The rows of ir/ops.def this file lowers. */
+#define LW_ROWS_nn_rnn(op, rule) {op, rule},
+const LowerRule lw_rules_nn_rnn[] = {
+#include "lower_rows.h"
+	{NULL, NULL},
+};
