@@ -22,7 +22,7 @@ const LowerRule *const lw_rule_tables[] = {
 	lw_rules_elementwise_cmp, lw_rules_reduce, lw_rules_reduce_norm,
 	lw_rules_nn, lw_rules_nn_norm, lw_rules_nn_pool, lw_rules_nn_attn,
 	lw_rules_shape, lw_rules_shape_join, lw_rules_index,
-	lw_rules_index_pad, lw_rules_sym, lw_rules_cf, NULL,
+	lw_rules_index_pad, lw_rules_sym, lw_rules_cf, lw_rules_linalg, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per lowering,

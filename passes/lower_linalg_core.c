@@ -1,0 +1,292 @@
+/* lower_linalg_core.c - LU, triangular solves and Cholesky unrolled into
+ * ONNX nodes (see lower_linalg.h).  Each step works on whole matrices
+ * with constant masks, so the batch dims ride along in every op. */
+#include "lower_linalg.h"
+#include "lower_nn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int
+la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *rows, int64_t *cols)
+{
+	const Value *sv = lw_srcval(L, i, kw);
+	if (!sv)
+		return lw_fail(L, "%s: argument '%s' must be a tensor", op, kw);
+	if (sv->rank < 2)
+		return lw_fail(L, "%s: argument '%s' must have at least 2 "
+		    "dimensions", op, kw);
+	if (sv->dtype != DT_F32 && sv->dtype != DT_F64)
+		return lw_fail(L, "%s: only float32 and float64 matrices are "
+		    "supported", op);
+	b->nb = sv->rank - 2;
+	for (int d = 0; d < sv->rank; d++) {
+		int64_t n;
+		if (!lw_sdim(L, sv, d, &n))
+			return lw_fail(L, "%s is unrolled over static sizes: "
+			    "dim %d of '%s' is symbolic", op, d, kw);
+		if (d < b->nb)
+			b->d[d] = n;
+		else if (d == b->nb)
+			*rows = n;
+		else
+			*cols = n;
+	}
+	if (*rows > LA_MAXN || *cols > LA_MAXN)
+		return lw_fail(L, "%s is unrolled over static sizes: a %lldx%lld "
+		    "matrix is larger than %d", op, (long long)*rows,
+		    (long long)*cols, LA_MAXN);
+	return 0;
+}
+
+int
+la_broadcast(Lower *L, const LaBatch *a, const LaBatch *b, LaBatch *out)
+{
+	int nb = a->nb > b->nb ? a->nb : b->nb;
+	out->nb = nb;
+	for (int k = 0; k < nb; k++) {
+		int ia = k - (nb - a->nb), ib = k - (nb - b->nb);
+		int64_t x = ia >= 0 ? a->d[ia] : 1, y = ib >= 0 ? b->d[ib] : 1;
+		if (x != y && x != 1 && y != 1)
+			return lw_fail(L, "batch dims %lld and %lld do not "
+			    "broadcast", (long long)x, (long long)y);
+		out->d[k] = x == 1 ? y : x;
+	}
+	return 0;
+}
+
+ValId
+la_expand(Lower *L, ValId x, const LaBatch *b, int64_t r, int64_t c)
+{
+	int64_t s[LW_MAXRANK + 2];
+	memcpy(s, b->d, sizeof(int64_t) * (size_t)b->nb);
+	s[b->nb] = r;
+	s[b->nb + 1] = c;
+	return lw_op2(L, "Expand", x, lw_const_i64s(L, s, b->nb + 2));
+}
+
+ValId
+la_take(Lower *L, ValId x, int64_t axis, int64_t k)
+{
+	ValId in[2] = {x, lw_i64v(L, k)};
+	NodeId n = lw_emit(L, "Gather", 2, in, 1);
+	lw_attr_int(L, n, "axis", axis);
+	return lw_typed(L, n, lw_dtype(L, x));
+}
+
+ValId
+la_mT(Lower *L, ValId x, int nb)
+{
+	int64_t p[LW_MAXRANK + 2];
+	for (int k = 0; k < nb; k++)
+		p[k] = k;
+	p[nb] = nb + 1;
+	p[nb + 1] = nb;
+	return lw_transpose(L, x, p, nb + 2);
+}
+
+ValId
+la_where(Lower *L, ValId c, ValId x, ValId y)
+{
+	ValId in[3] = {c, x, y};
+	return lw_typed(L, lw_emit(L, "Where", 3, in, 1), lw_dtype(L, x));
+}
+
+ValId
+la_mask(Lower *L, int64_t r, int64_t c, int64_t k,
+    bool (*pred)(int64_t i, int64_t j, int64_t k))
+{
+	int64_t cells = r * c;
+	uint8_t *m = lw_scratch(L, (size_t)(cells > 0 ? cells : 1), 1);
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t j = 0; j < c; j++)
+			m[i * c + j] = pred(i, j, k);
+	int64_t dims[2] = {r, c};
+	return lw_const(L, DT_BOOL, 2, dims, m);
+}
+
+static bool p_eye(int64_t i, int64_t j, int64_t k) { (void)k; return i == j; }
+static bool p_row_eq(int64_t i, int64_t j, int64_t k) { (void)j; return i == k; }
+static bool p_row_gt(int64_t i, int64_t j, int64_t k) { (void)j; return i > k; }
+static bool p_row_lt(int64_t i, int64_t j, int64_t k) { (void)j; return i < k; }
+static bool p_row_ge(int64_t i, int64_t j, int64_t k) { (void)j; return i >= k; }
+static bool p_col_gt(int64_t i, int64_t j, int64_t k) { (void)i; return j > k; }
+static bool p_below(int64_t i, int64_t j, int64_t k) { return i > k && j == k; }
+
+ValId
+la_eye(Lower *L, const LaBatch *b, int64_t n, DType dt)
+{
+	ValId m = la_mask(L, n, n, 0, p_eye);
+	return la_expand(L, lw_cast(L, m, dt), b, n, n);
+}
+
+static ValId
+argmax_last(Lower *L, ValId x)
+{
+	NodeId n = lw_emit(L, "ArgMax", 1, &x, 1);
+	lw_attr_int(L, n, "axis", -1);
+	lw_attr_int(L, n, "keepdims", 1);
+	return lw_typed(L, n, DT_I64);
+}
+
+static ValId
+gather_rows(Lower *L, ValId x, ValId rows, int64_t cols)
+{
+	/* x[.., rows[i], :] for rows [.., m] */
+	int64_t one = -1;
+	ValId idx = lw_axes_op(L, "Unsqueeze", rows, &one, 1);
+	ValId shp = lw_op1(L, "Shape", x);
+	lw_settype(L, shp, DT_I64);
+	(void)cols;
+	idx = lw_op2(L, "Expand", idx, shp);
+	ValId in[2] = {x, idx};
+	NodeId n = lw_emit(L, "GatherElements", 2, in, 1);
+	lw_attr_int(L, n, "axis", -2);
+	return lw_typed(L, n, lw_dtype(L, x));
+}
+
+void
+la_lu(Lower *L, ValId a, int nb, int64_t m, int64_t n, ValId *lu,
+    ValId *perm, ValId *piv)
+{
+	DType dt = lw_dtype(L, a);
+	int64_t kmax = m < n ? m : n;
+	int64_t *rv = lw_scratch(L, (size_t)(m ? m : 1), sizeof(int64_t));
+	for (int64_t i = 0; i < m; i++)
+		rv[i] = i;
+	ValId r = lw_const_i64s(L, rv, (int)m);
+	ValId pm = 0, *pivs = lw_scratch(L, (size_t)(kmax ? kmax : 1),
+	    sizeof(ValId));
+	ValId zero = lw_scalar(L, 0, dt), neg = lw_scalar(L, -1, dt);
+	int64_t ax = -1;
+	for (int64_t k = 0; k < kmax; k++) {
+		ValId col = lw_axes_op(L, "Squeeze", la_take(L, a, -1, k), &ax, 1);
+		ValId ge = lw_axes_op(L, "Squeeze", la_mask(L, m, 1, k, p_row_ge),
+		    &ax, 1);
+		ValId p = argmax_last(L, la_where(L, ge,
+		    lw_op1(L, "Abs", col), neg));
+		pivs[k] = p;
+		ValId eqk = lw_axes_op(L, "Squeeze", la_mask(L, m, 1, k, p_row_eq),
+		    &ax, 1);
+		ValId eqp = lw_op2t(L, "Equal", r, p, DT_BOOL);
+		ValId sw = la_where(L, eqk, p,
+		    la_where(L, eqp, lw_scalar_i64(L, k), r));
+		if (!pm) {
+			pm = sw;
+		} else {
+			ValId in[2] = {pm, sw};
+			NodeId g = lw_emit(L, "GatherElements", 2, in, 1);
+			lw_attr_int(L, g, "axis", -1);
+			pm = lw_typed(L, g, DT_I64);
+		}
+		a = gather_rows(L, a, sw, n);
+		ValId rowk = la_take(L, a, -2, k);
+		ValId pv = la_take(L, rowk, -1, k);
+		ValId colk = la_take(L, a, -1, k);
+		/* getrf leaves a zero pivot's column unscaled (it is all zero) */
+		ValId l = la_where(L, lw_op2t(L, "Equal", pv, zero, DT_BOOL),
+		    colk, lw_op2(L, "Div", colk, pv));
+		ValId lm = la_where(L, la_mask(L, m, 1, k, p_row_gt), l, zero);
+		ValId rm = la_where(L, la_mask(L, 1, n, k, p_col_gt), rowk, zero);
+		a = lw_op2(L, "Sub", a, lw_op2(L, "Mul", lm, rm));
+		a = la_where(L, la_mask(L, m, n, k, p_below), l, a);
+	}
+	(void)nb;
+	*lu = a;
+	*perm = pm ? pm : r;
+	if (kmax) {
+		ValId c = lw_concat(L, pivs, (int)kmax, -1, DT_I64);
+		*piv = lw_op2(L, "Add", c, lw_scalar_i64(L, 1));
+	} else {
+		*piv = 0;
+	}
+}
+
+ValId
+la_diag(Lower *L, ValId x, int nb, int64_t m, int64_t n)
+{
+	int64_t k = m < n ? m : n;
+	if (m != k)
+		x = lw_slice_const(L, x, nb, 0, k, 1);
+	if (n != k)
+		x = lw_slice_const(L, x, nb + 1, 0, k, 1);
+	ValId z = la_where(L, la_mask(L, k, k, 0, p_eye), x,
+	    lw_scalar(L, 0, lw_dtype(L, x)));
+	int64_t ax = -2;
+	return lwn_reduce(L, "ReduceSum", z, &ax, 1, false);
+}
+
+ValId
+la_info(Lower *L, ValId bad)
+{
+	ValId b = lw_cast(L, bad, DT_I32);
+	ValId first = lw_op2(L, "Add", argmax_last(L, b), lw_scalar_i64(L, 1));
+	int64_t ax = -1;
+	first = lw_axes_op(L, "Squeeze", lw_cast(L, first, DT_I32), &ax, 1);
+	return lw_op2(L, "Mul", first, lwn_reduce(L, "ReduceMax", b, &ax, 1,
+	    false));
+}
+
+ValId
+la_trsolve(Lower *L, ValId t, ValId b, int64_t n, bool upper, bool unit)
+{
+	for (int64_t s = 0; s < n; s++) {
+		int64_t j = upper ? n - 1 - s : s;
+		ValId bj = la_take(L, b, -2, j);
+		ValId tc = la_take(L, t, -1, j);
+		if (!unit)
+			bj = lw_op2(L, "Div", bj, la_take(L, tc, -2, j));
+		ValId rest = la_mask(L, n, 1, j, upper ? p_row_lt : p_row_gt);
+		b = la_where(L, rest, lw_op2(L, "Sub", b, lw_op2(L, "Mul", tc, bj)),
+		    b);
+		b = la_where(L, la_mask(L, n, 1, j, p_row_eq), bj, b);
+	}
+	return b;
+}
+
+ValId
+la_lu_solve(Lower *L, ValId lu, ValId perm, ValId b, int64_t n)
+{
+	ValId pb = gather_rows(L, b, perm, 0);
+	ValId y = la_trsolve(L, lu, pb, n, false, true);
+	return la_trsolve(L, lu, y, n, true, false);
+}
+
+ValId
+la_cholesky(Lower *L, ValId a, int nb, int64_t n, ValId *bad)
+{
+	DType dt = lw_dtype(L, a);
+	ValId *cols = lw_scratch(L, (size_t)n, sizeof(ValId));
+	ValId *bads = lw_scratch(L, (size_t)n, sizeof(ValId));
+	ValId zero = lw_scalar(L, 0, dt);
+	for (int64_t j = 0; j < n; j++) {
+		ValId c = la_take(L, a, -1, j);
+		ValId dd = la_take(L, c, -2, j);
+		/* potrf stops at a pivot that is not positive (or NaN) */
+		bads[j] = lw_op1(L, "Not",
+		    lw_op2t(L, "Greater", dd, zero, DT_BOOL));
+		ValId l = la_where(L, la_mask(L, n, 1, j, p_row_ge),
+		    lw_op2(L, "Div", c, lw_op1(L, "Sqrt", dd)), zero);
+		cols[j] = l;
+		if (j + 1 < n)
+			a = lw_op2(L, "Sub", a, lw_op2(L, "Mul", l, la_mT(L, l, nb)));
+	}
+	ValId bb = lw_concat(L, bads, (int)n, -1, DT_BOOL);
+	int64_t ax = -2;
+	*bad = lw_axes_op(L, "Squeeze", bb, &ax, 1);
+	return lw_concat(L, cols, (int)n, -1, dt);
+}
+
+ValId
+la_perm_matrix(Lower *L, ValId perm, int64_t m, DType dt)
+{
+	/* P[perm[i], i] = 1: compare perm [.., 1, m] with rows [m, 1] */
+	int64_t *rv = lw_scratch(L, (size_t)(m ? m : 1), sizeof(int64_t));
+	for (int64_t i = 0; i < m; i++)
+		rv[i] = i;
+	int64_t dims[2] = {m, 1}, ax = -2;
+	ValId r = lw_const(L, DT_I64, 2, dims, rv);
+	ValId p = lw_axes_op(L, "Unsqueeze", perm, &ax, 1);
+	return lw_cast(L, lw_op2t(L, "Equal", p, r, DT_BOOL), dt);
+}
