@@ -6,6 +6,7 @@
 #include "lower_nn.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* FX output k, when the node has it, computed by v (cast to its dtype) */
@@ -415,6 +416,228 @@ cholesky_inverse(Lower *L)
 		return -1;
 	bind_out(L, 0, n ? chol_apply(L, f, b.nb, n, upper,
 	    la_eye(L, &b, n, lw_dtype(L, f))) : f);
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* -------------------------------------------------------------------- LU */
+
+static bool m_strict_lower(int64_t i, int64_t j) { return i > j; }
+static bool m_upper(int64_t i, int64_t j) { return i <= j; }
+static bool m_eye(int64_t i, int64_t j) { return i == j; }
+
+/* [r, c] BOOL constant of pred(i, j) */
+static ValId
+tri_mask(Lower *L, int64_t r, int64_t c, bool (*pred)(int64_t, int64_t))
+{
+	int64_t cells = r * c;
+	uint8_t *m = lw_scratch(L, (size_t)(cells > 0 ? cells : 1), 1);
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t j = 0; j < c; j++)
+			m[i * c + j] = pred(i, j);
+	int64_t dims[2] = {r, c};
+	return lw_const(L, DT_BOOL, 2, dims, m);
+}
+
+/* the unit lower L [.., m, k] and upper U [.., k, n] packed in lu */
+static void
+lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
+    ValId *up)
+{
+	int64_t k = m < n ? m : n;
+	DType dt = lw_dtype(L, lu);
+	ValId lk = k < n ? lw_slice_const(L, lu, nb + 1, 0, k, 1) : lu;
+	ValId uk = k < m ? lw_slice_const(L, lu, nb, 0, k, 1) : lu;
+	ValId eye = lw_cast(L, tri_mask(L, m, k, m_eye), dt);
+	*lo = la_where(L, tri_mask(L, m, k, m_strict_lower), lk, eye);
+	*up = la_where(L, tri_mask(L, k, n, m_upper), uk, lw_scalar(L, 0, dt));
+}
+
+static int
+lu_input(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *m, int64_t *n, ValId *a)
+{
+	if (la_matrix_arg(L, i, kw, op, b, m, n) < 0)
+		return -1;
+	*a = lw_in(L, i, kw);
+	if (lw_failed(L))
+		return -1;
+	if (*m == 0 || *n == 0)
+		return lw_fail(L, "%s of an empty matrix is not supported", op);
+	return 0;
+}
+
+/* linalg_lu_factor(A, *, pivot) -> (LU, pivots); linalg_lu_factor_ex(A,
+ * *, pivot, check_errors) and _lu_with_info(self, pivot, check_errors)
+ * -> (LU, pivots, info) */
+static int
+lu_factor(Lower *L)
+{
+	LaBatch b;
+	int64_t m, n;
+	ValId a;
+	const Node *nd = lw_node(L);
+	/* A is positional in every overload (self in _lu_with_info) */
+	if (lu_input(L, 0, "A", "lu_factor", &b, &m, &n, &a) < 0)
+		return -1;
+	if (!lw_bool(L, 1, "pivot", true))
+		return lw_fail(L, "lu_factor: LU without pivoting is not "
+		    "implemented on the CPU (PyTorch refuses it too)");
+	ValId lu, perm, piv;
+	la_lu(L, a, b.nb, m, n, &lu, &perm, &piv);
+	bind_out(L, 0, lu);
+	bind_out(L, 1, piv);
+	if (nd->nout > 2)
+		bind_out(L, 2, la_info(L, lw_op2t(L, "Equal",
+		    la_diag(L, lu, b.nb, m, n), lw_scalar(L, 0, lw_dtype(L, lu)),
+		    DT_BOOL)));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* linalg_lu(A, *, pivot) -> (P, L, U) */
+static int
+lu_full(Lower *L)
+{
+	LaBatch b;
+	int64_t m, n;
+	ValId a;
+	if (lu_input(L, 0, "A", "linalg_lu", &b, &m, &n, &a) < 0)
+		return -1;
+	if (!lw_bool(L, 1, "pivot", true))
+		return lw_fail(L, "linalg_lu: LU without pivoting is not "
+		    "implemented on the CPU (PyTorch refuses it too)");
+	ValId lu, perm, piv, lo, up;
+	la_lu(L, a, b.nb, m, n, &lu, &perm, &piv);
+	lu_split(L, lu, b.nb, m, n, &lo, &up);
+	bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
+	bind_out(L, 1, lo);
+	bind_out(L, 2, up);
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True) */
+static int
+lu_unpack(Lower *L)
+{
+	LaBatch b;
+	int64_t m, n;
+	ValId a;
+	if (lu_input(L, 0, "LU_data", "lu_unpack", &b, &m, &n, &a) < 0)
+		return -1;
+	if (!lw_bool(L, 2, "unpack_data", true) ||
+	    !lw_bool(L, 3, "unpack_pivots", true))
+		return lw_fail(L, "lu_unpack: only unpack_data=True and "
+		    "unpack_pivots=True are supported");
+	ValId piv = lw_in(L, 1, "LU_pivots");
+	if (lw_failed(L))
+		return -1;
+	ValId lo, up;
+	lu_split(L, a, b.nb, m, n, &lo, &up);
+	ValId perm = la_pivots_perm(L, piv, m, m < n ? m : n);
+	bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
+	bind_out(L, 1, lo);
+	bind_out(L, 2, up);
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* solve A X = B (or A^H X = B) with A = P L U given packed */
+static int
+lu_solve_common(Lower *L, int ilu, const char *klu, int ipiv,
+    const char *kpiv, int ib, const char *kb, bool left, bool adjoint)
+{
+	LaBatch ba, bb, bo;
+	int64_t n, c, br, bc;
+	const char *op = "lu_solve";
+	if (la_matrix_arg(L, ilu, klu, op, &ba, &n, &c) < 0 ||
+	    la_matrix_arg(L, ib, kb, op, &bb, &br, &bc) < 0)
+		return -1;
+	if (n != c)
+		return lw_fail(L, "%s: LU must be square", op);
+	ValId lu = lw_in(L, ilu, klu), piv = lw_in(L, ipiv, kpiv);
+	ValId b = lw_in(L, ib, kb);
+	if (lw_failed(L))
+		return -1;
+	if (!left) {
+		/* X A = B  <=>  A^T X^T = B^T */
+		b = la_mT(L, b, bb.nb);
+		int64_t t = br;
+		br = bc;
+		bc = t;
+		adjoint = !adjoint;
+	}
+	if (br != n)
+		return lw_fail(L, "%s: B has %lld rows for a %lldx%lld LU", op,
+		    (long long)br, (long long)n, (long long)n);
+	if (la_broadcast(L, &ba, &bb, &bo) < 0)
+		return -1;
+	lu = la_expand(L, lu, &bo, n, n);
+	b = la_expand(L, b, &bo, n, bc);
+	ValId x = b;
+	if (n > 0) {
+		ValId perm = la_pivots_perm(L, piv, n, n);
+		if (!adjoint) {
+			x = la_lu_solve(L, lu, perm, b, n);
+		} else {
+			/* U^T L^T P^T x = b */
+			ValId t = la_mT(L, lu, bo.nb);
+			ValId z = la_trsolve(L, t, b, n, false, false);
+			z = la_trsolve(L, t, z, n, true, true);
+			x = la_unpermute(L, z, perm);
+		}
+	}
+	bind_out(L, 0, left ? x : la_mT(L, x, bo.nb));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False) */
+static int
+linalg_lu_solve(Lower *L)
+{
+	bool left = lw_bool(L, 3, "left", true);
+	bool adj = lw_bool(L, 4, "adjoint", false);
+	return lu_solve_common(L, 0, "LU", 1, "pivots", 2, "B", left, adj);
+}
+
+/* lu_solve(self=B, LU_data, LU_pivots) */
+static int
+lu_solve(Lower *L)
+{
+	return lu_solve_common(L, 1, "LU_data", 2, "LU_pivots", 0, "self", true,
+	    false);
+}
+
+/* linalg_matrix_power(self, n): binary powering, inverse first when n < 0 */
+static int
+matrix_power(Lower *L)
+{
+	LaBatch b;
+	int64_t n;
+	if (square_arg(L, 0, "self", "linalg_matrix_power", &b, &n) < 0)
+		return -1;
+	int64_t k = lw_int(L, 1, "n", 0);
+	ValId a = lw_in(L, 0, "self");
+	if (lw_failed(L))
+		return -1;
+	DType dt = lw_dtype(L, a);
+	if (k == 0 || n == 0) {
+		bind_out(L, 0, n ? la_eye(L, &b, n, dt) : a);
+		return lw_failed(L) ? -1 : 0;
+	}
+	if (k < 0) {
+		if (k == INT64_MIN)
+			return lw_fail(L, "linalg_matrix_power: exponent too large");
+		ValId lu, perm, piv;
+		la_lu(L, a, b.nb, n, n, &lu, &perm, &piv);
+		a = la_lu_solve(L, lu, perm, la_eye(L, &b, n, dt), n);
+		k = -k;
+	}
+	ValId acc = 0;
+	for (uint64_t e = (uint64_t)k; e; e >>= 1) {
+		if (e & 1)
+			acc = acc ? lw_op2(L, "MatMul", acc, a) : a;
+		if (e > 1)
+			a = lw_op2(L, "MatMul", a, a);
+	}
+	bind_out(L, 0, acc);
 	return lw_failed(L) ? -1 : 0;
 }
 

@@ -60,4 +60,11 @@ ValId la_cholesky(Lower *L, ValId a, int nb, int64_t n, ValId *bad);
 /* the permutation matrix P [.., m, m] (a = P L U) of la_lu's perm */
 ValId la_perm_matrix(Lower *L, ValId perm, int64_t m, DType dt);
 
+/* x[.., rows[i], :] for a row order rows [.., m] */
+ValId la_gather_rows(Lower *L, ValId x, ValId rows);
+/* the row order [.., m] of LAPACK pivots piv [.., k] (1-based, any int) */
+ValId la_pivots_perm(Lower *L, ValId piv, int64_t m, int64_t k);
+/* x with x[perm[i]] = w[i] (rows), i.e. P w */
+ValId la_unpermute(Lower *L, ValId w, ValId perm);
+
 #endif

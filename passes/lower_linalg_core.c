@@ -130,20 +130,76 @@ argmax_last(Lower *L, ValId x)
 	return lw_typed(L, n, DT_I64);
 }
 
-static ValId
-gather_rows(Lower *L, ValId x, ValId rows, int64_t cols)
+ValId
+la_gather_rows(Lower *L, ValId x, ValId rows)
 {
 	/* x[.., rows[i], :] for rows [.., m] */
 	int64_t one = -1;
 	ValId idx = lw_axes_op(L, "Unsqueeze", rows, &one, 1);
 	ValId shp = lw_op1(L, "Shape", x);
 	lw_settype(L, shp, DT_I64);
-	(void)cols;
 	idx = lw_op2(L, "Expand", idx, shp);
 	ValId in[2] = {x, idx};
 	NodeId n = lw_emit(L, "GatherElements", 2, in, 1);
 	lw_attr_int(L, n, "axis", -2);
 	return lw_typed(L, n, lw_dtype(L, x));
+}
+
+/* the row order [.., m] that swaps rows k and p ([.., 1]) of range r */
+static ValId
+swap_index(Lower *L, ValId r, int64_t m, int64_t k, ValId p)
+{
+	int64_t ax = -1;
+	ValId eqk = lw_axes_op(L, "Squeeze", la_mask(L, m, 1, k, p_row_eq),
+	    &ax, 1);
+	ValId eqp = lw_op2t(L, "Equal", r, p, DT_BOOL);
+	return la_where(L, eqk, p, la_where(L, eqp, lw_scalar_i64(L, k), r));
+}
+
+/* pm[sw]: the row order after applying swap sw to order pm (0: none yet) */
+static ValId
+compose(Lower *L, ValId pm, ValId sw)
+{
+	if (!pm)
+		return sw;
+	ValId in[2] = {pm, sw};
+	NodeId g = lw_emit(L, "GatherElements", 2, in, 1);
+	lw_attr_int(L, g, "axis", -1);
+	return lw_typed(L, g, DT_I64);
+}
+
+static ValId
+range_i64(Lower *L, int64_t m)
+{
+	int64_t *rv = lw_scratch(L, (size_t)(m ? m : 1), sizeof(int64_t));
+	for (int64_t i = 0; i < m; i++)
+		rv[i] = i;
+	return lw_const_i64s(L, rv, (int)m);
+}
+
+ValId
+la_pivots_perm(Lower *L, ValId piv, int64_t m, int64_t k)
+{
+	ValId r = range_i64(L, m), pm = 0;
+	ValId p0 = lw_op2(L, "Sub", lw_cast(L, piv, DT_I64), lw_scalar_i64(L, 1));
+	for (int64_t i = 0; i < k; i++)
+		pm = compose(L, pm, swap_index(L, r, m, i, la_take(L, p0, -1, i)));
+	return pm ? pm : r;
+}
+
+ValId
+la_unpermute(Lower *L, ValId w, ValId perm)
+{
+	/* x[perm[i]] = w[i]: a scatter of every row, exact */
+	int64_t one = -1;
+	ValId idx = lw_axes_op(L, "Unsqueeze", perm, &one, 1);
+	ValId shp = lw_op1(L, "Shape", w);
+	lw_settype(L, shp, DT_I64);
+	idx = lw_op2(L, "Expand", idx, shp);
+	ValId in[3] = {w, idx, w};
+	NodeId n = lw_emit(L, "ScatterElements", 3, in, 1);
+	lw_attr_int(L, n, "axis", -2);
+	return lw_typed(L, n, lw_dtype(L, w));
 }
 
 void
@@ -152,10 +208,7 @@ la_lu(Lower *L, ValId a, int nb, int64_t m, int64_t n, ValId *lu,
 {
 	DType dt = lw_dtype(L, a);
 	int64_t kmax = m < n ? m : n;
-	int64_t *rv = lw_scratch(L, (size_t)(m ? m : 1), sizeof(int64_t));
-	for (int64_t i = 0; i < m; i++)
-		rv[i] = i;
-	ValId r = lw_const_i64s(L, rv, (int)m);
+	ValId r = range_i64(L, m);
 	ValId pm = 0, *pivs = lw_scratch(L, (size_t)(kmax ? kmax : 1),
 	    sizeof(ValId));
 	ValId zero = lw_scalar(L, 0, dt), neg = lw_scalar(L, -1, dt);
@@ -167,20 +220,9 @@ la_lu(Lower *L, ValId a, int nb, int64_t m, int64_t n, ValId *lu,
 		ValId p = argmax_last(L, la_where(L, ge,
 		    lw_op1(L, "Abs", col), neg));
 		pivs[k] = p;
-		ValId eqk = lw_axes_op(L, "Squeeze", la_mask(L, m, 1, k, p_row_eq),
-		    &ax, 1);
-		ValId eqp = lw_op2t(L, "Equal", r, p, DT_BOOL);
-		ValId sw = la_where(L, eqk, p,
-		    la_where(L, eqp, lw_scalar_i64(L, k), r));
-		if (!pm) {
-			pm = sw;
-		} else {
-			ValId in[2] = {pm, sw};
-			NodeId g = lw_emit(L, "GatherElements", 2, in, 1);
-			lw_attr_int(L, g, "axis", -1);
-			pm = lw_typed(L, g, DT_I64);
-		}
-		a = gather_rows(L, a, sw, n);
+		ValId sw = swap_index(L, r, m, k, p);
+		pm = compose(L, pm, sw);
+		a = la_gather_rows(L, a, sw);
 		ValId rowk = la_take(L, a, -2, k);
 		ValId pv = la_take(L, rowk, -1, k);
 		ValId colk = la_take(L, a, -1, k);
@@ -248,7 +290,7 @@ la_trsolve(Lower *L, ValId t, ValId b, int64_t n, bool upper, bool unit)
 ValId
 la_lu_solve(Lower *L, ValId lu, ValId perm, ValId b, int64_t n)
 {
-	ValId pb = gather_rows(L, b, perm, 0);
+	ValId pb = la_gather_rows(L, b, perm);
 	ValId y = la_trsolve(L, lu, pb, n, false, true);
 	return la_trsolve(L, lu, y, n, true, false);
 }
