@@ -76,6 +76,8 @@ lower_input(Lower *L, ValId sv)
 	if (s->role == ROLE_PARAM || s->role == ROLE_BUFFER ||
 	    s->role == ROLE_CONST)
 		name = s->target ? s->target : s->name;
+	if (s->role == ROLE_TOKEN)
+		return 0; /* an effect token (f32[0]) orders effects only */
 	if (s->kind == VK_TENSOR) {
 		ValId d = ir_value(L->dst, name);
 		ir_set_tensor(L->dst, d, (DType)s->dtype, s->rank,
@@ -371,6 +373,9 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 		for (uint32_t i = 0; i < L.src->noutputs; i++) {
 			ValId sv = L.src->outputs[i];
 			ValId d = L.map[sv];
+			/* an effect token, like a token input, has no ONNX value */
+			if (!d && L.src->outkind[i] == OUT_TOKEN)
+				continue;
 			if (!d) {
 				const Value *s = ir_val(L.src, sv);
 				ir_error(m, (Loc){0}, "output '%s' has no ONNX "

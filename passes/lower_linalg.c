@@ -641,6 +641,23 @@ matrix_power(Lower *L)
 	return lw_failed(L) ? -1 : 0;
 }
 
+/* higher_order::with_effects(token, op, args...): only the effect of
+ * _linalg_check_errors, which raises in PyTorch when an info is not zero
+ * (a singular matrix, one not positive definite).  ONNX cannot raise, so
+ * the check is dropped: on such input the model gives the inf/NaN the
+ * factorization computes where PyTorch would stop with an error; valid
+ * input gives the same numbers.  The token output has no ONNX value. */
+static int
+with_effects(Lower *L)
+{
+	const Arg *op = lw_arg(L, 1, NULL);
+	const char *name = op && op->kind == A_OP ? ir_str(L->m, op->u.s) : "";
+	if (!strstr(name, "_linalg_check_errors"))
+		return lw_fail(L, "with_effects of '%s' is not supported: only "
+		    "the linalg error checks are dropped", name);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */

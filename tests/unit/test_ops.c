@@ -43,7 +43,7 @@ static const struct {
 	{"nn_pool", lw_rules_nn_pool}, {"nn_attn", lw_rules_nn_attn},
 	{"shape", lw_rules_shape}, {"shape_join", lw_rules_shape_join},
 	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
-	{"sym", lw_rules_sym}, {"cf", lw_rules_cf},
+	{"sym", lw_rules_sym}, {"cf", lw_rules_cf}, {"linalg", lw_rules_linalg},
 };
 enum { NFAM = sizeof families / sizeof *families };
 
