@@ -421,37 +421,6 @@ cholesky_inverse(Lower *L)
 
 /* -------------------------------------------------------------------- LU */
 
-static bool m_strict_lower(int64_t i, int64_t j) { return i > j; }
-static bool m_upper(int64_t i, int64_t j) { return i <= j; }
-static bool m_eye(int64_t i, int64_t j) { return i == j; }
-
-/* [r, c] BOOL constant of pred(i, j) */
-static ValId
-tri_mask(Lower *L, int64_t r, int64_t c, bool (*pred)(int64_t, int64_t))
-{
-	int64_t cells = r * c;
-	uint8_t *m = lw_scratch(L, (size_t)(cells > 0 ? cells : 1), 1);
-	for (int64_t i = 0; i < r; i++)
-		for (int64_t j = 0; j < c; j++)
-			m[i * c + j] = pred(i, j);
-	int64_t dims[2] = {r, c};
-	return lw_const(L, DT_BOOL, 2, dims, m);
-}
-
-/* the unit lower L [.., m, k] and upper U [.., k, n] packed in lu */
-static void
-lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
-    ValId *up)
-{
-	int64_t k = m < n ? m : n;
-	DType dt = lw_dtype(L, lu);
-	ValId lk = k < n ? lw_slice_const(L, lu, nb + 1, 0, k, 1) : lu;
-	ValId uk = k < m ? lw_slice_const(L, lu, nb, 0, k, 1) : lu;
-	ValId eye = lw_cast(L, tri_mask(L, m, k, m_eye), dt);
-	*lo = la_where(L, tri_mask(L, m, k, m_strict_lower), lk, eye);
-	*up = la_where(L, tri_mask(L, k, n, m_upper), uk, lw_scalar(L, 0, dt));
-}
-
 static int
 lu_input(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
     int64_t *m, int64_t *n, ValId *a)
@@ -507,7 +476,7 @@ lu_full(Lower *L)
 		    "implemented on the CPU (PyTorch refuses it too)");
 	ValId lu, perm, piv, lo, up;
 	la_lu(L, a, b.nb, m, n, &lu, &perm, &piv);
-	lu_split(L, lu, b.nb, m, n, &lo, &up);
+	la_lu_split(L, lu, b.nb, m, n, &lo, &up);
 	bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
 	bind_out(L, 1, lo);
 	bind_out(L, 2, up);
@@ -531,7 +500,7 @@ lu_unpack(Lower *L)
 	if (lw_failed(L))
 		return -1;
 	ValId lo, up;
-	lu_split(L, a, b.nb, m, n, &lo, &up);
+	la_lu_split(L, a, b.nb, m, n, &lo, &up);
 	ValId perm = la_pivots_perm(L, piv, m, m < n ? m : n);
 	bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
 	bind_out(L, 1, lo);
@@ -638,6 +607,144 @@ matrix_power(Lower *L)
 			a = lw_op2(L, "MatMul", a, a);
 	}
 	bind_out(L, 0, acc);
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* linalg_tensorinv(self, ind=2): the inverse of self as a matrix of
+ * prod(shape[:ind]) rows, shaped shape[ind:] + shape[:ind] */
+static int
+tensorinv(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	const Value *so = lw_outval(L, 0);
+	int64_t ind = lw_int(L, 1, "ind", 2), rows = 1, all = 1;
+	if (!sv || lw_failed(L))
+		return lw_fail(L, "linalg_tensorinv: 'self' must be a tensor");
+	if (ind <= 0 || ind > sv->rank)
+		return lw_fail(L, "linalg_tensorinv: ind must be in [1, %d]",
+		    sv->rank);
+	if (sv->dtype != DT_F32 && sv->dtype != DT_F64)
+		return lw_fail(L, "linalg_tensorinv: only float32 and float64 "
+		    "are supported");
+	for (int d = 0; d < sv->rank; d++) {
+		int64_t v;
+		if (!lw_sdim(L, sv, d, &v))
+			return lw_fail(L, "linalg_tensorinv is unrolled over "
+			    "static sizes: dim %d is symbolic", d);
+		all *= v;
+		if (d < ind)
+			rows *= v;
+	}
+	if (rows * rows != all)
+		return lw_fail(L, "linalg_tensorinv: the first %lld dims (%lld "
+		    "elements) and the rest (%lld) do not make a square matrix",
+		    (long long)ind, (long long)rows, (long long)(all / rows));
+	if (rows > LA_MAXN)
+		return lw_fail(L, "linalg_tensorinv is unrolled over static "
+		    "sizes: a %lldx%lld matrix is larger than %d",
+		    (long long)rows, (long long)rows, LA_MAXN);
+	ValId a = lw_in(L, 0, "self");
+	int64_t sq[2] = {rows, rows}, od[LW_MAXRANK];
+	for (int d = 0; d < so->rank; d++)
+		if (!lw_sdim(L, so, d, &od[d]))
+			return lw_fail(L, "linalg_tensorinv: symbolic result");
+	if (lw_failed(L))
+		return -1;
+	ValId m = lw_op2(L, "Reshape", a, lw_const_i64s(L, sq, 2));
+	LaBatch b = {0};
+	ValId x = m;
+	if (rows > 0) {
+		ValId lu, perm, piv;
+		la_lu(L, m, 0, rows, rows, &lu, &perm, &piv);
+		x = la_lu_solve(L, lu, perm, la_eye(L, &b, rows,
+		    lw_dtype(L, a)), rows);
+	}
+	bind_out(L, 0, lw_op2(L, "Reshape", x, lw_const_i64s(L, od, so->rank)));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* linalg_tensorsolve(self, other, dims=None): self with dims moved last,
+ * as a matrix of numel(other) rows, solved for other */
+static int
+tensorsolve(Lower *L)
+{
+	const Value *sa = lw_srcval(L, 0, "self"), *sb = lw_srcval(L, 1, "other");
+	const Value *so = lw_outval(L, 0);
+	if (!sa || !sb)
+		return lw_fail(L, "linalg_tensorsolve: tensors expected");
+	if (sa->dtype != DT_F32 && sa->dtype != DT_F64)
+		return lw_fail(L, "linalg_tensorsolve: only float32 and float64 "
+		    "are supported");
+	int64_t dims[LW_MAXRANK], perm[LW_MAXRANK], od[LW_MAXRANK];
+	int nd = lw_ints(L, 2, "dims", dims, LW_MAXRANK);
+	bool moved[LW_MAXRANK] = {false};
+	int np = 0;
+	for (int i = 0; i < nd; i++) {
+		if (lw_normdim(L, &dims[i], sa->rank) < 0)
+			return -1;
+		moved[dims[i]] = true;
+	}
+	for (int d = 0; d < sa->rank; d++)
+		if (!moved[d])
+			perm[np++] = d;
+	for (int i = 0; i < nd; i++)
+		perm[np++] = dims[i];
+	int64_t rows = 1, all = 1;
+	for (int d = 0; d < sa->rank; d++) {
+		int64_t v;
+		if (!lw_sdim(L, sa, d, &v))
+			return lw_fail(L, "linalg_tensorsolve is unrolled over "
+			    "static sizes: dim %d of 'self' is symbolic", d);
+		all *= v;
+	}
+	for (int d = 0; d < sb->rank; d++) {
+		int64_t v;
+		if (!lw_sdim(L, sb, d, &v))
+			return lw_fail(L, "linalg_tensorsolve: dim %d of 'other' "
+			    "is symbolic", d);
+		rows *= v;
+	}
+	for (int d = 0; d < so->rank; d++)
+		if (!lw_sdim(L, so, d, &od[d]))
+			return lw_fail(L, "linalg_tensorsolve: symbolic result");
+	if (rows * rows != all)
+		return lw_fail(L, "linalg_tensorsolve: 'self' does not make a "
+		    "square matrix of %lld rows", (long long)rows);
+	if (rows > LA_MAXN)
+		return lw_fail(L, "linalg_tensorsolve is unrolled over static "
+		    "sizes: a %lldx%lld matrix is larger than %d",
+		    (long long)rows, (long long)rows, LA_MAXN);
+	ValId a = lw_in(L, 0, "self"), bv = lw_in(L, 1, "other");
+	if (lw_failed(L))
+		return -1;
+	if (!lw_is_identity_perm(perm, sa->rank))
+		a = lw_transpose(L, a, perm, sa->rank);
+	int64_t sq[2] = {rows, rows}, col[2] = {rows, 1};
+	a = lw_op2(L, "Reshape", a, lw_const_i64s(L, sq, 2));
+	bv = lw_op2(L, "Reshape", lw_cast(L, bv, lw_dtype(L, a)),
+	    lw_const_i64s(L, col, 2));
+	ValId x = bv;
+	if (rows > 0) {
+		ValId lu, pm, piv;
+		la_lu(L, a, 0, rows, rows, &lu, &pm, &piv);
+		x = la_lu_solve(L, lu, pm, bv, rows);
+	}
+	bind_out(L, 0, lw_op2(L, "Reshape", x, lw_const_i64s(L, od, so->rank)));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* matrix_exp(self), linalg_matrix_exp(self) */
+static int
+matrix_exp(Lower *L)
+{
+	LaBatch b;
+	int64_t n;
+	if (square_arg(L, 0, "self", "matrix_exp", &b, &n) < 0)
+		return -1;
+	ValId a = lw_in(L, 0, "self");
+	if (lw_failed(L))
+		return -1;
+	bind_out(L, 0, n ? la_matrix_exp(L, a, &b, n) : a);
 	return lw_failed(L) ? -1 : 0;
 }
 

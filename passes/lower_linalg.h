@@ -66,5 +66,10 @@ ValId la_gather_rows(Lower *L, ValId x, ValId rows);
 ValId la_pivots_perm(Lower *L, ValId piv, int64_t m, int64_t k);
 /* x with x[perm[i]] = w[i] (rows), i.e. P w */
 ValId la_unpermute(Lower *L, ValId w, ValId perm);
+/* the unit lower L [.., m, k] and upper U [.., k, n] packed in lu */
+void la_lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
+    ValId *up);
+/* exp of a [.., n, n] (batch b), n > 0 */
+ValId la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n);
 
 #endif

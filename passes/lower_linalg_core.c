@@ -5,6 +5,7 @@
 #include "lower_nn.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 int
@@ -331,4 +332,65 @@ la_perm_matrix(Lower *L, ValId perm, int64_t m, DType dt)
 	ValId r = lw_const(L, DT_I64, 2, dims, rv);
 	ValId p = lw_axes_op(L, "Unsqueeze", perm, &ax, 1);
 	return lw_cast(L, lw_op2t(L, "Equal", p, r, DT_BOOL), dt);
+}
+
+static bool m_strict_lower(int64_t i, int64_t j) { return i > j; }
+static bool m_upper(int64_t i, int64_t j) { return i <= j; }
+static bool m_eye(int64_t i, int64_t j) { return i == j; }
+
+/* [r, c] BOOL constant of pred(i, j) */
+static ValId
+tri_mask(Lower *L, int64_t r, int64_t c, bool (*pred)(int64_t, int64_t))
+{
+	int64_t cells = r * c;
+	uint8_t *m = lw_scratch(L, (size_t)(cells > 0 ? cells : 1), 1);
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t j = 0; j < c; j++)
+			m[i * c + j] = pred(i, j);
+	int64_t dims[2] = {r, c};
+	return lw_const(L, DT_BOOL, 2, dims, m);
+}
+
+/* the unit lower L [.., m, k] and upper U [.., k, n] packed in lu */
+void
+la_lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
+    ValId *up)
+{
+	int64_t k = m < n ? m : n;
+	DType dt = lw_dtype(L, lu);
+	ValId lk = k < n ? lw_slice_const(L, lu, nb + 1, 0, k, 1) : lu;
+	ValId uk = k < m ? lw_slice_const(L, lu, nb, 0, k, 1) : lu;
+	ValId eye = lw_cast(L, tri_mask(L, m, k, m_eye), dt);
+	*lo = la_where(L, tri_mask(L, m, k, m_strict_lower), lk, eye);
+	*up = la_where(L, tri_mask(L, k, n, m_upper), uk, lw_scalar(L, 0, dt));
+}
+
+
+ValId
+la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n)
+{
+	/* Taylor of degree 18 after scaling the 1-norm below theta (the
+	 * bound of PyTorch's degree-18 approximant for the dtype), then
+	 * squaring back: per matrix, s = max(0, ceil(log2(norm / theta))) */
+	enum { DEG = 18, SMAX = 64 };
+	DType dt = lw_dtype(L, a);
+	double theta = dt == DT_F64 ? 1.090863719290036 : 3.010066362817634;
+	int64_t ax2 = -2, ax1 = -1;
+	ValId cs = lwn_reduce(L, "ReduceSum", lw_op1(L, "Abs", a), &ax2, 1, true);
+	ValId norm = lwn_reduce(L, "ReduceMax", cs, &ax1, 1, true);
+	ValId s = lw_op1(L, "Ceil", lw_op2(L, "Div", lw_op1(L, "Log",
+	    lw_op2(L, "Div", norm, lw_scalar(L, theta, dt))),
+	    lw_scalar(L, M_LN2, dt)));
+	s = lw_op2(L, "Max", s, lw_scalar(L, 0, dt));
+	ValId x = lw_op2(L, "Mul", a, lw_op2(L, "Pow", lw_scalar(L, 2, dt),
+	    lw_op1(L, "Neg", s)));
+	ValId eye = la_eye(L, b, n, dt), e = eye;
+	for (int k = DEG; k >= 1; k--)
+		e = lw_op2(L, "Add", eye, lw_op2(L, "Div",
+		    lw_op2(L, "MatMul", x, e), lw_scalar(L, k, dt)));
+	for (int i = 0; i < SMAX; i++) {
+		ValId more = lw_op2t(L, "Less", lw_scalar(L, i, dt), s, DT_BOOL);
+		e = la_where(L, more, lw_op2(L, "MatMul", e, e), e);
+	}
+	return e;
 }
