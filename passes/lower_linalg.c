@@ -748,6 +748,21 @@ matrix_exp(Lower *L)
 	return lw_failed(L) ? -1 : 0;
 }
 
+/* svd and eigh: singular values and eigenvalues come from an iterative
+ * solver (LAPACK gesdd, syevd) that runs until convergence; ONNX has no
+ * such op, and a fixed number of unrolled sweeps cannot promise PyTorch's
+ * accuracy (nor its choice of signs of the vectors), so they are refused. */
+static int
+spectral(Lower *L)
+{
+	return lw_fail(L, "singular values and eigenvalues need an iterative "
+	    "solver (LAPACK's gesdd/syevd run until convergence); ONNX has no "
+	    "such op and a fixed unrolled iteration cannot match PyTorch's "
+	    "accuracy, so svd, eigh and what is built on them (pinv, "
+	    "matrix_rank, cond, matrix norms of order 2 or 'nuc') are not "
+	    "supported");
+}
+
 /* higher_order::with_effects(token, op, args...): only the effect of
  * _linalg_check_errors, which raises in PyTorch when an info is not zero
  * (a singular matrix, one not positive definite).  ONNX cannot raise, so
