@@ -9,18 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* FX output k, when the node has it, computed by v (cast to its dtype) */
-static void
-bind_out(Lower *L, int k, ValId v)
-{
-	if ((uint32_t)k >= lw_node(L)->nout || !v)
-		return;
-	const Value *sv = lw_outval(L, k);
-	if (sv->kind == VK_TENSOR && sv->dtype != DT_UNDEF)
-		v = lw_cast(L, v, (DType)sv->dtype);
-	lw_bind(L, k, v);
-}
-
 /* a square matrix argument: its batch and side */
 static int
 square_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
@@ -83,21 +71,21 @@ det(Lower *L)
 		return -1;
 	DType dt = lw_dtype(L, a);
 	if (n == 0) {
-		bind_out(L, 0, batch_fill(L, &b, 1, dt));
-		bind_out(L, 1, a);
+		la_bind_out(L, 0, batch_fill(L, &b, 1, dt));
+		la_bind_out(L, 1, a);
 		int64_t d[LW_MAXRANK + 1];
 		memcpy(d, b.d, sizeof(int64_t) * (size_t)b.nb);
 		d[b.nb] = 0;
-		bind_out(L, 2, lw_const(L, DT_I32, b.nb + 1, d, NULL));
+		la_bind_out(L, 2, lw_const(L, DT_I32, b.nb + 1, d, NULL));
 		return lw_failed(L) ? -1 : 0;
 	}
 	DetParts p;
 	det_parts(L, a, &b, n, &p);
 	int64_t ax = -1;
 	ValId prod = lwn_reduce(L, "ReduceProd", p.diag, &ax, 1, false);
-	bind_out(L, 0, lw_op2(L, "Mul", prod, p.psign));
-	bind_out(L, 1, p.lu);
-	bind_out(L, 2, p.piv);
+	la_bind_out(L, 0, lw_op2(L, "Mul", prod, p.psign));
+	la_bind_out(L, 1, p.lu);
+	la_bind_out(L, 2, p.piv);
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -132,13 +120,13 @@ slogdet_common(Lower *L, bool logdet)
 	}
 	if (logdet) {
 		ValId neg = lw_op2t(L, "Less", sign, lw_scalar(L, 0, dt), DT_BOOL);
-		bind_out(L, 0, la_where(L, neg, lw_scalar(L, NAN, dt), lad));
+		la_bind_out(L, 0, la_where(L, neg, lw_scalar(L, NAN, dt), lad));
 		return lw_failed(L) ? -1 : 0;
 	}
-	bind_out(L, 0, sign);
-	bind_out(L, 1, lad);
-	bind_out(L, 2, lu);
-	bind_out(L, 3, piv);
+	la_bind_out(L, 0, sign);
+	la_bind_out(L, 1, lad);
+	la_bind_out(L, 2, lu);
+	la_bind_out(L, 3, piv);
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -168,15 +156,15 @@ inv(Lower *L)
 	if (lw_failed(L))
 		return -1;
 	if (n == 0) {
-		bind_out(L, 0, a);
-		bind_out(L, 1, batch_fill(L, &b, 0, DT_I32));
+		la_bind_out(L, 0, a);
+		la_bind_out(L, 1, batch_fill(L, &b, 0, DT_I32));
 		return lw_failed(L) ? -1 : 0;
 	}
 	ValId lu, perm, piv;
 	la_lu(L, a, b.nb, n, n, &lu, &perm, &piv);
 	ValId x = la_lu_solve(L, lu, perm, la_eye(L, &b, n, lw_dtype(L, a)), n);
-	bind_out(L, 0, x);
-	bind_out(L, 1, lu_info(L, lu, b.nb, n));
+	la_bind_out(L, 0, x);
+	la_bind_out(L, 1, lu_info(L, lu, b.nb, n));
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -245,13 +233,13 @@ solve(Lower *L)
 		int64_t ax = -1;
 		x = lw_axes_op(L, "Squeeze", x, &ax, 1);
 	}
-	bind_out(L, 0, x);
+	la_bind_out(L, 0, x);
 	if (lw_node(L)->nout == 4) {
-		bind_out(L, 1, lu);
-		bind_out(L, 2, piv);
-		bind_out(L, 3, info);
+		la_bind_out(L, 1, lu);
+		la_bind_out(L, 2, piv);
+		la_bind_out(L, 3, info);
 	} else {
-		bind_out(L, 1, info);
+		la_bind_out(L, 1, info);
 	}
 	return lw_failed(L) ? -1 : 0;
 }
@@ -307,7 +295,7 @@ solve_triangular(Lower *L)
 	    left, unit, &bo);
 	if (!x)
 		return -1;
-	bind_out(L, 0, x);
+	la_bind_out(L, 0, x);
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -337,8 +325,8 @@ triangular_solve(Lower *L)
 	    unit, &bo);
 	if (!x)
 		return -1;
-	bind_out(L, 0, x);
-	bind_out(L, 1, la_expand(L, a, &bo, n, n));
+	la_bind_out(L, 0, x);
+	la_bind_out(L, 1, la_expand(L, a, &bo, n, n));
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -357,13 +345,13 @@ cholesky(Lower *L)
 	if (lw_failed(L))
 		return -1;
 	if (n == 0) {
-		bind_out(L, 0, a);
-		bind_out(L, 1, batch_fill(L, &b, 0, DT_I32));
+		la_bind_out(L, 0, a);
+		la_bind_out(L, 1, batch_fill(L, &b, 0, DT_I32));
 		return lw_failed(L) ? -1 : 0;
 	}
 	ValId bad, f = la_cholesky(L, a, b.nb, n, &bad);
-	bind_out(L, 0, upper ? la_mT(L, f, b.nb) : f);
-	bind_out(L, 1, la_info(L, bad));
+	la_bind_out(L, 0, upper ? la_mT(L, f, b.nb) : f);
+	la_bind_out(L, 1, la_info(L, bad));
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -398,7 +386,7 @@ cholesky_solve(Lower *L)
 		return -1;
 	f = la_expand(L, f, &bo, n, n);
 	b = la_expand(L, b, &bo, n, bc);
-	bind_out(L, 0, n ? chol_apply(L, f, bo.nb, n, upper, b) : b);
+	la_bind_out(L, 0, n ? chol_apply(L, f, bo.nb, n, upper, b) : b);
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -414,7 +402,7 @@ cholesky_inverse(Lower *L)
 	ValId f = lw_in(L, 0, "self");
 	if (lw_failed(L))
 		return -1;
-	bind_out(L, 0, n ? chol_apply(L, f, b.nb, n, upper,
+	la_bind_out(L, 0, n ? chol_apply(L, f, b.nb, n, upper,
 	    la_eye(L, &b, n, lw_dtype(L, f))) : f);
 	return lw_failed(L) ? -1 : 0;
 }
@@ -453,10 +441,10 @@ lu_factor(Lower *L)
 		    "implemented on the CPU (PyTorch refuses it too)");
 	ValId lu, perm, piv;
 	la_lu(L, a, b.nb, m, n, &lu, &perm, &piv);
-	bind_out(L, 0, lu);
-	bind_out(L, 1, piv);
+	la_bind_out(L, 0, lu);
+	la_bind_out(L, 1, piv);
 	if (nd->nout > 2)
-		bind_out(L, 2, la_info(L, lw_op2t(L, "Equal",
+		la_bind_out(L, 2, la_info(L, lw_op2t(L, "Equal",
 		    la_diag(L, lu, b.nb, m, n), lw_scalar(L, 0, lw_dtype(L, lu)),
 		    DT_BOOL)));
 	return lw_failed(L) ? -1 : 0;
@@ -477,9 +465,9 @@ lu_full(Lower *L)
 	ValId lu, perm, piv, lo, up;
 	la_lu(L, a, b.nb, m, n, &lu, &perm, &piv);
 	la_lu_split(L, lu, b.nb, m, n, &lo, &up);
-	bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
-	bind_out(L, 1, lo);
-	bind_out(L, 2, up);
+	la_bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
+	la_bind_out(L, 1, lo);
+	la_bind_out(L, 2, up);
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -502,9 +490,9 @@ lu_unpack(Lower *L)
 	ValId lo, up;
 	la_lu_split(L, a, b.nb, m, n, &lo, &up);
 	ValId perm = la_pivots_perm(L, piv, m, m < n ? m : n);
-	bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
-	bind_out(L, 1, lo);
-	bind_out(L, 2, up);
+	la_bind_out(L, 0, la_perm_matrix(L, perm, m, lw_dtype(L, a)));
+	la_bind_out(L, 1, lo);
+	la_bind_out(L, 2, up);
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -553,7 +541,7 @@ lu_solve_common(Lower *L, int ilu, const char *klu, int ipiv,
 			x = la_unpermute(L, z, perm);
 		}
 	}
-	bind_out(L, 0, left ? x : la_mT(L, x, bo.nb));
+	la_bind_out(L, 0, left ? x : la_mT(L, x, bo.nb));
 	return lw_failed(L) ? -1 : 0;
 }
 
@@ -588,7 +576,7 @@ matrix_power(Lower *L)
 		return -1;
 	DType dt = lw_dtype(L, a);
 	if (k == 0 || n == 0) {
-		bind_out(L, 0, n ? la_eye(L, &b, n, dt) : a);
+		la_bind_out(L, 0, n ? la_eye(L, &b, n, dt) : a);
 		return lw_failed(L) ? -1 : 0;
 	}
 	if (k < 0) {
@@ -606,132 +594,18 @@ matrix_power(Lower *L)
 		if (e > 1)
 			a = lw_op2(L, "MatMul", a, a);
 	}
-	bind_out(L, 0, acc);
+	la_bind_out(L, 0, acc);
 	return lw_failed(L) ? -1 : 0;
 }
 
-/* linalg_tensorinv(self, ind=2): the inverse of self as a matrix of
- * prod(shape[:ind]) rows, shaped shape[ind:] + shape[:ind] */
-static int
-tensorinv(Lower *L)
-{
-	const Value *sv = lw_srcval(L, 0, "self");
-	const Value *so = lw_outval(L, 0);
-	int64_t ind = lw_int(L, 1, "ind", 2), rows = 1, all = 1;
-	if (!sv || lw_failed(L))
-		return lw_fail(L, "linalg_tensorinv: 'self' must be a tensor");
-	if (ind <= 0 || ind > sv->rank)
-		return lw_fail(L, "linalg_tensorinv: ind must be in [1, %d]",
-		    sv->rank);
-	if (sv->dtype != DT_F32 && sv->dtype != DT_F64)
-		return lw_fail(L, "linalg_tensorinv: only float32 and float64 "
-		    "are supported");
-	for (int d = 0; d < sv->rank; d++) {
-		int64_t v;
-		if (!lw_sdim(L, sv, d, &v))
-			return lw_fail(L, "linalg_tensorinv is unrolled over "
-			    "static sizes: dim %d is symbolic", d);
-		all *= v;
-		if (d < ind)
-			rows *= v;
-	}
-	if (rows * rows != all)
-		return lw_fail(L, "linalg_tensorinv: the first %lld dims (%lld "
-		    "elements) and the rest (%lld) do not make a square matrix",
-		    (long long)ind, (long long)rows, (long long)(all / rows));
-	if (rows > LA_MAXN)
-		return lw_fail(L, "linalg_tensorinv is unrolled over static "
-		    "sizes: a %lldx%lld matrix is larger than %d",
-		    (long long)rows, (long long)rows, LA_MAXN);
-	ValId a = lw_in(L, 0, "self");
-	int64_t sq[2] = {rows, rows}, od[LW_MAXRANK];
-	for (int d = 0; d < so->rank; d++)
-		if (!lw_sdim(L, so, d, &od[d]))
-			return lw_fail(L, "linalg_tensorinv: symbolic result");
-	if (lw_failed(L))
-		return -1;
-	ValId m = lw_op2(L, "Reshape", a, lw_const_i64s(L, sq, 2));
-	LaBatch b = {0};
-	ValId x = m;
-	if (rows > 0) {
-		ValId lu, perm, piv;
-		la_lu(L, m, 0, rows, rows, &lu, &perm, &piv);
-		x = la_lu_solve(L, lu, perm, la_eye(L, &b, rows,
-		    lw_dtype(L, a)), rows);
-	}
-	bind_out(L, 0, lw_op2(L, "Reshape", x, lw_const_i64s(L, od, so->rank)));
-	return lw_failed(L) ? -1 : 0;
-}
+/* linalg_tensorinv(self, ind=2), linalg_tensorsolve(self, other, dims=None)
+ * (lower_linalg_core.c) */
+static int tensorinv(Lower *L) { return la_tensorinv(L); }
+static int tensorsolve(Lower *L) { return la_tensorsolve(L); }
 
-/* linalg_tensorsolve(self, other, dims=None): self with dims moved last,
- * as a matrix of numel(other) rows, solved for other */
-static int
-tensorsolve(Lower *L)
-{
-	const Value *sa = lw_srcval(L, 0, "self"), *sb = lw_srcval(L, 1, "other");
-	const Value *so = lw_outval(L, 0);
-	if (!sa || !sb)
-		return lw_fail(L, "linalg_tensorsolve: tensors expected");
-	if (sa->dtype != DT_F32 && sa->dtype != DT_F64)
-		return lw_fail(L, "linalg_tensorsolve: only float32 and float64 "
-		    "are supported");
-	int64_t dims[LW_MAXRANK], perm[LW_MAXRANK], od[LW_MAXRANK];
-	int nd = lw_ints(L, 2, "dims", dims, LW_MAXRANK);
-	bool moved[LW_MAXRANK] = {false};
-	int np = 0;
-	for (int i = 0; i < nd; i++) {
-		if (lw_normdim(L, &dims[i], sa->rank) < 0)
-			return -1;
-		moved[dims[i]] = true;
-	}
-	for (int d = 0; d < sa->rank; d++)
-		if (!moved[d])
-			perm[np++] = d;
-	for (int i = 0; i < nd; i++)
-		perm[np++] = dims[i];
-	int64_t rows = 1, all = 1;
-	for (int d = 0; d < sa->rank; d++) {
-		int64_t v;
-		if (!lw_sdim(L, sa, d, &v))
-			return lw_fail(L, "linalg_tensorsolve is unrolled over "
-			    "static sizes: dim %d of 'self' is symbolic", d);
-		all *= v;
-	}
-	for (int d = 0; d < sb->rank; d++) {
-		int64_t v;
-		if (!lw_sdim(L, sb, d, &v))
-			return lw_fail(L, "linalg_tensorsolve: dim %d of 'other' "
-			    "is symbolic", d);
-		rows *= v;
-	}
-	for (int d = 0; d < so->rank; d++)
-		if (!lw_sdim(L, so, d, &od[d]))
-			return lw_fail(L, "linalg_tensorsolve: symbolic result");
-	if (rows * rows != all)
-		return lw_fail(L, "linalg_tensorsolve: 'self' does not make a "
-		    "square matrix of %lld rows", (long long)rows);
-	if (rows > LA_MAXN)
-		return lw_fail(L, "linalg_tensorsolve is unrolled over static "
-		    "sizes: a %lldx%lld matrix is larger than %d",
-		    (long long)rows, (long long)rows, LA_MAXN);
-	ValId a = lw_in(L, 0, "self"), bv = lw_in(L, 1, "other");
-	if (lw_failed(L))
-		return -1;
-	if (!lw_is_identity_perm(perm, sa->rank))
-		a = lw_transpose(L, a, perm, sa->rank);
-	int64_t sq[2] = {rows, rows}, col[2] = {rows, 1};
-	a = lw_op2(L, "Reshape", a, lw_const_i64s(L, sq, 2));
-	bv = lw_op2(L, "Reshape", lw_cast(L, bv, lw_dtype(L, a)),
-	    lw_const_i64s(L, col, 2));
-	ValId x = bv;
-	if (rows > 0) {
-		ValId lu, pm, piv;
-		la_lu(L, a, 0, rows, rows, &lu, &pm, &piv);
-		x = la_lu_solve(L, lu, pm, bv, rows);
-	}
-	bind_out(L, 0, lw_op2(L, "Reshape", x, lw_const_i64s(L, od, so->rank)));
-	return lw_failed(L) ? -1 : 0;
-}
+/* linalg_householder_product(input, tau), linalg_qr(A, mode='reduced') */
+static int householder_product(Lower *L) { return la_householder_product(L); }
+static int qr(Lower *L) { return la_qr(L); }
 
 /* matrix_exp(self), linalg_matrix_exp(self) */
 static int
@@ -744,7 +618,7 @@ matrix_exp(Lower *L)
 	ValId a = lw_in(L, 0, "self");
 	if (lw_failed(L))
 		return -1;
-	bind_out(L, 0, n ? la_matrix_exp(L, a, &b, n) : a);
+	la_bind_out(L, 0, n ? la_matrix_exp(L, a, &b, n) : a);
 	return lw_failed(L) ? -1 : 0;
 }
 

@@ -71,5 +71,12 @@ void la_lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
     ValId *up);
 /* exp of a [.., n, n] (batch b), n > 0 */
 ValId la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n);
+/* FX output k, when the node has it, computed by v (cast to its dtype) */
+void la_bind_out(Lower *L, int k, ValId v);
+/* whole rules, kept here for the size of lower_linalg.c */
+int la_tensorinv(Lower *L);
+int la_tensorsolve(Lower *L);
+int la_householder_product(Lower *L);
+int la_qr(Lower *L);
 
 #endif

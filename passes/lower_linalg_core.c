@@ -8,6 +8,18 @@
 #include <math.h>
 #include <string.h>
 
+/* FX output k, when the node has it, computed by v (cast to its dtype) */
+void
+la_bind_out(Lower *L, int k, ValId v)
+{
+	if ((uint32_t)k >= lw_node(L)->nout || !v)
+		return;
+	const Value *sv = lw_outval(L, k);
+	if (sv->kind == VK_TENSOR && sv->dtype != DT_UNDEF)
+		v = lw_cast(L, v, (DType)sv->dtype);
+	lw_bind(L, k, v);
+}
+
 int
 la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
     int64_t *rows, int64_t *cols)
@@ -227,9 +239,10 @@ la_lu(Lower *L, ValId a, int nb, int64_t m, int64_t n, ValId *lu,
 		ValId rowk = la_take(L, a, -2, k);
 		ValId pv = la_take(L, rowk, -1, k);
 		ValId colk = la_take(L, a, -1, k);
-		/* getrf leaves a zero pivot's column unscaled (it is all zero) */
+		/* getrf scales by the pivot's reciprocal, and leaves a zero
+		 * pivot's column unscaled (it is all zero) */
 		ValId l = la_where(L, lw_op2t(L, "Equal", pv, zero, DT_BOOL),
-		    colk, lw_op2(L, "Div", colk, pv));
+		    colk, lw_op2(L, "Mul", colk, lw_op1(L, "Reciprocal", pv)));
 		ValId lm = la_where(L, la_mask(L, m, 1, k, p_row_gt), l, zero);
 		ValId rm = la_where(L, la_mask(L, 1, n, k, p_col_gt), rowk, zero);
 		a = lw_op2(L, "Sub", a, lw_op2(L, "Mul", lm, rm));
@@ -394,3 +407,127 @@ la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n)
 	}
 	return e;
 }
+
+/* linalg_tensorinv(self, ind=2): the inverse of self as a matrix of
+ * prod(shape[:ind]) rows, shaped shape[ind:] + shape[:ind] */
+int
+la_tensorinv(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	const Value *so = lw_outval(L, 0);
+	int64_t ind = lw_int(L, 1, "ind", 2), rows = 1, all = 1;
+	if (!sv || lw_failed(L))
+		return lw_fail(L, "linalg_tensorinv: 'self' must be a tensor");
+	if (ind <= 0 || ind > sv->rank)
+		return lw_fail(L, "linalg_tensorinv: ind must be in [1, %d]",
+		    sv->rank);
+	if (sv->dtype != DT_F32 && sv->dtype != DT_F64)
+		return lw_fail(L, "linalg_tensorinv: only float32 and float64 "
+		    "are supported");
+	for (int d = 0; d < sv->rank; d++) {
+		int64_t v;
+		if (!lw_sdim(L, sv, d, &v))
+			return lw_fail(L, "linalg_tensorinv is unrolled over "
+			    "static sizes: dim %d is symbolic", d);
+		all *= v;
+		if (d < ind)
+			rows *= v;
+	}
+	if (rows * rows != all)
+		return lw_fail(L, "linalg_tensorinv: the first %lld dims (%lld "
+		    "elements) and the rest (%lld) do not make a square matrix",
+		    (long long)ind, (long long)rows, (long long)(all / rows));
+	if (rows > LA_MAXN)
+		return lw_fail(L, "linalg_tensorinv is unrolled over static "
+		    "sizes: a %lldx%lld matrix is larger than %d",
+		    (long long)rows, (long long)rows, LA_MAXN);
+	ValId a = lw_in(L, 0, "self");
+	int64_t sq[2] = {rows, rows}, od[LW_MAXRANK];
+	for (int d = 0; d < so->rank; d++)
+		if (!lw_sdim(L, so, d, &od[d]))
+			return lw_fail(L, "linalg_tensorinv: symbolic result");
+	if (lw_failed(L))
+		return -1;
+	ValId m = lw_op2(L, "Reshape", a, lw_const_i64s(L, sq, 2));
+	LaBatch b = {0};
+	ValId x = m;
+	if (rows > 0) {
+		ValId lu, perm, piv;
+		la_lu(L, m, 0, rows, rows, &lu, &perm, &piv);
+		x = la_lu_solve(L, lu, perm, la_eye(L, &b, rows,
+		    lw_dtype(L, a)), rows);
+	}
+	la_bind_out(L, 0, lw_op2(L, "Reshape", x, lw_const_i64s(L, od, so->rank)));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* linalg_tensorsolve(self, other, dims=None): self with dims moved last,
+ * as a matrix of numel(other) rows, solved for other */
+int
+la_tensorsolve(Lower *L)
+{
+	const Value *sa = lw_srcval(L, 0, "self"), *sb = lw_srcval(L, 1, "other");
+	const Value *so = lw_outval(L, 0);
+	if (!sa || !sb)
+		return lw_fail(L, "linalg_tensorsolve: tensors expected");
+	if (sa->dtype != DT_F32 && sa->dtype != DT_F64)
+		return lw_fail(L, "linalg_tensorsolve: only float32 and float64 "
+		    "are supported");
+	int64_t dims[LW_MAXRANK], perm[LW_MAXRANK], od[LW_MAXRANK];
+	int nd = lw_ints(L, 2, "dims", dims, LW_MAXRANK);
+	bool moved[LW_MAXRANK] = {false};
+	int np = 0;
+	for (int i = 0; i < nd; i++) {
+		if (lw_normdim(L, &dims[i], sa->rank) < 0)
+			return -1;
+		moved[dims[i]] = true;
+	}
+	for (int d = 0; d < sa->rank; d++)
+		if (!moved[d])
+			perm[np++] = d;
+	for (int i = 0; i < nd; i++)
+		perm[np++] = dims[i];
+	int64_t rows = 1, all = 1;
+	for (int d = 0; d < sa->rank; d++) {
+		int64_t v;
+		if (!lw_sdim(L, sa, d, &v))
+			return lw_fail(L, "linalg_tensorsolve is unrolled over "
+			    "static sizes: dim %d of 'self' is symbolic", d);
+		all *= v;
+	}
+	for (int d = 0; d < sb->rank; d++) {
+		int64_t v;
+		if (!lw_sdim(L, sb, d, &v))
+			return lw_fail(L, "linalg_tensorsolve: dim %d of 'other' "
+			    "is symbolic", d);
+		rows *= v;
+	}
+	for (int d = 0; d < so->rank; d++)
+		if (!lw_sdim(L, so, d, &od[d]))
+			return lw_fail(L, "linalg_tensorsolve: symbolic result");
+	if (rows * rows != all)
+		return lw_fail(L, "linalg_tensorsolve: 'self' does not make a "
+		    "square matrix of %lld rows", (long long)rows);
+	if (rows > LA_MAXN)
+		return lw_fail(L, "linalg_tensorsolve is unrolled over static "
+		    "sizes: a %lldx%lld matrix is larger than %d",
+		    (long long)rows, (long long)rows, LA_MAXN);
+	ValId a = lw_in(L, 0, "self"), bv = lw_in(L, 1, "other");
+	if (lw_failed(L))
+		return -1;
+	if (!lw_is_identity_perm(perm, sa->rank))
+		a = lw_transpose(L, a, perm, sa->rank);
+	int64_t sq[2] = {rows, rows}, col[2] = {rows, 1};
+	a = lw_op2(L, "Reshape", a, lw_const_i64s(L, sq, 2));
+	bv = lw_op2(L, "Reshape", lw_cast(L, bv, lw_dtype(L, a)),
+	    lw_const_i64s(L, col, 2));
+	ValId x = bv;
+	if (rows > 0) {
+		ValId lu, pm, piv;
+		la_lu(L, a, 0, rows, rows, &lu, &pm, &piv);
+		x = la_lu_solve(L, lu, pm, bv, rows);
+	}
+	la_bind_out(L, 0, lw_op2(L, "Reshape", x, lw_const_i64s(L, od, so->rank)));
+	return lw_failed(L) ? -1 : 0;
+}
+
