@@ -119,13 +119,20 @@ la_mask(Lower *L, int64_t r, int64_t c, int64_t k,
 	return lw_const(L, DT_BOOL, 2, dims, m);
 }
 
-static bool p_eye(int64_t i, int64_t j, int64_t k) { (void)k; return i == j; }
-static bool p_row_eq(int64_t i, int64_t j, int64_t k) { (void)j; return i == k; }
-static bool p_row_gt(int64_t i, int64_t j, int64_t k) { (void)j; return i > k; }
-static bool p_row_lt(int64_t i, int64_t j, int64_t k) { (void)j; return i < k; }
-static bool p_row_ge(int64_t i, int64_t j, int64_t k) { (void)j; return i >= k; }
-static bool p_col_gt(int64_t i, int64_t j, int64_t k) { (void)i; return j > k; }
-static bool p_below(int64_t i, int64_t j, int64_t k) { return i > k && j == k; }
+static bool
+p_eye(int64_t i, int64_t j, int64_t k) { (void)k; return i == j; }
+static bool
+p_row_eq(int64_t i, int64_t j, int64_t k) { (void)j; return i == k; }
+static bool
+p_row_gt(int64_t i, int64_t j, int64_t k) { (void)j; return i > k; }
+static bool
+p_row_lt(int64_t i, int64_t j, int64_t k) { (void)j; return i < k; }
+static bool
+p_row_ge(int64_t i, int64_t j, int64_t k) { (void)j; return i >= k; }
+static bool
+p_col_gt(int64_t i, int64_t j, int64_t k) { (void)i; return j > k; }
+static bool
+p_below(int64_t i, int64_t j, int64_t k) { return i > k && j == k; }
 
 ValId
 la_eye(Lower *L, const LaBatch *b, int64_t n, DType dt)

@@ -7,11 +7,16 @@
 
 #include <string.h>
 
-static bool q_row_gt(int64_t i, int64_t j, int64_t k) { (void)j; return i > k; }
-static bool q_row_eq(int64_t i, int64_t j, int64_t k) { (void)j; return i == k; }
-static bool q_col_gt(int64_t i, int64_t j, int64_t k) { (void)i; return j > k; }
-static bool q_col_eq(int64_t i, int64_t j, int64_t k) { (void)i; return j == k; }
-static bool q_eye(int64_t i, int64_t j, int64_t k) { (void)k; return i == j; }
+static bool
+q_row_gt(int64_t i, int64_t j, int64_t k) { (void)j; return i > k; }
+static bool
+q_row_eq(int64_t i, int64_t j, int64_t k) { (void)j; return i == k; }
+static bool
+q_col_gt(int64_t i, int64_t j, int64_t k) { (void)i; return j > k; }
+static bool
+q_col_eq(int64_t i, int64_t j, int64_t k) { (void)i; return j == k; }
+static bool
+q_eye(int64_t i, int64_t j, int64_t k) { (void)k; return i == j; }
 
 /* reflector i's vector [.., m, 1]: 1 at row i, a's column i below */
 static ValId
@@ -111,7 +116,8 @@ qr_step(Lower *L, ValId *pa, int nb, int64_t m, int64_t n, int64_t j)
 	return tau;
 }
 
-static bool q_upper(int64_t i, int64_t j, int64_t k) { (void)k; return i <= j; }
+static bool
+q_upper(int64_t i, int64_t j, int64_t k) { (void)k; return i <= j; }
 
 int
 la_qr(Lower *L)
