@@ -389,10 +389,10 @@ la_lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
 ValId
 la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n)
 {
-	/* Taylor of degree 18 after scaling the 1-norm below theta (the
-	 * bound of PyTorch's degree-18 approximant for the dtype), then
-	 * squaring back: per matrix, s = max(0, ceil(log2(norm / theta))) */
-	enum { DEG = 18, SMAX = 64 };
+	/* the degree-18 Taylor polynomial after scaling the 1-norm below
+	 * theta (PyTorch's bound of it for the dtype), then squaring back:
+	 * per matrix, s = max(0, ceil(log2(norm / theta))) */
+	enum { SMAX = 64 };
 	DType dt = lw_dtype(L, a);
 	double theta = dt == DT_F64 ? 1.090863719290036 : 3.010066362817634;
 	int64_t ax2 = -2, ax1 = -1;
@@ -404,10 +404,38 @@ la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n)
 	s = lw_op2(L, "Max", s, lw_scalar(L, 0, dt));
 	ValId x = lw_op2(L, "Mul", a, lw_op2(L, "Pow", lw_scalar(L, 2, dt),
 	    lw_op1(L, "Neg", s)));
-	ValId eye = la_eye(L, b, n, dt), e = eye;
-	for (int k = DEG; k >= 1; k--)
-		e = lw_op2(L, "Add", eye, lw_op2(L, "Div",
-		    lw_op2(L, "MatMul", x, e), lw_scalar(L, k, dt)));
+	/* the degree-18 polynomial as PyTorch evaluates it (Bader, Blanes,
+	 * Casas 2019: 5 products), so the rounding that the squarings
+	 * amplify is the same */
+	static const double c[5][5] = {
+		{0., -1.00365581030144618291e-01, -8.02924648241156932449e-03,
+		    -8.92138498045729985177e-04, 0.},
+		{0., 3.97849749499645077844e-01, 1.36783778460411720168e+00,
+		    4.98289622525382669416e-01, -6.37898194594723280150e-04},
+		{-1.09676396052962061844e+01, 1.68015813878906206114e+00,
+		    5.71779846478865511061e-02, -6.98210122488052056106e-03,
+		    3.34975017086070470649e-05},
+		{-9.04316832390810593223e-02, -6.76404519071381882256e-02,
+		    6.75961301770459654925e-02, 2.95552570429315521194e-02,
+		    -1.39180257516060693404e-05},
+		{0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02,
+		    -1.40086798182036094347e-05}};
+	ValId p[5], bs[5];
+	p[0] = la_eye(L, b, n, dt);
+	p[1] = x;
+	p[2] = lw_op2(L, "MatMul", x, x);
+	p[3] = lw_op2(L, "MatMul", p[2], x);
+	p[4] = lw_op2(L, "MatMul", p[3], p[3]);
+	for (int i = 0; i < 5; i++) {
+		bs[i] = 0;
+		for (int j = 0; j < 5; j++) {
+			ValId t = lw_op2(L, "Mul", p[j], lw_scalar(L, c[i][j], dt));
+			bs[i] = bs[i] ? lw_op2(L, "Add", bs[i], t) : t;
+		}
+	}
+	ValId a9 = lw_op2(L, "Add", lw_op2(L, "MatMul", bs[0], bs[4]), bs[3]);
+	ValId e = lw_op2(L, "Add", bs[1], lw_op2(L, "MatMul",
+	    lw_op2(L, "Add", bs[2], a9), a9));
 	for (int i = 0; i < SMAX; i++) {
 		ValId more = lw_op2t(L, "Less", lw_scalar(L, i, dt), s, DT_BOOL);
 		e = la_where(L, more, lw_op2(L, "MatMul", e, e), e);
