@@ -23,7 +23,8 @@ const LowerRule *const lw_rule_tables[] = {
 	lw_rules_nn, lw_rules_nn_norm, lw_rules_nn_pool, lw_rules_nn_attn,
 	lw_rules_nn_rnn, lw_rules_nn_bag, lw_rules_nn_win,
 	lw_rules_shape, lw_rules_shape_join, lw_rules_index,
-	lw_rules_index_pad, lw_rules_index_sel, lw_rules_sym, lw_rules_cf, NULL,
+	lw_rules_index_pad, lw_rules_index_sel, lw_rules_sym, lw_rules_cf,
+	lw_rules_linalg, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per lowering,
@@ -77,6 +78,8 @@ lower_input(Lower *L, ValId sv)
 	if (s->role == ROLE_PARAM || s->role == ROLE_BUFFER ||
 	    s->role == ROLE_CONST)
 		name = s->target ? s->target : s->name;
+	if (s->role == ROLE_TOKEN)
+		return 0; /* an effect token (f32[0]) orders effects only */
 	if (s->kind == VK_TENSOR) {
 		ValId d = ir_value(L->dst, name);
 		ir_set_tensor(L->dst, d, (DType)s->dtype, s->rank,
@@ -372,6 +375,9 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 		for (uint32_t i = 0; i < L.src->noutputs; i++) {
 			ValId sv = L.src->outputs[i];
 			ValId d = L.map[sv];
+			/* an effect token, like a token input, has no ONNX value */
+			if (!d && L.src->outkind[i] == OUT_TOKEN)
+				continue;
 			if (!d) {
 				const Value *s = ir_val(L.src, sv);
 				ir_error(m, (Loc){0}, "output '%s' has no ONNX "

@@ -46,7 +46,7 @@ static const struct {
 	{"shape", lw_rules_shape}, {"shape_join", lw_rules_shape_join},
 	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
 	{"index_sel", lw_rules_index_sel},
-	{"sym", lw_rules_sym}, {"cf", lw_rules_cf},
+	{"sym", lw_rules_sym}, {"cf", lw_rules_cf}, {"linalg", lw_rules_linalg},
 };
 enum { NFAM = sizeof families / sizeof *families };
 
