@@ -124,8 +124,14 @@ dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n, int keep)
 		dims = all;
 		n = x.t.rank;
 	}
-	for (int i = 0; i < n; i++)
-		on[dims[i] < 0 ? dims[i] + x.t.rank : dims[i]] = 1;
+	/* a 0-d tensor takes dim 0 or -1 (as if of rank 1) and keeps its
+	 * one value; a dim out of range is the checker's to report */
+	int wrap = x.t.rank > 0 ? x.t.rank : 1;
+	for (int i = 0; i < n; i++) {
+		int64_t d = dims[i] < 0 ? dims[i] + wrap : dims[i];
+		if (d >= 0 && d < x.t.rank)
+			on[d] = 1;
+	}
 	Ty t = x.t;
 	t.rank = 0;
 	for (int i = 0; i < x.t.rank; i++)
