@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Guards against passes worse than O(n log n): converts chains of N and 2N nodes
 # (tools/gen_chain.sh, both the linear and the permute+addmm style, the latter
-# folding a constant per block at -O1) and requires the CPU time of the larger
+# folding a constant per block at -O1) and requires the user CPU time of the larger
 # to be at most 2.5x the smaller's (best of 5 each, so a busy machine does not
 # decide).  A quadratic pass gives about 4x.
 # usage: scaling.sh ONNXC [N]
