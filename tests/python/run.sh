@@ -40,6 +40,14 @@ cd "$top"
 	exit 1
 }
 
+# torch-env binds this folder into its chroot once and keeps the mount: one
+# left by an earlier checkout at this path (since removed) would hide this
+# one, so an old bind of it is dropped and torch-env binds it afresh
+croot=${TORCH_ENV_DIR:-/var/cache/torch-env/2.14}
+if mountpoint -q "$croot$top" && ! [ "$croot$top" -ef "$top" ]; then
+	if [ "$(id -u)" = 0 ]; then umount -l "$croot$top"; else sudo -n umount -l "$croot$top"; fi
+fi
+
 # the program was built here; the chroot must have the libraries it links
 missing=$("${te[@]}" run 2.14 ldd "$onnxc" | awk '/not found/ {print $1}')
 if [ -n "$missing" ]; then
