@@ -5,7 +5,7 @@
 #define ONNXC_DRIVER_H
 
 #include "../ir/ir.h"
-#include "../passes/pipeline.h"
+#include "../pipeline/pipeline.h"
 #include "../plugins/pl.h"
 
 /* names.c: --input-names / --output-names */

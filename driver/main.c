@@ -23,8 +23,8 @@
 #include "frontend/safetensors.h"
 #include "frontend/zip.h"
 #include "ir/ir.h"
-#include "passes/lower.h"
-#include "passes/pipeline.h"
+#include "lower/lower.h"
+#include "pipeline/pipeline.h"
 #include "plugins/pl.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };

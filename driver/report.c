@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../backend/onnx.h"
-#include "../passes/lower.h"
+#include "../lower/lower.h"
 #include "driver.h"
 
 typedef struct OpRow {

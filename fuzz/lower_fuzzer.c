@@ -9,7 +9,7 @@
 #include "backend/onnx.h"
 #include "frontend/fx.h"
 #include "fuzz.h"
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 
 extern const onnxc_plugin_info onnxc_plugin_default; /* decompose */
 extern const onnxc_plugin_info onnxc_plugin_symbolize;

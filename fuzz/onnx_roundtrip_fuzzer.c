@@ -17,7 +17,7 @@
 #include "backend/onnx.h"
 #include "frontend/fx.h"
 #include "fuzz.h"
-#include "passes/lower.h"
+#include "lower/lower.h"
 
 #define WEIGHT_BUDGET (64u << 10)
 

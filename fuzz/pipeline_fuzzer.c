@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 
 static onnxc_status
 run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)

@@ -1,6 +1,6 @@
 /* normalize.c - ir_normalize: a graph edited out of order (nodes appended
  * anywhere, some erased) back into program order, for the pass manager
- * after each pass (passes/pipeline.c).
+ * after each pass (pipeline/pipeline.c).
  *
  * Linear in the graph: one walk collects each node's defining nodes, a
  * depth-first walk orders them, one copy rebuilds the node and arg

@@ -5,7 +5,7 @@
  * pointer), never a crash.  The IR changes only through these functions
  * while a pass runs (not during init, not inside a lowering, where only
  * the lower_* functions emit); each change marks its graph so the pass
- * manager restores node order afterwards (passes/pipeline.c). */
+ * manager restores node order afterwards (pipeline/pipeline.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

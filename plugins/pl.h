@@ -58,7 +58,7 @@ struct onnxc_registry {
 	bool searching;     /* loading from the search path: a plugin whose
 	                     * name is loaded already is skipped */
 	/* whether onnxc has a lowering rule of its own for an op: set by the
-	 * lower pass's module when it registers (passes/lower.c) */
+	 * lower pass's module when it registers (lower/lower.c) */
 	bool (*has_rule)(Module *m, StrId op);
 	const char **dirs;  /* folders searched, for messages */
 	uint32_t ndirs, cdirs;
@@ -192,7 +192,7 @@ const PlPass *pl_find_pass(const PlRegistry *r, const char *name, size_t n);
 const char *pl_where(const PlRegistry *r, uint32_t plugin);
 const char *pl_plugin_name(const PlRegistry *r, uint32_t plugin);
 
-/* Built-in plugins, linked in (passes/lower.c). */
+/* Built-in plugins, linked in (lower/lower.c). */
 extern const onnxc_plugin_info onnxc_plugin_lower;
 
 #endif

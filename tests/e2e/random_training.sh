@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Random ops with --training (plugins/builtin/random.c): the model converts, and in ONNX Runtime
+# Random ops with --training (passes/random.c): the model converts, and in ONNX Runtime
 # rand_like/randn/bernoulli.p/randint.low give values of the right kind and range (randomness has
 # no reference outputs: each draw is checked against its distribution's support).
 # usage: random_training.sh ONNXC

@@ -1,5 +1,5 @@
 """Programs calling torchvision's ops (tests/cases-torchvision), lowered by
-the torchvision translation plugin (plugins/builtin/torchvision.c).  Made
+the torchvision translation plugin (passes/torchvision.c).  Made
 with real PyTorch and torchvision:
 
     /work/shared/tools/torch-env run 2.14 python3 /work/shared/tools/gen2/gen.py \

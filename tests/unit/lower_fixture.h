@@ -1,7 +1,7 @@
 /* lower_fixture.h - the cmocka fixture the lowering tests share: a module
  * with one empty FX graph ("main") and its diagnostics captured in a
  * string, and the small builders the tests share.  Include after cmocka.h
- * and passes/lower.h.  Dims given as -1 mean the symbol s0. */
+ * and lower/lower.h.  Dims given as -1 mean the symbol s0. */
 #ifndef ONNXC_LOWER_FIXTURE_H
 #define ONNXC_LOWER_FIXTURE_H
 

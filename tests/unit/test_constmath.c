@@ -1,6 +1,6 @@
 /* test_constmath.c - what -O2 does to the masks, position tables and size
  * chains transformers compute: fold's ONNX ops on constants
- * (plugins/builtin/fold/onnx_math.c), the pass drop-neutral and
+ * (passes/fold/onnx_math.c), the pass drop-neutral and
  * simplify's Squeeze/Unsqueeze of a Shape, run by the real pass manager on
  * small ONNX graphs: the graph before, the graph after, and the numbers
  * the folded constants hold. */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "pass_fixture.h"
 
 static const int64_t d4[] = {4}, d23[] = {2, 3}, d1[] = {1};

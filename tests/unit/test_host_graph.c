@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "plugins/pl.h"
 
 static onnxc_status

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "passes/lower.h"
+#include "lower/lower.h"
 #include "lower_fixture.h"
 
 static ValId

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "passes/lower.h"
+#include "lower/lower.h"
 #include "lower_fixture.h"
 
 /* dims: numbers, or -1 for the symbol s0 */

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "frontend/fx.h"
-#include "passes/lower.h"
+#include "lower/lower.h"
 
 enum { MAXE = 8 };
 

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "passes/check.h"
-#include "passes/lower.h"
+#include "lower/check.h"
+#include "lower/lower.h"
 
 /* The columns ir/ops.c leaves out, as text. */
 typedef struct Row {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "pass_fixture.h"
 #include "opt_fixture.h"
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "backend/copy.h"
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "plugins/host.h"
 #include "pass_fixture.h"
 #include "opt_fixture.h"

@@ -17,7 +17,7 @@
 #include "backend/opschema.h"
 #include "backend/ort.h"
 #include "frontend/fx.h"
-#include "passes/lower.h"
+#include "lower/lower.h"
 
 /* ------------------------------------------------------------- reader */
 
@@ -809,7 +809,7 @@ test_schema_covers_lowering(void **state)
 	if (!src)
 		skip();
 	char dir[512];
-	snprintf(dir, sizeof dir, "%s/passes", src);
+	snprintf(dir, sizeof dir, "%s/lower", src);
 	DIR *d = opendir(dir);
 	assert_non_null(d);
 	struct dirent *de;

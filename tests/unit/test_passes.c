@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "passes/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "pass_fixture.h"
 
 static const int64_t d23[] = {2, 3}, d32[] = {3, 2}, d6[] = {6}, d3[] = {3};

@@ -16,8 +16,8 @@
 
 #include "backend/onnx.h"
 #include "frontend/fx.h"
-#include "passes/lower.h"
-#include "passes/pipeline.h"
+#include "lower/lower.h"
+#include "pipeline/pipeline.h"
 
 /* The pass's options as the driver gives them (--dynamic, --static). */
 typedef struct SymDynamic {

@@ -33,7 +33,7 @@ static const struct Dec {
 } decs[] = {
 #define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
 	{op, decompose},
-#include "../../../ir/ops.def"
+#include "../../ir/ops.def"
 #undef OP
 };
 

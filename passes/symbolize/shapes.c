@@ -285,7 +285,7 @@ static const struct {
 } rules[] = {
 #define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
 	{op, shape},
-#include "../../../ir/ops.def"
+#include "../../ir/ops.def"
 #undef OP
 };
 

@@ -27,14 +27,14 @@ static const struct {
 } fxops[] = {
 #define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
 	{op, fold},
-#include "../../../ir/ops.def"
+#include "../../ir/ops.def"
 #undef OP
 };
 enum {
 	NFOLDED = 0
 #define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \
 	+ ((fold) != 0)
-#include "../../../ir/ops.def"
+#include "../../ir/ops.def"
 #undef OP
 };
 _Static_assert((int)NFOLDED == (int)FOLD_NFXOPS,

@@ -26,7 +26,7 @@ static const char *const presets[] = {
 	    "prune-initializers",
 };
 
-/* The module each built-in pass ships in (plugins/builtin/<module>.c or <module>/). */
+/* The module each built-in pass ships in (passes/<module>.c or <module>/). */
 static const struct {
 	const char *pass, *module;
 } builtin[] = {
