@@ -22,17 +22,7 @@ check() {  # WHAT COMMAND...: the command must succeed
 same() {  # WHAT A B
 	if cmp -s "$2" "$3"; then echo "PASS $1"; else echo "FAIL $1: $2 and $3 differ"; fail=1; fi
 }
-for c in "$dir"/*/; do
-	c=${c%/}; n=$(basename "$c")
-	[ -f "$c/weights.safetensors" ] || continue
-	for e in onnx ort; do
-		nm=(); [ $e = onnx ] && nm=(--no-metadata)
-		check "$n archive ($e)" "$onnxc" "$c/model.pt2" "${nm[@]}" -o "$work/$n.a.$e" || continue
-		check "$n dump ($e)" "$onnxc" "$c/graph.txt" --weights "$c/weights.safetensors" \
-			"${nm[@]}" -o "$work/$n.d.$e" || continue
-		same "$n: archive = dump ($e)" "$work/$n.a.$e" "$work/$n.d.$e"
-	done
-done
+"$(dirname "$0")/../e2e/archive_eq_dump.sh" "$onnxc" "$dir" || fail=1
 
 # --program picks one of several; each converts on its own
 check "--program first" "$onnxc" "$dir/multi.pt2" --program first -o "$work/first.onnx" &&
