@@ -13,10 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/copy.h"
-#include "backend/onnx.h"
 #include "backend/out.h"
-#include "backend/ort.h"
 #include "driver/driver.h"
 #include "frontend/fx.h"
 #include "frontend/pt2.h"
@@ -122,8 +121,8 @@ typedef struct Options {
 	const char *program;     /* --program of an archive */
 	int opset;
 	bool print_ir;
-	bool ort;       /* emit .ort instead of .onnx */
-	bool emit_set;  /* --emit given: the extension does not decide */
+	const char *emit;          /* --emit: the extension does not decide */
+	const BeWriter *writer;    /* the output format */
 	/* --dynamic and --static entries, joined by commas as the options
 	 * of symbolize-shapes take them */
 	char dynamic[MAXSYM * 256], statics[MAXSYM * 256];
@@ -139,7 +138,7 @@ typedef struct Options {
 	DrNames in_names, out_names;  /* --input-names, --output-names */
 	bool strip_paths, no_metadata, init_inputs, no_weights;
 	const char *report;           /* --report FILE.md */
-	OnnxExternal external;
+	BeExternal external;
 	uint64_t ext_threshold;
 } Options;
 
@@ -239,13 +238,23 @@ usage_error(const char *fmt, const char *what)
 	return EXIT_USAGE;
 }
 
+/* What the writers take of the options. */
+static BeOptions
+be_options(const Options *o)
+{
+	return (BeOptions){.opset = o->opset, .no_metadata = o->no_metadata,
+		.strip_paths = o->strip_paths, .init_inputs = o->init_inputs,
+		.no_weights = o->no_weights, .external = o->external,
+		.ext_threshold = o->ext_threshold};
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int
 parse_args(int argc, char **argv, Options *o)
 {
 	o->opset = 18;
 	o->level = -1;
-	o->ext_threshold = ONNX_EXT_THRESHOLD;
+	o->ext_threshold = BE_EXT_THRESHOLD;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		bool missing = false;
@@ -296,9 +305,9 @@ parse_args(int argc, char **argv, Options *o)
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--external-data")) {
-			o->external = ONNX_EXT_ALWAYS;
+			o->external = BE_EXT_ALWAYS;
 		} else if (!strcmp(a, "--no-external-data")) {
-			o->external = ONNX_EXT_NEVER;
+			o->external = BE_EXT_NEVER;
 		} else if ((v = optval(argc, argv, &i,
 		    "--external-data-threshold", &missing))) {
 			int64_t n;
@@ -328,11 +337,14 @@ parse_args(int argc, char **argv, Options *o)
 			if (rc >= 0)
 				return rc;
 		} else if ((v = optval(argc, argv, &i, "--emit", &missing))) {
-			if (strcmp(v, "onnx") && strcmp(v, "ort"))
-				return usage_error("--emit takes onnx or ort, "
-				    "not '%s'", v);
-			o->ort = !strcmp(v, "ort");
-			o->emit_set = true;
+			char names[64], fmt[96];
+			if (!be_writer_named(v)) {
+				snprintf(fmt, sizeof fmt, "--emit takes %s, "
+				    "not '%%s'", be_writer_names(names,
+				    sizeof names));
+				return usage_error(fmt, v);
+			}
+			o->emit = v;
 		} else if ((v = optval(argc, argv, &i, "--program", &missing))) {
 			o->program = v;
 		} else if ((v = optval(argc, argv, &i, "--weights", &missing))) {
@@ -367,16 +379,12 @@ parse_args(int argc, char **argv, Options *o)
 		return usage_error("%s", "no GRAPH given");
 	if (!o->out && !o->print_ir)
 		return usage_error("%s", "no output given (-o OUT.onnx)");
-	if (o->out && !o->emit_set) {
-		size_t n = strlen(o->out);
-		o->ort = n > 4 && !strcmp(o->out + n - 4, ".ort");
-	}
-	if (o->ort && (o->init_inputs || o->no_weights))
-		return usage_error("%s", "--keep-initializers-as-inputs and "
-		    "--no-weights are for .onnx output");
-	if (o->ort && o->external == ONNX_EXT_ALWAYS)
-		return usage_error("%s", "--external-data: an .ort file has "
-		    "no external data (it is one FlatBuffer); write ONNX");
+	o->writer = o->emit ? be_writer_named(o->emit) : o->out ?
+	    be_writer_for(o->out) : be_writers[0];
+	BeOptions bo = be_options(o);
+	const char *why = o->writer->check ? o->writer->check(&bo) : NULL;
+	if (why)
+		return usage_error("%s", why);
 	return -1;
 }
 
@@ -512,7 +520,7 @@ make_pipeline(Module *m, const PlRegistry *r, const Options *o,
 		return -1;
 	/* HardSwish: ONNX Runtime inlines its function body when it loads
 	 * an .onnx, but an .ort file needs a kernel, which it has not */
-	for (uint32_t i = 0; !o->ort && i < p->n; i++) {
+	for (uint32_t i = 0; o->writer->function_ops && i < p->n; i++) {
 		const onnxc_pass_info *pi = &p->steps[i].pass->info;
 		for (uint32_t k = 0; !strcmp(pi->name, "fuse-activations") &&
 		    k < pi->noptions; k++)
@@ -561,20 +569,6 @@ symbolize_options(Module *m, const Options *o, PmPipeline *p)
 		return -1;
 	}
 	return 0;
-}
-
-static const char *
-weights_text(const Options *o)
-{
-	if (o->ort)
-		return "inline in the .ort file";
-	if (o->no_weights)
-		return "not written (--no-weights): the weights are graph "
-		    "inputs without data";
-	if (o->init_inputs)
-		return "inline as initializers, also listed as graph inputs "
-		    "(--keep-initializers-as-inputs)";
-	return "inline as initializers (no external data)";
 }
 
 static double
@@ -665,19 +659,13 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		m->nerrors++;
 		rc = -2;
 	}
+	BeOptions bo = be_options(o);
 	if (rep && rc == 0 && onnx != fx)
-		dr_report_result(rep, onnx, o->out ? weights_text(o) : NULL);
+		dr_report_result(rep, onnx, o->out ? o->writer->weights(&bo)
+		    : NULL);
 	if (rc == 0 && o->out) {
-		OnnxOptions oo = {.opset = o->opset,
-			.no_metadata = o->no_metadata,
-			.strip_paths = o->strip_paths,
-			.init_inputs = o->init_inputs,
-			.no_weights = o->no_weights,
-			.external = o->external,
-			.ext_threshold = o->ext_threshold};
 		t0 = now_ms();
-		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
-		    : onnx_write(m, onnx, &oo, o->out);
+		rc = o->writer->write(m, onnx, &bo, o->out);
 		if (rep && rc == 0)
 			dr_report_phase(rep, DR_WRITE, now_ms() - t0);
 	}
