@@ -7,10 +7,10 @@
 
 #include "backend.h"
 
-extern const BeWriter be_onnx, be_ort;
+extern const BeWriter be_onnx, be_ort, be_text;
 
 /* The default first: an output name no writer claims is ONNX. */
-const BeWriter *const be_writers[] = {&be_onnx, &be_ort, NULL};
+const BeWriter *const be_writers[] = {&be_onnx, &be_ort, &be_text, NULL};
 
 const BeWriter *
 be_writer_named(const char *name)
@@ -62,6 +62,20 @@ be_ir_version(int opset)
 		if (table[i].opset == opset)
 			return table[i].ir;
 	return 0;
+}
+
+StrId
+be_value_name(Module *m, GraphId gid, const Graph *g, ValId v)
+{
+	const Value *p = ir_val(g, v);
+	if (p->name)
+		return p->name;
+	char buf[64];
+	if (gid == m->main || !g->parent)
+		snprintf(buf, sizeof buf, "_v%u", v);
+	else
+		snprintf(buf, sizeof buf, "_g%u_v%u", gid, v);
+	return ir_intern(m, buf);
 }
 
 /* ------------------------------------------------------------- tensors */

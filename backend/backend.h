@@ -78,6 +78,10 @@ const char *be_writer_names(char *buf, size_t cap);
 
 /* ir_version for an opset (opset 18 -> 8, ...); 0 if unknown */
 int be_ir_version(int opset);
+/* The name of value v of graph gid: set by the lower pass; a fallback
+ * ("_v3", "_g2_v3" in a subgraph) keeps the model well formed if one
+ * slipped through. */
+StrId be_value_name(Module *m, GraphId gid, const Graph *g, ValId v);
 
 /* Whether t can be written as raw bytes: its type has a byte layout and
  * its bytes are those its shape needs.  Reports why not ("cannot write

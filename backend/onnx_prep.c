@@ -29,15 +29,7 @@ onnx_internal(Enc *e, const char *f, ...)
 StrId
 onnx_valname(Enc *e, GraphId gid, const Graph *g, ValId v)
 {
-	const Value *p = ir_val(g, v);
-	if (p->name)
-		return p->name;
-	char buf[64];
-	if (gid == e->m->main || !g->parent)
-		snprintf(buf, sizeof buf, "_v%u", v);
-	else
-		snprintf(buf, sizeof buf, "_g%u_v%u", gid, v);
-	return ir_intern(e->m, buf);
+	return be_value_name(e->m, gid, g, v);
 }
 
 /* ------------------------------------------------------------- prepare */
