@@ -1,192 +1,28 @@
 /* text.c - the text writer: a graph of D_ONNX nodes -> ONNX's textual
- * syntax, the one onnx.printer writes and onnx.parser reads (onnx 1.16 and
- * later: node names in [], quoted names), for reviewing and diffing models.
+ * syntax, as onnx.printer writes it and onnx.parser (1.16+: node names in
+ * [], quoted names) reads it, for reviewing and diffing models; the be_text
+ * row of the writers' table (--emit text, or OUT.onnxtxt).
  *
  * Requires: a graph built by the lower pass, as onnx.c does.
- * Provides: the be_text row of the writers' table (backend.h): --emit text,
- * or an output name ending in .onnxtxt.
- *
- * onnx.parser gives back the model onnx.c writes for the same options
- * (tests/e2e/text_roundtrip.py checks it): nodes with their names, ops,
- * domains and attributes, subgraphs, initializers with every value, inputs,
- * outputs and value_info with types and shapes, opset imports.  Where it
- * cannot, by the syntax:
- * - metadata_props of graphs, nodes and values have no syntax (onnx.printer
- *   leaves them out too) and are not written: the text is the model that
- *   --no-metadata writes;
- * - a dim_param that is no identifier ("2*s0") cannot be a dim: it is
- *   written '?' and its text follows in a comment on the value's line;
- * - weights are written as numbers, exactly (%.9g for float, %.17g for
- *   double, bit patterns for the 16- and 8-bit floats as int32_data holds
- *   them); NaN payloads are not kept.  onnx.parser cannot read subnormal
- *   floats back (std::stof's range error), though the text is exact.
- * Text takes about 4 bytes per byte of float weights, so at most
- * TEXT_MAX_INLINE bytes of tensors are written inline: a bigger model needs
- * --external-data (initializers of --external-data-threshold bytes or more
- * go to OUT.data, as for ONNX, and the text names them) or --no-weights.
+ * Provides: a text that onnx.parser reads back as the model onnx.c writes
+ * for the same options (tests/e2e/text_roundtrip.sh), except where the
+ * syntax has no place (README, "Use"): metadata_props of graphs, nodes and
+ * values are left out (as --no-metadata); a dim_param that is no
+ * identifier ("2*s0") is written '?', its text in a comment on the line.
+ * Weights are written as exact numbers (%.9g for float, %.17g for double,
+ * the bit patterns of 16- and 8-bit floats as int32_data holds them), at
+ * most TEXT_MAX_INLINE bytes of them: more is an error that names
+ * --external-data (OUT.data in the ONNX writer's layout) and --no-weights.
+ * How names, numbers and values are spelled is text_lex.c's.
  */
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "text_int.h"
 
 /* Tensor bytes written inline at most: 16 MiB makes a text of ~70 MB. */
 #define TEXT_MAX_INLINE (UINT64_C(16) << 20)
-#define INDENT 3
-
-typedef struct Txt {
-	Module *m;
-	const BeOptions *o;
-	BeNames names;       /* node names taken, as the ONNX writer takes them */
-	BeInit *inits;       /* every initializer, in the ONNX writer's order */
-	uint32_t ninits, cinits, next;
-	StrId *domains;      /* non-default domains the nodes use */
-	uint32_t ndomains, cdomains;
-	uint64_t inline_bytes; /* tensor attributes' bytes */
-	GraphId gid;         /* the graph written */
-	const char *location; /* the data file, as initializers name it */
-	BeOut *out;
-	int err;             /* the first write error (an errno value) */
-	size_t n;
-	char buf[1 << 16];
-} Txt;
-
-/* ------------------------------------------------------------- output */
-
-static void
-flush(Txt *t)
-{
-	if (t->n && !t->err)
-		t->err = be_out_write(t->out, t->buf, t->n);
-	t->n = 0;
-}
-
-static void
-put(Txt *t, const char *s, size_t n)
-{
-	if (t->n + n > sizeof t->buf)
-		flush(t);
-	if (n > sizeof t->buf) {
-		if (!t->err)
-			t->err = be_out_write(t->out, s, n);
-		return;
-	}
-	memcpy(t->buf + t->n, s, n);
-	t->n += n;
-}
-
-static void
-puts_(Txt *t, const char *s)
-{
-	put(t, s, strlen(s));
-}
-
-static void
-putf(Txt *t, const char *f, ...)
-{
-	char b[512];
-	va_list ap;
-	va_start(ap, f);
-	int n = vsnprintf(b, sizeof b, f, ap);
-	va_end(ap);
-	put(t, b, n < 0 ? 0 : (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
-}
-
-static void
-indent(Txt *t, int depth)
-{
-	static const char sp[] = "                                        ";
-	for (int k = depth * INDENT; k > 0; k -= (int)sizeof sp - 1)
-		put(t, sp, k < (int)sizeof sp - 1 ? (size_t)k : sizeof sp - 1);
-}
-
-/* ------------------------------------------------------------ lexemes */
-
-static bool
-is_ident(const char *s)
-{
-	if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (s++; *s; s++)
-		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
-		    (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
-}
-
-static const char *const type_names[DT_COUNT] = {
-	[DT_F32] = "float", [DT_U8] = "uint8", [DT_I8] = "int8",
-	[DT_U16] = "uint16", [DT_I16] = "int16", [DT_I32] = "int32",
-	[DT_I64] = "int64", [DT_STRING] = "string", [DT_BOOL] = "bool",
-	[DT_F16] = "float16", [DT_F64] = "double", [DT_U32] = "uint32",
-	[DT_U64] = "uint64", [DT_C64] = "complex64", [DT_C128] = "complex128",
-	[DT_BF16] = "bfloat16", [DT_F8E4M3FN] = "float8e4m3fn",
-	[DT_F8E4M3FNUZ] = "float8e4m3fnuz", [DT_F8E5M2] = "float8e5m2",
-	[DT_F8E5M2FNUZ] = "float8e5m2fnuz", [DT_U4] = "uint4", [DT_I4] = "int4",
-	[DT_F4E2M1] = "float4e2m1", [DT_F8E8M0] = "float8e8m0",
-};
-
-/* Words the parser reads as something else where a name may stand: a
- * type (a value-info without one), or a float (a graph attribute). */
-static bool
-is_reserved(const char *s)
-{
-	static const char *const words[] = {"seq", "map", "optional",
-		"sparse_tensor", "inf", "infinity", "nan"};
-	for (int i = 0; i < DT_COUNT; i++)
-		if (type_names[i] && !strcmp(s, type_names[i]))
-			return true;
-	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-		if (!strcasecmp(s, words[i]))
-			return true;
-	return false;
-}
-
-static void
-quoted(Txt *t, const char *s)
-{
-	put(t, "\"", 1);
-	for (const char *p = s; *p; p++) {
-		size_t k = strcspn(p, "\\\"");
-		put(t, p, k);
-		p += k;
-		if (!*p)
-			break;
-		put(t, "\\", 1);
-		put(t, p, 1);
-	}
-	put(t, "\"", 1);
-}
-
-/* A name: bare where the parser reads it back as one, else quoted. */
-static void
-name(Txt *t, const char *s)
-{
-	if (is_ident(s) && !is_reserved(s))
-		puts_(t, s);
-	else
-		quoted(t, s);
-}
-
-/* %.9g (float) or %.17g (double) gives the value back exactly; a literal
- * the parser must read as a float has a point or an exponent. */
-static void
-number(Txt *t, double v, bool single, bool as_float)
-{
-	char b[40];
-	if (isnan(v))
-		snprintf(b, sizeof b, "%snan", signbit(v) ? "-" : "");
-	else if (isinf(v))
-		snprintf(b, sizeof b, "%sinf", v < 0 ? "-" : "");
-	else
-		snprintf(b, sizeof b, single ? "%.9g" : "%.17g", v);
-	if (as_float && !strpbrk(b, ".eina"))
-		strcat(b, ".0");
-	puts_(t, b);
-}
 
 /* ------------------------------------------------------------ prepare */
 
@@ -194,7 +30,7 @@ static bool
 graph_name_ok(Txt *t, const Graph *g)
 {
 	const char *s = g->name ? ir_str(t->m, g->name) : "main_graph";
-	if (!g->parent || (is_ident(s) && !is_reserved(s)))
+	if (!g->parent || (tx_is_ident(s) && !tx_is_reserved(s)))
 		return true;
 	/* a graph attribute's value starts with its name, unquoted */
 	ir_error(t->m, (Loc){0, 0}, "subgraph '%s' cannot be written as "
@@ -232,7 +68,7 @@ prep_node(Txt *t, const Graph *g, NodeId id)
 {
 	Module *m = t->m;
 	const Node *n = ir_nodep(g, id);
-	if (n->dialect != D_ONNX || !is_ident(ir_str(m, n->op))) {
+	if (n->dialect != D_ONNX || !tx_is_ident(ir_str(m, n->op))) {
 		ir_error(m, (Loc){0, 0}, "internal error in the text backend: "
 		    "node '%s' (%s) is no ONNX op", ir_str(m, n->name),
 		    ir_str(m, n->op));
@@ -244,7 +80,7 @@ prep_node(Txt *t, const Graph *g, NodeId id)
 		const Arg *a = ir_arg(g, id, i);
 		if (ir_is_capture(g, id, a))
 			continue;
-		bool ok = a->key && is_ident(ir_str(m, a->key));
+		bool ok = a->key && tx_is_ident(ir_str(m, a->key));
 		if (ok && a->kind == A_TENSOR) {
 			const Tensor *x = ir_tensorp(m, a->u.t);
 			if (!be_tensor_check(m, x, NULL, "ONNX text", "text"))
@@ -324,37 +160,37 @@ type(Txt *t, const Graph *g, ValId v, char *odd, size_t cap)
 {
 	const Value *p = ir_val(g, v);
 	const Dim *d = ir_dims(g, v);
-	puts_(t, type_names[p->dtype] ? type_names[p->dtype] : "undefined");
+	tx_puts(t, tx_type_names[p->dtype] ? tx_type_names[p->dtype] : "undefined");
 	if (p->rank < 0) {
-		puts_(t, "[]");
+		tx_puts(t, "[]");
 		return;
 	}
 	for (int32_t i = 0; i < p->rank; i++) {
-		puts_(t, i ? "," : "[");
+		tx_puts(t, i ? "," : "[");
 		const Expr *x = d[i].e ? ir_exprp(t->m, d[i].e) : NULL;
 		if (!x || x->kind == E_INT) {
 			int64_t n = x ? x->n : d[i].n;
 			if (x || n >= 0)
-				putf(t, "%lld", (long long)n);
+				tx_putf(t, "%lld", (long long)n);
 			else
-				puts_(t, "?");
+				tx_puts(t, "?");
 			continue;
 		}
 		char small[128];
 		int k = ir_expr_print(t->m, d[i].e, small, sizeof small);
 		const char *s = k >= 0 && (size_t)k < sizeof small ? small
 		    : ir_dim_text(t->m, d[i]);
-		if (is_ident(s)) {
-			puts_(t, s);
+		if (tx_is_ident(s)) {
+			tx_puts(t, s);
 			continue;
 		}
-		puts_(t, "?");
+		tx_puts(t, "?");
 		size_t at = strlen(odd);
 		snprintf(odd + at, cap - at, "%sdim %d is \"%s\"",
 		    at ? ", " : "", i, s);
 	}
 	if (p->rank)
-		puts_(t, "]");
+		tx_puts(t, "]");
 }
 
 /* A value-info "TYPE NAME" (just the name for an untyped value), then
@@ -366,124 +202,31 @@ value(Txt *t, GraphId gid, const Graph *g, ValId v, const char *sep)
 	char odd[512] = "";
 	if (p->kind == VK_TENSOR && p->dtype != DT_UNDEF) {
 		type(t, g, v, odd, sizeof odd);
-		puts_(t, " ");
+		tx_puts(t, " ");
 	}
-	name(t, ir_str(t->m, be_value_name(t->m, gid, g, v)));
-	puts_(t, sep);
+	tx_name(t, ir_str(t->m, be_value_name(t->m, gid, g, v)));
+	tx_puts(t, sep);
 	if (*odd) {
-		puts_(t, "   # ");
-		puts_(t, odd);
+		tx_puts(t, "   # ");
+		tx_puts(t, odd);
 	}
-}
-
-/* ------------------------------------------------------------ tensors */
-
-static uint64_t
-le(const uint8_t *p, size_t n)
-{
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-/* One element of x, as the parser reads it into the field onnx.proto
- * keeps that type in. */
-static void
-element(Txt *t, DType dt, const uint8_t *p)
-{
-	uint64_t bits;
-	switch (dt) {
-	case DT_F32:
-	case DT_C64: {
-		float f;
-		memcpy(&f, p, 4);
-		number(t, f, true, false);
-		break;
-	}
-	case DT_F64:
-	case DT_C128: {
-		double f;
-		memcpy(&f, p, 8);
-		number(t, f, false, false);
-		break;
-	}
-	case DT_I8:
-		putf(t, "%d", (int8_t)p[0]);
-		break;
-	case DT_I16:
-		putf(t, "%d", (int16_t)le(p, 2));
-		break;
-	case DT_I32:
-		putf(t, "%d", (int32_t)le(p, 4));
-		break;
-	case DT_I64:
-		putf(t, "%lld", (long long)(int64_t)le(p, 8));
-		break;
-	case DT_U32:
-		putf(t, "%llu", (unsigned long long)le(p, 4));
-		break;
-	case DT_U64:
-		putf(t, "%llu", (unsigned long long)le(p, 8));
-		break;
-	default:        /* bytes, bools, and the bits of 16- and 8-bit floats */
-		bits = le(p, ir_dtype_size(dt) == 2 ? 2 : 1);
-		putf(t, "%llu", (unsigned long long)bits);
-		break;
-	}
-}
-
-/* "{v, v, ...}": 4-bit types as their bytes (two elements each, low one
- * first, as int32_data holds them), complex ones as real, imaginary. */
-static void
-values(Txt *t, const Tensor *x, int depth)
-{
-	DType dt = (DType)x->dtype;
-	size_t step = dt == DT_U4 || dt == DT_I4 || dt == DT_F4E2M1 ? 1
-	    : dt == DT_C64 ? 4 : dt == DT_C128 ? 8 : ir_dtype_size(dt);
-	uint64_t n = x->nbytes / step;
-	const uint8_t *p = x->data;
-	puts_(t, "{");
-	for (uint64_t i = 0; i < n; i++) {
-		if (i)
-			puts_(t, ",");
-		if (i && i % 16 == 0) {
-			puts_(t, "\n");
-			indent(t, depth + 1);
-		} else if (i) {
-			puts_(t, " ");
-		}
-		element(t, dt, p + i * step);
-	}
-	puts_(t, "}");
-}
-
-/* "TYPE[dims]" of a tensor; rank 0 is the bare type */
-static void
-tensor_type(Txt *t, const Tensor *x)
-{
-	puts_(t, type_names[x->dtype]);
-	for (int32_t i = 0; i < x->rank; i++)
-		putf(t, "%s%lld", i ? "," : "[", (long long)x->dims[i]);
-	if (x->rank)
-		puts_(t, "]");
 }
 
 /* An initializer "TYPE NAME = {...}", or its place in the data file. */
 static void
 initializer(Txt *t, const char *nm, const BeInit *in, int depth)
 {
-	tensor_type(t, in->t);
-	puts_(t, " ");
-	name(t, nm);
-	puts_(t, " = ");
+	tx_tensor_type(t, in->t);
+	tx_puts(t, " ");
+	tx_name(t, nm);
+	tx_puts(t, " = ");
 	if (!in->ext) {
-		values(t, in->t, depth);
+		tx_values(t, in->t, depth);
 		return;
 	}
-	puts_(t, "[\"location\": ");
-	quoted(t, t->location);
-	putf(t, ", \"offset\": \"%llu\", \"length\": \"%llu\"]",
+	tx_puts(t, "[\"location\": ");
+	tx_quoted(t, t->location);
+	tx_putf(t, ", \"offset\": \"%llu\", \"length\": \"%llu\"]",
 	    (unsigned long long)in->off, (unsigned long long)in->t->nbytes);
 }
 
@@ -495,47 +238,47 @@ static void
 attribute(Txt *t, const Graph *g, const Arg *a, int depth)
 {
 	Module *m = t->m;
-	puts_(t, ir_str(m, a->key));
+	tx_puts(t, ir_str(m, a->key));
 	switch (a->kind) {
 	case A_INT:
 	case A_BOOL:
 	case A_DTYPE:   /* DType numbers are ONNX's: Cast(to=...) */
-		putf(t, ": int = %lld", (long long)a->u.i);
+		tx_putf(t, ": int = %lld", (long long)a->u.i);
 		break;
 	case A_FLOAT:
-		puts_(t, ": float = ");
-		number(t, (float)a->u.f, true, true);
+		tx_puts(t, ": float = ");
+		tx_number(t, (float)a->u.f, true, true);
 		break;
 	case A_STR:
-		puts_(t, ": string = ");
-		quoted(t, ir_str(m, a->u.s));
+		tx_puts(t, ": string = ");
+		tx_quoted(t, ir_str(m, a->u.s));
 		break;
 	case A_TENSOR:
-		puts_(t, ": tensor = ");
-		tensor_type(t, ir_tensorp(m, a->u.t));
-		puts_(t, " ");
-		values(t, ir_tensorp(m, a->u.t), depth);
+		tx_puts(t, ": tensor = ");
+		tx_tensor_type(t, ir_tensorp(m, a->u.t));
+		tx_puts(t, " ");
+		tx_values(t, ir_tensorp(m, a->u.t), depth);
 		break;
 	case A_GRAPH:
-		puts_(t, ": graph = ");
+		tx_puts(t, ": graph = ");
 		graph(t, a->u.g, depth + 1);
 		break;
 	default: {      /* a list: prepare checked its kind */
 		const Arg *it = ir_items(g, a);
 		BeListKind k = be_list_kind(g, a);
-		puts_(t, k == BE_LIST_INTS ? ": ints = [" : k == BE_LIST_FLOATS
+		tx_puts(t, k == BE_LIST_INTS ? ": ints = [" : k == BE_LIST_FLOATS
 		    ? ": floats = [" : ": strings = [");
 		for (uint32_t i = 0; i < a->u.list.n; i++) {
-			puts_(t, i ? ", " : "");
+			tx_puts(t, i ? ", " : "");
 			if (k == BE_LIST_INTS)
-				putf(t, "%lld", (long long)it[i].u.i);
+				tx_putf(t, "%lld", (long long)it[i].u.i);
 			else if (k == BE_LIST_FLOATS)
-				number(t, it[i].kind == A_FLOAT ? (float)it[i].u.f
+				tx_number(t, it[i].kind == A_FLOAT ? (float)it[i].u.f
 				    : (float)it[i].u.i, true, true);
 			else
-				quoted(t, ir_str(m, it[i].u.s));
+				tx_quoted(t, ir_str(m, it[i].u.s));
 		}
-		puts_(t, "]");
+		tx_puts(t, "]");
 	}
 	}
 }
@@ -552,20 +295,20 @@ node(Txt *t, GraphId gid, const Graph *g, NodeId id, int depth)
 		nin--;
 	char nb[BE_NODE_NAME_MAX];
 	StrId nm = be_node_name(m, &t->names, n->name ? n->name : n->op);
-	indent(t, depth);
-	puts_(t, "[");
-	name(t, be_node_text(m, nm, nb, NULL));
-	puts_(t, "] ");
+	tx_indent(t, depth);
+	tx_puts(t, "[");
+	tx_name(t, be_node_text(m, nm, nb, NULL));
+	tx_puts(t, "] ");
 	for (uint32_t i = 0; i < n->nout; i++) {
-		puts_(t, i ? ", " : "");
-		name(t, ir_str(m, be_value_name(m, gid, g, n->out + i)));
+		tx_puts(t, i ? ", " : "");
+		tx_name(t, ir_str(m, be_value_name(m, gid, g, n->out + i)));
 	}
-	puts_(t, " = ");
+	tx_puts(t, " = ");
 	if (n->domain) {
-		puts_(t, ir_str(m, n->domain));
-		puts_(t, ".");
+		tx_puts(t, ir_str(m, n->domain));
+		tx_puts(t, ".");
 	}
-	puts_(t, ir_str(m, n->op));
+	tx_puts(t, ir_str(m, n->op));
 	bool sub = false, any = false;
 	for (uint32_t i = npos; i < n->nargs; i++)
 		if (!ir_is_capture(g, id, ir_arg(g, id, i))) {
@@ -579,27 +322,27 @@ node(Txt *t, GraphId gid, const Graph *g, NodeId id, int depth)
 				const Arg *a = ir_arg(g, id, i);
 				if (ir_is_capture(g, id, a))
 					continue;
-				puts_(t, sep);
+				tx_puts(t, sep);
 				attribute(t, g, a, depth);
 				sep = ", ";
 			}
-			puts_(t, ">");
+			tx_puts(t, ">");
 		}
 		if (pass == 0) {
-			puts_(t, " (");
+			tx_puts(t, " (");
 			for (uint32_t i = 0; i < nin; i++) {
 				const Arg *a = ir_arg(g, id, i);
-				puts_(t, i ? ", " : "");
+				tx_puts(t, i ? ", " : "");
 				if (a->kind == A_VAL)
-					name(t, ir_str(m, be_value_name(m, gid,
+					tx_name(t, ir_str(m, be_value_name(m, gid,
 					    g, a->u.v)));
 				else
-					puts_(t, "\"\"");
+					tx_puts(t, "\"\"");
 			}
-			puts_(t, ")");
+			tx_puts(t, ")");
 		}
 	}
-	puts_(t, "\n");
+	tx_puts(t, "\n");
 }
 
 /* NAME (inputs) => (outputs) <initializers, value_info> {nodes}, one
@@ -610,8 +353,8 @@ graph(Txt *t, GraphId gid, int depth)
 	Module *m = t->m;
 	const Graph *g = ir_graph(m, gid);
 	bool weights = !t->o->no_weights, inputs = t->o->init_inputs;
-	name(t, g->name ? ir_str(m, g->name) : "main_graph");
-	puts_(t, " (");
+	tx_name(t, g->name ? ir_str(m, g->name) : "main_graph");
+	tx_puts(t, " (");
 	/* the inputs shown: initializers only with --keep-initializers-as-
 	 * inputs, then with their values */
 	uint32_t first = t->next, k = first, ninit = 0, nshow = 0;
@@ -625,34 +368,34 @@ graph(Txt *t, GraphId gid, int depth)
 		if (init && !inputs)
 			continue;
 		const char *sep = ++shown < nshow ? "," : "";
-		puts_(t, "\n");
-		indent(t, depth + 1);
+		tx_puts(t, "\n");
+		tx_indent(t, depth + 1);
 		if (!init) {
 			value(t, gid, g, g->inputs[i], sep);
 			continue;
 		}
 		initializer(t, ir_str(m, be_value_name(m, gid, g,
 		    g->inputs[i])), &t->inits[k++], depth + 1);
-		puts_(t, sep);
+		tx_puts(t, sep);
 	}
 	if (nshow) {
-		puts_(t, "\n");
-		indent(t, depth);
+		tx_puts(t, "\n");
+		tx_indent(t, depth);
 	}
-	puts_(t, ") => (");
+	tx_puts(t, ") => (");
 	uint8_t *isout = xrealloc(NULL, g->nvals ? g->nvals : 1);
 	memset(isout, 0, g->nvals ? g->nvals : 1);
 	for (uint32_t i = 0; i < g->noutputs; i++) {
 		isout[g->outputs[i]] = 1;
-		puts_(t, "\n");
-		indent(t, depth + 1);
+		tx_puts(t, "\n");
+		tx_indent(t, depth + 1);
 		value(t, gid, g, g->outputs[i], i + 1 < g->noutputs ? "," : "");
 	}
 	if (g->noutputs) {
-		puts_(t, "\n");
-		indent(t, depth);
+		tx_puts(t, "\n");
+		tx_indent(t, depth);
 	}
-	puts_(t, ")");
+	tx_puts(t, ")");
 	/* initializers (when not inputs), then value_info */
 	const char *sep = "\n";
 	uint32_t nvi = 0;
@@ -663,43 +406,43 @@ graph(Txt *t, GraphId gid, int depth)
 	}
 	uint32_t left = (inputs ? 0 : ninit) + nvi;
 	if (left) {
-		puts_(t, "\n");
-		indent(t, depth);
-		puts_(t, "<");
+		tx_puts(t, "\n");
+		tx_indent(t, depth);
+		tx_puts(t, "<");
 	}
 	for (uint32_t i = 0; !inputs && i < g->ninputs; i++) {
 		const Value *v = ir_val(g, g->inputs[i]);
 		if (!v->init || !weights)
 			continue;
-		puts_(t, sep);
-		indent(t, depth + 1);
+		tx_puts(t, sep);
+		tx_indent(t, depth + 1);
 		initializer(t, ir_str(m, be_value_name(m, gid, g,
 		    g->inputs[i])), &t->inits[k++], depth + 1);
-		puts_(t, --left ? "," : "");
+		tx_puts(t, --left ? "," : "");
 	}
 	for (ValId v = 1; v < g->nvals; v++) {
 		const Value *p = ir_val(g, v);
 		if (!p->def || isout[v] || p->kind != VK_TENSOR ||
 		    p->dtype == DT_UNDEF)
 			continue;
-		puts_(t, sep);
-		indent(t, depth + 1);
+		tx_puts(t, sep);
+		tx_indent(t, depth + 1);
 		value(t, gid, g, v, --left ? "," : "");
 	}
 	free(isout);
 	if ((inputs ? 0 : ninit) + nvi) {
-		puts_(t, "\n");
-		indent(t, depth);
-		puts_(t, ">");
+		tx_puts(t, "\n");
+		tx_indent(t, depth);
+		tx_puts(t, ">");
 	}
 	t->next = first + ninit;
-	puts_(t, "\n");
-	indent(t, depth);
-	puts_(t, "{\n");
+	tx_puts(t, "\n");
+	tx_indent(t, depth);
+	tx_puts(t, "{\n");
 	for (NodeId n = 1; n < g->nnodes; n++)
 		node(t, gid, g, n, depth + 1);
-	indent(t, depth);
-	puts_(t, "}");
+	tx_indent(t, depth);
+	tx_puts(t, "}");
 }
 
 /* BeEmit: the model */
@@ -709,20 +452,20 @@ emit(void *ctx, BeOut *o)
 	Txt *t = ctx;
 	t->out = o;
 	t->next = 0;
-	putf(t, "<\n%*sir_version: %d,\n%*sopset_import: [\"\" : %d", INDENT,
+	tx_putf(t, "<\n%*sir_version: %d,\n%*sopset_import: [\"\" : %d", INDENT,
 	    "", be_ir_version(t->o->opset), INDENT, "", t->o->opset);
 	for (uint32_t i = 0; i < t->ndomains; i++) {
-		puts_(t, ", ");
-		quoted(t, ir_str(t->m, t->domains[i]));
-		puts_(t, " : 1");
+		tx_puts(t, ", ");
+		tx_quoted(t, ir_str(t->m, t->domains[i]));
+		tx_puts(t, " : 1");
 	}
-	putf(t, "],\n%*sproducer_name: \"onnxc\",\n%*sproducer_version: ",
+	tx_putf(t, "],\n%*sproducer_name: \"onnxc\",\n%*sproducer_version: ",
 	    INDENT, "", INDENT, "");
-	quoted(t, ONNXC_VERSION_STRING);
-	puts_(t, "\n>\n");
+	tx_quoted(t, ONNXC_VERSION_STRING);
+	tx_puts(t, "\n>\n");
 	graph(t, t->gid, 0);
-	puts_(t, "\n");
-	flush(t);
+	tx_puts(t, "\n");
+	tx_flush(t);
 	return t->err;
 }
 
