@@ -160,13 +160,17 @@ test_text(void **state)
 {
 	Fix *f = *state;
 	GraphId g = tiny(f);
+	/* a node of another domain: an opset import of it, version 1 */
+	Graph *gr = ir_graph(f->m, g);
+	ir_nodep(gr, gr->nnodes - 1)->domain = S(f, "com.microsoft");
 	BeOptions o = {.opset = 18};
 	assert_int_equal(be_writer_named("text")->write(f->m, g, &o, f->path),
 	    0);
 	char *s = slurp(f->path);
 	assert_non_null(s);
 	static const char *const want[] = {
-		"ir_version: 8,\n   opset_import: [\"\" : 18],\n",
+		"ir_version: 8,\n   opset_import: [\"\" : 18, "
+		    "\"com.microsoft\" : 1],\n",
 		/* dims that are no identifier: ?, and a comment */
 		"   float[?,3] x   # dim 0 is \"2*s0\"\n) => (\n",
 		/* a type name as a value name is quoted */
@@ -179,7 +183,8 @@ test_text(void **state)
 		/* an input left out in the middle */
 		"[node_Clip] clip = Clip (mm, \"\", six)\n",
 		/* float attributes with a point, lists typed */
-		"[node_LeakyRelu] \"float\" = LeakyRelu <alpha: float = "
+		"[node_LeakyRelu] \"float\" = com.microsoft.LeakyRelu <alpha: "
+		    "float = "
 		    "0.100000001, ints_for_the_test: ints = [1, 0]> (clip)\n",
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
