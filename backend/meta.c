@@ -15,7 +15,7 @@
 
 #include <onnxc/table.h>
 
-#include "onnx.h"
+#include "backend.h"
 
 typedef struct Buf {
 	char *p;

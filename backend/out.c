@@ -1,5 +1,5 @@
-/* out.c - what both backends share: output files (see out.h) and node
- * names. */
+/* out.c - output files that never clobber an input and never litter (see
+ * out.h), for every writer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -12,7 +12,7 @@
 
 #include "copy.h"
 #include "dio.h"
-#include "onnx.h"
+#include "out.h"
 
 enum {
 	BUFSZ = BE_DIO_BUF,
@@ -693,49 +693,4 @@ be_write_into(Module *m, BeOut *o, BeEmit emit, void *ctx)
 		return -1;
 	}
 	return be_out_commit(m, &o, 1);
-}
-
-/* ------------------------------------------------------------ node names */
-
-/* Taken names are kept by the StrId of the text after "node_": a base
- * met for the first time is its own key, so the common case interns
- * nothing; only a repeated base looks its "_k" forms up. */
-StrId
-be_node_name(Module *m, BeNames *nm, StrId base)
-{
-	const char *text = ir_str(m, base);
-	StrId b = base, s;
-	if (strnlen(text, 281) > 280)
-		b = ir_internn(m, text, 280);
-	vgrow((void **)&nm->serial, &nm->nserial, b + 1, sizeof *nm->serial);
-	for (s = b; s < nm->nused && nm->used[s];) {
-		char buf[300];
-		snprintf(buf, sizeof buf, "%.280s_%u", text, ++nm->serial[b]);
-		s = ir_intern(m, buf);
-	}
-	vgrow((void **)&nm->used, &nm->nused, s + 1, 1);
-	nm->used[s] = 1;
-	return s;
-}
-
-const char *
-be_node_text(Module *m, StrId name, char buf[BE_NODE_NAME_MAX], size_t *len)
-{
-	size_t n = ir_strlen(m, name);
-	if (n > BE_NODE_NAME_MAX - 6)
-		n = BE_NODE_NAME_MAX - 6;
-	memcpy(buf, "node_", 5);
-	memcpy(buf + 5, ir_str(m, name), n);
-	buf[5 + n] = 0;
-	if (len)
-		*len = 5 + n;
-	return buf;
-}
-
-void
-be_names_free(BeNames *nm)
-{
-	free(nm->used);
-	free(nm->serial);
-	*nm = (BeNames){0};
 }

@@ -13,10 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/copy.h"
-#include "backend/onnx.h"
 #include "backend/out.h"
-#include "backend/ort.h"
 #include "driver/driver.h"
 #include "frontend/fx.h"
 #include "frontend/pt2.h"
@@ -31,8 +30,9 @@ enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
     "usage: onnxc MODEL.pt2|GRAPH [--program NAME] [--weights FILE.safetensors]\n"
-    "             -o OUT.onnx|OUT.ort\n"
-    "             [--opset N] [--emit onnx|ort] [--dynamic NAME:DIM=LABEL]...\n"
+    "             -o OUT.onnx|OUT.ort|OUT.onnxtxt\n"
+    "             [--opset N] [--emit onnx|ort|text]\n"
+    "             [--dynamic NAME:DIM=LABEL]...\n"
     "             [--static LABEL=VALUE]... [--strict] [--print-ir]\n"
     "             [-O0|-O1|-O2|--passes=PIPELINE] [--load-plugin PATH]...\n"
     "             [--print-ir-after=PASS] [--print-ir-after-all]\n"
@@ -65,8 +65,11 @@ static const char help[] =
     "                        statistics, every parameter and buffer stays an\n"
     "                        initializer under its name, untouched by passes\n"
     "  --opset N             ONNX opset, 17 to 23 (default 18)\n"
-    "  --emit onnx|ort       output format (default: from OUT's extension,\n"
-    "                        .ort is ONNX Runtime's FlatBuffer format)\n"
+    "  --emit onnx|ort|text  output format (default: from OUT's extension,\n"
+    "                        .ort is ONNX Runtime's FlatBuffer format,\n"
+    "                        .onnxtxt ONNX's textual syntax, which\n"
+    "                        onnx.parser reads; up to 16 MB of weights\n"
+    "                        inline, more with --external-data)\n"
     "  --dynamic NAME:DIM=LABEL\n"
     "                        name dim DIM of input NAME LABEL: a symbolic dim\n"
     "                        is renamed, a numeric one becomes symbolic\n"
@@ -75,7 +78,7 @@ static const char help[] =
     "                        errors, not warnings\n"
     "  --print-ir            print the IR after parsing and after lowering\n"
     "  --external-data       write initializers to OUT.data beside the model\n"
-    "                        (automatic when the model would pass 2 GB)\n"
+    "                        (automatic when an .onnx would pass 2 GB)\n"
     "  --no-external-data    never: a model over 2 GB is an error\n"
     "  --external-data-threshold BYTES\n"
     "                        smaller initializers stay in the model (1024)\n"
@@ -122,8 +125,8 @@ typedef struct Options {
 	const char *program;     /* --program of an archive */
 	int opset;
 	bool print_ir;
-	bool ort;       /* emit .ort instead of .onnx */
-	bool emit_set;  /* --emit given: the extension does not decide */
+	const char *emit;          /* --emit: the extension does not decide */
+	const BeWriter *writer;    /* the output format */
 	/* --dynamic and --static entries, joined by commas as the options
 	 * of symbolize-shapes take them */
 	char dynamic[MAXSYM * 256], statics[MAXSYM * 256];
@@ -139,7 +142,7 @@ typedef struct Options {
 	DrNames in_names, out_names;  /* --input-names, --output-names */
 	bool strip_paths, no_metadata, init_inputs, no_weights;
 	const char *report;           /* --report FILE.md */
-	OnnxExternal external;
+	BeExternal external;
 	uint64_t ext_threshold;
 } Options;
 
@@ -239,13 +242,23 @@ usage_error(const char *fmt, const char *what)
 	return EXIT_USAGE;
 }
 
+/* What the writers take of the options. */
+static BeOptions
+be_options(const Options *o)
+{
+	return (BeOptions){.opset = o->opset, .no_metadata = o->no_metadata,
+		.strip_paths = o->strip_paths, .init_inputs = o->init_inputs,
+		.no_weights = o->no_weights, .external = o->external,
+		.ext_threshold = o->ext_threshold};
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int
 parse_args(int argc, char **argv, Options *o)
 {
 	o->opset = 18;
 	o->level = -1;
-	o->ext_threshold = ONNX_EXT_THRESHOLD;
+	o->ext_threshold = BE_EXT_THRESHOLD;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		bool missing = false;
@@ -296,9 +309,9 @@ parse_args(int argc, char **argv, Options *o)
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--external-data")) {
-			o->external = ONNX_EXT_ALWAYS;
+			o->external = BE_EXT_ALWAYS;
 		} else if (!strcmp(a, "--no-external-data")) {
-			o->external = ONNX_EXT_NEVER;
+			o->external = BE_EXT_NEVER;
 		} else if ((v = optval(argc, argv, &i,
 		    "--external-data-threshold", &missing))) {
 			int64_t n;
@@ -328,11 +341,14 @@ parse_args(int argc, char **argv, Options *o)
 			if (rc >= 0)
 				return rc;
 		} else if ((v = optval(argc, argv, &i, "--emit", &missing))) {
-			if (strcmp(v, "onnx") && strcmp(v, "ort"))
-				return usage_error("--emit takes onnx or ort, "
-				    "not '%s'", v);
-			o->ort = !strcmp(v, "ort");
-			o->emit_set = true;
+			char names[64], fmt[96];
+			if (!be_writer_named(v)) {
+				snprintf(fmt, sizeof fmt, "--emit takes %s, "
+				    "not '%%s'", be_writer_names(names,
+				    sizeof names));
+				return usage_error(fmt, v);
+			}
+			o->emit = v;
 		} else if ((v = optval(argc, argv, &i, "--program", &missing))) {
 			o->program = v;
 		} else if ((v = optval(argc, argv, &i, "--weights", &missing))) {
@@ -367,16 +383,12 @@ parse_args(int argc, char **argv, Options *o)
 		return usage_error("%s", "no GRAPH given");
 	if (!o->out && !o->print_ir)
 		return usage_error("%s", "no output given (-o OUT.onnx)");
-	if (o->out && !o->emit_set) {
-		size_t n = strlen(o->out);
-		o->ort = n > 4 && !strcmp(o->out + n - 4, ".ort");
-	}
-	if (o->ort && (o->init_inputs || o->no_weights))
-		return usage_error("%s", "--keep-initializers-as-inputs and "
-		    "--no-weights are for .onnx output");
-	if (o->ort && o->external == ONNX_EXT_ALWAYS)
-		return usage_error("%s", "--external-data: an .ort file has "
-		    "no external data (it is one FlatBuffer); write ONNX");
+	o->writer = o->emit ? be_writer_named(o->emit) : o->out ?
+	    be_writer_for(o->out) : be_writers[0];
+	BeOptions bo = be_options(o);
+	const char *why = o->writer->check ? o->writer->check(&bo) : NULL;
+	if (why)
+		return usage_error("%s", why);
 	return -1;
 }
 
@@ -512,7 +524,7 @@ make_pipeline(Module *m, const PlRegistry *r, const Options *o,
 		return -1;
 	/* HardSwish: ONNX Runtime inlines its function body when it loads
 	 * an .onnx, but an .ort file needs a kernel, which it has not */
-	for (uint32_t i = 0; !o->ort && i < p->n; i++) {
+	for (uint32_t i = 0; o->writer->function_ops && i < p->n; i++) {
 		const onnxc_pass_info *pi = &p->steps[i].pass->info;
 		for (uint32_t k = 0; !strcmp(pi->name, "fuse-activations") &&
 		    k < pi->noptions; k++)
@@ -561,20 +573,6 @@ symbolize_options(Module *m, const Options *o, PmPipeline *p)
 		return -1;
 	}
 	return 0;
-}
-
-static const char *
-weights_text(const Options *o)
-{
-	if (o->ort)
-		return "inline in the .ort file";
-	if (o->no_weights)
-		return "not written (--no-weights): the weights are graph "
-		    "inputs without data";
-	if (o->init_inputs)
-		return "inline as initializers, also listed as graph inputs "
-		    "(--keep-initializers-as-inputs)";
-	return "inline as initializers (no external data)";
 }
 
 static double
@@ -665,19 +663,13 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		m->nerrors++;
 		rc = -2;
 	}
+	BeOptions bo = be_options(o);
 	if (rep && rc == 0 && onnx != fx)
-		dr_report_result(rep, onnx, o->out ? weights_text(o) : NULL);
+		dr_report_result(rep, onnx, o->out ? o->writer->weights(&bo)
+		    : NULL);
 	if (rc == 0 && o->out) {
-		OnnxOptions oo = {.opset = o->opset,
-			.no_metadata = o->no_metadata,
-			.strip_paths = o->strip_paths,
-			.init_inputs = o->init_inputs,
-			.no_weights = o->no_weights,
-			.external = o->external,
-			.ext_threshold = o->ext_threshold};
 		t0 = now_ms();
-		rc = o->ort ? ort_write(m, onnx, &oo, o->out)
-		    : onnx_write(m, onnx, &oo, o->out);
+		rc = o->writer->write(m, onnx, &bo, o->out);
 		if (rep && rc == 0)
 			dr_report_phase(rep, DR_WRITE, now_ms() - t0);
 	}

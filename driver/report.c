@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/onnx.h"
+#include "../backend/backend.h"
 #include "../lower/lower.h"
 #include "driver.h"
 
@@ -413,7 +413,7 @@ emit_text(void *ctx, FILE *f)
 	cell(f, m->file ? m->file : "");
 	fprintf(f, "` (%s)\n", r->form ? r->form : "not read");
 	fprintf(f, "- Opset: %d (IR version %d)\n", r->opset,
-	    onnx_ir_version(r->opset));
+	    be_ir_version(r->opset));
 	if (ok)
 		fputs("- Result: **converted**\n", f);
 	else

@@ -81,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		uint8_t *buf = NULL;
 		size_t len = 0;
-		rc = onnx_encode(m, g, &(OnnxOptions){.opset = opset}, &buf,
+		rc = onnx_encode(m, g, &(BeOptions){.opset = opset}, &buf,
 		    &len);
 		fz_check(m, &d, rc, 0, "onnx_encode");
 		if (rc == 0 && !len)

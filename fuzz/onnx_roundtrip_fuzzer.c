@@ -143,7 +143,7 @@ compare(Module *m, GraphId gid, int opset, const Onnx__ModelProto *p)
 {
 	const Graph *g = ir_graph(m, gid);
 	char b1[32];
-	same_int("ir_version", onnx_ir_version(opset), p->ir_version);
+	same_int("ir_version", be_ir_version(opset), p->ir_version);
 	if (p->n_opset_import < 1 || !p->graph)
 		differ("model", "an opset and a graph", "missing");
 	same("opset domain", "", p->opset_import[0]->domain);
@@ -215,7 +215,7 @@ compare_streamed(Module *m, GraphId g, int opset, const uint8_t *want,
 		snprintf(path, sizeof path, "%s/onnxc_fuzz_%d.onnx",
 		    access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp",
 		    (int)getpid());
-	OnnxOptions o = {.opset = opset, .split_nodes = 2, .threads = 1};
+	BeOptions o = {.opset = opset, .split_nodes = 2, .threads = 1};
 	if (onnx_write(m, g, &o, path) != 0)
 		differ("the streamed write", "written", "failed");
 	FILE *f = fopen(path, "rb");
@@ -250,7 +250,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *buf;
 		size_t len;
 		int errs = m->nerrors;
-		rc = onnx_encode(m, onnx, &(OnnxOptions){.opset = opset}, &buf,
+		rc = onnx_encode(m, onnx, &(BeOptions){.opset = opset}, &buf,
 		    &len);
 		fz_check(m, &d, rc, errs, "onnx_encode");
 		if (rc == 0) {

@@ -147,5 +147,25 @@ echo old >"$d/m.onnx.data"
     [ "$(ls -A "$d" | tr '\n' ' ')" = "m.onnx m.onnx.data " ] &&
     ok replace || bad replace "$(ls -A "$d")"
 
+# text (--emit text): more than 16 MB of tensors inline is an error naming
+# --external-data, leaving no file; with it, the data file is the ONNX
+# writer's, byte for byte, and the text names it
+d=$work/text
+mkdir -p "$d/big"
+"$gen" "$d/big" 1024 4200 >/dev/null || bad text-gen "genlinear failed"
+"$onnxc" "$d/big/graph.txt" --weights "$d/big/weights.safetensors" \
+	-o "$d/m.onnxtxt" 2>"$work/err"
+rc=$?
+[ "$rc" = 1 ] && grep -q "over the 16 MB.*--external-data" "$work/err" &&
+    [ -z "$(ls -A "$d" | grep -v big)" ] && ok text-refuses ||
+    bad text-refuses "exit $rc, $(ls -A "$d"): $(cat "$work/err")"
+B="$d/big/graph.txt --weights $d/big/weights.safetensors --external-data"
+"$onnxc" $B -o "$d/m.onnxtxt" 2>"$work/err" &&
+    "$onnxc" $B -o "$d/m.onnx" 2>>"$work/err" &&
+    cmp -s "$d/m.onnx.data" "$d/m.onnxtxt.data" &&
+    grep -q '"fc.weight" = \["location": "m.onnxtxt.data", "offset": "0", "length": "17203200"\]' \
+	"$d/m.onnxtxt" && ok text-external ||
+    bad text-external "$(ls -A "$d"): $(cat "$work/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

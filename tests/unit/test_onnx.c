@@ -175,7 +175,7 @@ tiny(Fix *f)
 static Onnx__ModelProto *
 encode(Fix *f, GraphId g, int opset, uint8_t **buf, size_t *len)
 {
-	OnnxOptions o = {.opset = opset};
+	BeOptions o = {.opset = opset};
 	if (onnx_encode(f->m, g, &o, buf, len) != 0)
 		fail_msg("encode failed:\n%s", diag(f));
 	Onnx__ModelProto *p = onnx__model_proto__unpack(NULL, *len, *buf);
@@ -271,9 +271,9 @@ test_ir_version(void **state)
 		{23, 11}, {13, 7}, {7, 3},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-		assert_int_equal(onnx_ir_version(want[i][0]), want[i][1]);
-	assert_int_equal(onnx_ir_version(6), 0);
-	assert_int_equal(onnx_ir_version(99), 0);
+		assert_int_equal(be_ir_version(want[i][0]), want[i][1]);
+	assert_int_equal(be_ir_version(6), 0);
+	assert_int_equal(be_ir_version(99), 0);
 }
 
 static void
@@ -645,7 +645,7 @@ test_write(void **state)
 {
 	Fix *f = *state;
 	GraphId g = tiny(f);
-	OnnxOptions o = {.opset = 17};
+	BeOptions o = {.opset = 17};
 	uint8_t *buf;
 	size_t len;
 	assert_int_equal(onnx_encode(f->m, g, &o, &buf, &len), 0);
@@ -688,7 +688,7 @@ test_write_fails(void **state)
 {
 	Fix *f = *state;
 	GraphId g = tiny(f);
-	OnnxOptions o = {.opset = 17};
+	BeOptions o = {.opset = 17};
 	char path[160];
 	snprintf(path, sizeof path, "%s/no/such/dir/model.onnx", f->dir);
 	assert_int_equal(onnx_write(f->m, g, &o, path), -1);
@@ -708,7 +708,7 @@ test_write_error(void **state)
 {
 	Fix *f = *state;
 	GraphId g = tiny(f);
-	OnnxOptions o = {.opset = 17};
+	BeOptions o = {.opset = 17};
 	char path[128];
 	snprintf(path, sizeof path, "%s/model.onnx", f->dir);
 	fflush(NULL);
@@ -735,7 +735,7 @@ test_errors(void **state)
 	GraphId g = tiny(f);
 	uint8_t *buf = (uint8_t *)"x";
 	size_t len = 1;
-	OnnxOptions bad = {.opset = 5};
+	BeOptions bad = {.opset = 5};
 	assert_int_equal(onnx_encode(f->m, g, &bad, &buf, &len), -1);
 	assert_null(buf);
 	assert_non_null(strstr(diag(f), "opset 5 is not supported"));
@@ -743,7 +743,7 @@ test_errors(void **state)
 	/* the same value output twice */
 	Graph *gp = ir_graph(f->m, g);
 	ir_add_output(gp, gp->outputs[0], OUT_USER, 0);
-	OnnxOptions o = {.opset = 17};
+	BeOptions o = {.opset = 17};
 	assert_int_equal(onnx_encode(f->m, g, &o, &buf, &len), -1);
 	assert_non_null(strstr(diag(f), "internal error in the ONNX backend: "
 	    "'y' is output twice"));
@@ -785,7 +785,7 @@ test_too_big(void **state)
 	ir_add_output(g, out(g, id), OUT_USER, 0);
 	char path[128];
 	snprintf(path, sizeof path, "%s/big.onnx", f->dir);
-	OnnxOptions o = {.opset = 17, .external = ONNX_EXT_NEVER};
+	BeOptions o = {.opset = 17, .external = BE_EXT_NEVER};
 	assert_int_equal(onnx_write(m, m->main, &o, path), -1);
 	assert_non_null(strstr(diag(f), "over the 2 GB limit of a single "
 	    "ONNX file, and --no-external-data forbids"));
@@ -947,7 +947,7 @@ test_split_nodes(void **state)
 	}
 	ir_add_output(g, prev, OUT_USER, 0);
 
-	OnnxOptions one = {.opset = 17, .split_nodes = UINT32_MAX};
+	BeOptions one = {.opset = 17, .split_nodes = UINT32_MAX};
 	uint8_t *want, *buf;
 	size_t wlen, len;
 	assert_int_equal(onnx_encode(m, m->main, &one, &want, &wlen), 0);
@@ -964,8 +964,10 @@ test_split_nodes(void **state)
 		bool streams;
 	} ways[] = {{0, true}, {5, false}, {2, false}, {-1, false}};
 	for (int k = 0; k < 8; k++) {
-		OnnxOptions o = {.opset = 17, .split_nodes = 100,
-			.threads = k % 2, .stream_width = ways[k / 2].width};
+		unsigned streamed = 0;
+		BeOptions o = {.opset = 17, .split_nodes = 100,
+			.threads = k % 2, .stream_width = ways[k / 2].width,
+			.streamed = &streamed};
 		if (k < 2) {
 			assert_int_equal(onnx_encode(m, m->main, &o, &buf,
 			    &len), 0);
@@ -975,10 +977,8 @@ test_split_nodes(void **state)
 		}
 		char path[128];
 		snprintf(path, sizeof path, "%s/split.onnx", f->dir);
-		unsigned streamed = onnx_streamed();
 		assert_int_equal(onnx_write(m, m->main, &o, path), 0);
-		assert_int_equal(onnx_streamed() - streamed,
-		    ways[k / 2].streams);
+		assert_int_equal(streamed, ways[k / 2].streams);
 		char *file = slurp(path, &len);
 		assert_non_null(file);
 		assert_int_equal(len, wlen);
@@ -991,7 +991,7 @@ test_split_nodes(void **state)
 	 * nodes stay on one thread, and the bytes are still the same */
 	ir_val(g, ir_nodep(g, 1234)->out)->name = 0;
 	assert_int_equal(onnx_encode(m, m->main, &one, &want, &wlen), 0);
-	OnnxOptions o = {.opset = 17, .split_nodes = 100};
+	BeOptions o = {.opset = 17, .split_nodes = 100};
 	assert_int_equal(onnx_encode(m, m->main, &o, &buf, &len), 0);
 	assert_int_equal(len, wlen);
 	assert_memory_equal(buf, want, wlen);

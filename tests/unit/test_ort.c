@@ -288,7 +288,7 @@ tiny(Fix *f)
 static const uint8_t *
 encode(Fix *f, GraphId g, int opset)
 {
-	OnnxOptions o = {.opset = opset};
+	BeOptions o = {.opset = opset};
 	free(f->buf);
 	f->buf = NULL;
 	if (ort_encode(f->m, g, &o, &f->buf, &f->len) != 0)
@@ -534,7 +534,7 @@ test_write(void **state)
 	GraphId g = tiny(f);
 	char path[128];
 	snprintf(path, sizeof path, "%s/m.ort", f->dir);
-	OnnxOptions o = {.opset = 17};
+	BeOptions o = {.opset = 17};
 	assert_int_equal(ort_write(f->m, g, &o, path), 0);
 	encode(f, g, 17);
 	FILE *fp = fopen(path, "rb");
@@ -565,7 +565,7 @@ test_errors(void **state)
 	Module *m = f->m;
 	uint8_t *buf;
 	size_t len;
-	OnnxOptions o = {.opset = 16};
+	BeOptions o = {.opset = 16};
 	GraphId gid = tiny(f);
 	assert_int_equal(ort_encode(m, gid, &o, &buf, &len), -1);
 	assert_non_null(strstr(diag(f), "opset 16 cannot be written"));
@@ -618,7 +618,7 @@ test_too_big(void **state)
 	ir_add_output(g, out(g, add), OUT_USER, 0);
 	char path[128];
 	snprintf(path, sizeof path, "%s/big.ort", f->dir);
-	OnnxOptions o = {.opset = 17};
+	BeOptions o = {.opset = 17};
 	assert_int_equal(ort_write(m, gid, &o, path), -1);
 	assert_non_null(strstr(diag(f), "2560 MB of weights"));
 	assert_non_null(strstr(diag(f), "external data"));

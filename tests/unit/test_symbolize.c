@@ -511,7 +511,7 @@ convert(Run *r, uint8_t **buf)
 	GraphId onnx;
 	assert_int_equal(pass_lower(r->m, r->g, &onnx, 18), 0);
 	size_t len;
-	OnnxOptions o = {.opset = 18};
+	BeOptions o = {.opset = 18};
 	assert_int_equal(onnx_encode(r->m, onnx, &o, buf, &len), 0);
 	Onnx__ModelProto *p = onnx__model_proto__unpack(NULL, len, *buf);
 	assert_non_null(p);
