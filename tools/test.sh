@@ -12,6 +12,16 @@ status=0
 
 run() { echo "== $*"; "$@" || status=1; }
 
+# ../shared's torch-env (real PyTorch, onnx 1.20) first: e2e.text_roundtrip
+# reads models back with its onnx (Debian's 1.12 cannot), and
+# tests/python/run.sh runs in it; setting up is idempotent (~5 min once)
+te=$top/../shared/tools/torch-env
+if [ -x "$te" ]; then
+  if [ "$(id -u)" = 0 ]; then run "$te" setup 2.14
+  elif sudo -n true 2>/dev/null; then run sudo -n "$te" setup 2.14
+  fi
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs" 2>&1 | grep -E 'warning:|error:' && status=1
 run ctest --test-dir build --output-on-failure -j"$jobs"
