@@ -186,6 +186,21 @@ put_check(void *ctx, const void *p, size_t n)
 	return 0;
 }
 
+/* What a writer is handed, copied out. */
+typedef struct Sink {
+	float *to;
+	uint64_t at;    /* bytes */
+} Sink;
+
+static int
+put_copy(void *ctx, const void *p, size_t n)
+{
+	Sink *k = ctx;
+	memcpy((char *)k->to + k->at, p, n);
+	k->at += n;
+	return 0;
+}
+
 static int
 emit_tensor(void *ctx, BeOut *o)
 {
@@ -322,6 +337,67 @@ convbn_scales_a_big_weight_as_it_streams(void **state)
 	unmapped(w, n);
 }
 
+/* A deferred weight made from another deferred weight: fold-scales on
+ * the conv fuse-conv-bn made.  Its fill reads the first one's pages as
+ * the writer streams it, which makes that one into the scratch file on
+ * the way (the fault handler), and the bytes are the product of both. */
+static void
+scales_on_a_deferred_weight_make_it_on_the_way(void **state)
+{
+	Fix *f = *state;
+	enum { M = 256, C = 128, K = 3 };
+	const uint64_t n = (uint64_t)M * C * K * K;
+	const float *w = mapped(n);
+	static float g[M], h[M], mu[M], var[M], two[M];
+	for (int i = 0; i < M; i++) {
+		g[i] = 1 + i % 3 * 0.5f;
+		h[i] = 0.25f;
+		mu[i] = 0;
+		var[i] = 1 + i % 2;
+		two[i] = 2 + i % 4;
+	}
+	const int64_t sx[] = {1, C, 8, 8}, sy[] = {1, M, 6, 6};
+	const int64_t sw[] = {M, C, K, K}, sm[] = {M}, sc[] = {1, M, 1, 1};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	ValId wt = input(f, "conv.weight", DT_F32, 4, sw, ROLE_PARAM, w);
+	ValId a = input(f, "bn.weight", DT_F32, 1, sm, ROLE_PARAM, g);
+	ValId b = input(f, "bn.bias", DT_F32, 1, sm, ROLE_PARAM, h);
+	ValId m = input(f, "bn.mean", DT_F32, 1, sm, ROLE_BUFFER, mu);
+	ValId v = input(f, "bn.var", DT_F32, 1, sm, ROLE_BUFFER, var);
+	ValId k = input(f, "k", DT_F32, 4, sc, ROLE_CONST, two);
+	ValId cv = onnx(f, "Conv", "conv", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(x), arg_val(wt)});
+	ValId bn = onnx(f, "BatchNormalization", "bn", DT_F32, 4, sy, 6,
+	    (Arg[]){arg_val(cv), arg_val(a), arg_val(b), arg_val(m),
+	    arg_val(v), kw(f, "epsilon", arg_float(1e-5))});
+	ValId mul = onnx(f, "Mul", "k_bn", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(bn), arg_val(k)});
+	output(f, relu(f, "y", mul, 4, sy));
+	if (run(f, "fuse-conv-bn,dce,fold-scales,dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "BatchNormalization"), 0);
+	assert_int_equal(count_op(f, "Mul"), 0);
+	const Tensor *nw = weight_of(f, find_op(f, "Conv"), 1);
+	assert_streamed(nw, w, n);
+	/* as the writer has them made: the same numbers a direct read gets */
+	float *seen = malloc(n * 4);
+	assert_non_null(seen);
+	Sink sink = {seen, 0};
+	assert_int_equal(be_src_make(nw->data, nw->nbytes, put_copy, &sink),
+	    0);
+	assert_int_equal(sink.at, n * 4);
+	const float *o = nw->data;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t ch = i / (C * K * K);
+		double s = g[ch] / sqrt((double)var[ch] + 1e-5);
+		float once = (float)(wv(i) * s);
+		if (o[i] != (float)((double)once * two[ch]) || seen[i] != o[i])
+			fail_msg("element %llu", (unsigned long long)i);
+	}
+	free(seen);
+	unmapped(w, n);
+}
+
 /* --------------------------------------------------------- fold-scales */
 
 static void
@@ -451,6 +527,7 @@ main(void)
 		T(deferred_tensors_are_made_as_written_or_when_read),
 		T(convbn_scales_a_big_weight_as_it_streams),
 		T(scales_scale_a_big_weight_as_it_streams),
+		T(scales_on_a_deferred_weight_make_it_on_the_way),
 		T(fold_shares_views_streams_slices_and_leaves_transposes),
 		T(cse_tells_big_constants_apart_by_place),
 #undef T
