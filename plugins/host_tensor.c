@@ -60,6 +60,7 @@ static struct {
 	Later *later;   /* by offset */
 	uint32_t nlater, clater;
 	unsigned char *wbuf;         /* WPIECE: pieces made as written */
+	uint64_t page;               /* (read in the signal handler) */
 	struct sigaction old_segv;
 } spill = {.fd = -1};
 
@@ -91,6 +92,7 @@ spill_open(void)
 	if (spill.fd != -1)
 		return spill.fd >= 0;
 	spill.fd = -2;
+	spill.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	int fd = scratch_fd();
 	if (fd < 0)
 		return false;
@@ -171,8 +173,7 @@ spill_make(uint64_t nb, size_t es, int (*fill)(void *, uint64_t, uint64_t,
 static uint64_t
 page_up(uint64_t n)
 {
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-	return (n + pg - 1) / pg * pg;
+	return (n + spill.page - 1) / spill.page * spill.page;
 }
 
 /* The deferred tensor whose reserved pages hold scratch offset off. */
@@ -216,7 +217,9 @@ make_now(Later *l)
 }
 
 /* A read of a deferred tensor not yet made: make it, and the read goes
- * on.  Faults anywhere else are not ours. */
+ * on (the fault is the reader's own, synchronous; making it takes system
+ * calls and the pass's fill, which computes from mapped bytes).  Faults
+ * anywhere else are not ours. */
 static void
 on_segv(int sig, siginfo_t *si, void *uc)
 {
