@@ -167,6 +167,20 @@ be_src_note_changed(int fd)
 			changed = i;
 }
 
+static BeMake maker;
+
+void
+be_src_maker(BeMake make)
+{
+	maker = make;
+}
+
+int
+be_src_make(const void *p, size_t n, BePut put, void *put_ctx)
+{
+	return maker ? maker(p, n, put, put_ctx) : -1;
+}
+
 /* The last resort: through a buffer of ours. */
 static int
 copy_rw(int out, int in, uint64_t off, uint64_t n)

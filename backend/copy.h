@@ -39,6 +39,17 @@ const char *be_src_same(dev_t dev, ino_t ino);
 const char *be_src_changed(void);
 void be_src_note_changed(int fd);
 
+/* Bytes made as they are written (plugins/host_tensor.c: a deferred
+ * tensor_make).  make hands p[0, n)'s bytes to put a piece at a time and
+ * returns 0 or the first nonzero put or fill returned, or -1 when p[0, n)
+ * is not made that way (its bytes are in the source's file, or nowhere
+ * known).  One maker per process; NULL removes it. */
+typedef int (*BePut)(void *ctx, const void *p, size_t n);
+typedef int (*BeMake)(const void *p, size_t n, BePut put, void *put_ctx);
+void be_src_maker(BeMake make);
+/* The maker's answer for p[0, n); -1 without a maker. */
+int be_src_make(const void *p, size_t n, BePut put, void *put_ctx);
+
 /* Copy n bytes of in from offset off to the current position of out.
  * Returns 0 or an errno value; a source that ends early is noted as
  * changed and gives ESTALE. */

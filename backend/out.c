@@ -461,11 +461,27 @@ kick(BeOut *o)
 #endif
 }
 
+static int write_piece(BeOut *o, const void *p, size_t n);
+
+static int
+put_made(void *o, const void *p, size_t n)
+{
+	return write_piece(o, p, n);
+}
+
 static int
 write_piece(BeOut *o, const void *p, size_t n)
 {
 	int sfd;
 	uint64_t off;
+	/* bytes made only now (a weight a pass changed) go as plain bytes,
+	 * a piece at a time, from a buffer outside any source */
+	int made = n >= KERNEL_MIN ? be_src_make(p, n, put_made, o) : -1;
+	if (made >= 0) {
+		if (!o->err && made)
+			o->err = made;
+		return o->err;
+	}
 	o->pos += n;
 	if (n >= KERNEL_MIN && be_src_find(p, n, &sfd, &off)) {
 		if (flush(o) == 0)

@@ -653,6 +653,7 @@ const onnxc_host_api pl_host = {
 	.tensor_make = h_tensor_make,
 	.tensor_view = h_tensor_view,
 	.bytes_done = h_bytes_done,
+	.tensor_make_deferred = h_tensor_make_deferred,
 };
 
 /* ------------------------------------------------------------- calling */

@@ -63,6 +63,10 @@ onnxc_tensor h_tensor_make(onnxc_ctx *c, uint32_t dtype, int32_t rank,
 onnxc_tensor h_tensor_view(onnxc_ctx *c, onnxc_tensor t, int32_t rank,
     const int64_t *dims);
 void h_bytes_done(onnxc_ctx *c, const void *p, uint64_t n);
+onnxc_tensor h_tensor_make_deferred(onnxc_ctx *c, uint32_t dtype,
+    int32_t rank, const int64_t *dims,
+    int (*fill)(void *, uint64_t, uint64_t, void *), const void *user,
+    uint64_t user_size);
 onnxc_tensor h_tensor_new(onnxc_ctx *c, uint32_t dtype, int32_t rank,
     const int64_t *dims, const void *data);
 onnxc_value h_constant_input(onnxc_ctx *c, onnxc_graph g, const char *name,

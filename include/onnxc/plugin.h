@@ -26,7 +26,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 6
+#define ONNXC_PLUGIN_ABI_MINOR 7
 
 /* ------------------------------------------------------------ status */
 
@@ -489,6 +489,21 @@ struct onnxc_host_api {
 	 * pages go (they are read again from the file when needed).  For a
 	 * fill that reads across a whole weight per piece (a transpose) */
 	void (*bytes_done)(onnxc_ctx *ctx, const void *p, uint64_t n);
+	/* ---- ABI 1.7 ---- */
+	/* tensor_make, deferred: the host keeps a copy of user[0, user_size)
+	 * and calls fill on that copy only when the bytes are needed.  A big
+	 * tensor is then made as the writer streams the output, a piece at a
+	 * time straight into it (never into a scratch file that is then
+	 * copied out), or, when something reads its bytes before (a later
+	 * pass), a piece at a time into the scratch file at that moment.  So
+	 * fill may use only what the copy holds and the pointers in it to
+	 * tensor bytes (weights stay mapped until the output is written); it
+	 * may run more than once (each write of the tensor), in element order
+	 * each time, and gives the same bytes every time */
+	onnxc_tensor (*tensor_make_deferred)(onnxc_ctx *ctx, uint32_t dtype,
+	    int32_t rank, const int64_t *dims,
+	    int (*fill)(void *user, uint64_t first, uint64_t count, void *out),
+	    const void *user, uint64_t user_size);
 };
 
 /* Tensors of at least this many bytes are compared by where their bytes

@@ -462,15 +462,49 @@ onnxc_rw_scale_fill(void *user, uint64_t first, uint64_t count, void *out)
 	return 0;
 }
 
+/* onnxc_rw_scaling in one block the host can copy (tensor_make_deferred):
+ * the m scales follow this header. */
+typedef struct onnxc_rw_scaling_block {
+	const float *w;
+	uint64_t m, inner;
+} onnxc_rw_scaling_block;
+
+static inline int
+onnxc_rw_scale_fill_block(void *user, uint64_t first, uint64_t count,
+    void *out)
+{
+	const onnxc_rw_scaling_block *b = (const onnxc_rw_scaling_block *)user;
+	onnxc_rw_scaling sc = {b->w, (const double *)(const void *)(b + 1),
+	    b->m, b->inner};
+	return onnxc_rw_scale_fill(&sc, first, count, out);
+}
+
 /* A new initializer holding f32 weights w (shaped as t) scaled as
- * onnxc_rw_scaling says.  A host with tensor_make (ABI 1.6) makes it a
- * piece at a time, so a big weight is never held whole. */
+ * onnxc_rw_scaling says.  A host with tensor_make_deferred (ABI 1.7)
+ * makes it only as it is written, straight into the output; one with
+ * tensor_make (ABI 1.6) makes it now, a piece at a time into a scratch
+ * file; either way a big weight is never held whole. */
 static inline onnxc_value
 onnxc_rw_scaled(onnxc_rw *r, const char *name, const onnxc_tensor_info *t,
     const onnxc_rw_scaling *sc)
 {
 	onnxc_tensor x = 0;
-	if (ONNXC_HOST_HAS(r->h, tensor_make)) {
+	if (ONNXC_HOST_HAS(r->h, tensor_make_deferred)) {
+		uint64_t size = sizeof(onnxc_rw_scaling_block) +
+		    sc->m * sizeof(double);
+		onnxc_rw_scaling_block *b = (onnxc_rw_scaling_block *)
+		    malloc((size_t)size);
+		if (b) {
+			b->w = sc->w;
+			b->m = sc->m;
+			b->inner = sc->inner;
+			memcpy(b + 1, sc->s, (size_t)(sc->m * sizeof(double)));
+			x = r->h->tensor_make_deferred(r->ctx, ONNXC_DT_F32,
+			    t->rank, t->dims, onnxc_rw_scale_fill_block, b,
+			    size);
+		}
+		free(b);
+	} else if (ONNXC_HOST_HAS(r->h, tensor_make)) {
 		x = r->h->tensor_make(r->ctx, ONNXC_DT_F32, t->rank, t->dims,
 		    onnxc_rw_scale_fill, (void *)sc);
 	} else {

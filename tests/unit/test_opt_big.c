@@ -4,7 +4,9 @@
  * a mapped weight is), fuse-conv-bn and fold-scales scale weights through
  * it, fold shares a view's bytes, streams a slice and leaves a big
  * Transpose alone, and cse tells big constants apart by where their bytes
- * are.  Weights here are mapped from a file, as onnxc maps them. */
+ * are.  A deferred tensor (tensor_make_deferred) is made only as the
+ * writer streams it, or into the scratch file when something reads it
+ * first.  Weights here are mapped from a file, as onnxc maps them. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <cmocka.h>
 
 #include "backend/copy.h"
+#include "backend/out.h"
 #include "pipeline/pipeline.h"
 #include "plugins/host.h"
 #include "pass_fixture.h"
@@ -150,6 +153,143 @@ make_fills_big_tensors_a_piece_at_a_time(void **state)
 	pl_ctx_fini(&c);
 }
 
+/* ------------------------------------------------- tensor_make_deferred */
+
+/* The host copies a deferred tensor's user data: the counts are reached
+ * through a pointer in the copy. */
+typedef struct Ref {
+	Pieces *p;
+} Ref;
+
+static int
+fill_ref(void *user, uint64_t first, uint64_t count, void *out)
+{
+	return fill_index(((Ref *)user)->p, first, count, out);
+}
+
+/* What a writer is handed: checked against wv, element by element. */
+typedef struct Got {
+	uint64_t next, most;
+} Got;
+
+static int
+put_check(void *ctx, const void *p, size_t n)
+{
+	Got *g = ctx;
+	const float *f = p;
+	assert_int_equal(n % 4, 0);
+	for (size_t i = 0; i < n / 4; i++)
+		if (f[i] != wv(g->next + i))
+			fail_msg("element %llu", (unsigned long long)(g->next + i));
+	g->next += n / 4;
+	g->most = n > g->most ? n : g->most;
+	return 0;
+}
+
+/* What a writer is handed, copied out. */
+typedef struct Sink {
+	float *to;
+	uint64_t at;    /* bytes */
+} Sink;
+
+static int
+put_copy(void *ctx, const void *p, size_t n)
+{
+	Sink *k = ctx;
+	memcpy((char *)k->to + k->at, p, n);
+	k->at += n;
+	return 0;
+}
+
+static int
+emit_tensor(void *ctx, BeOut *o)
+{
+	const Tensor *t = ctx;
+	return be_out_write(o, t->data, t->nbytes);
+}
+
+static void
+deferred_tensors_are_made_as_written_or_when_read(void **state)
+{
+	Fix *f = *state;
+	onnxc_ctx c;
+	pl_ctx_init(&c, f->m, f->reg);
+	const uint64_t n = 3 << 20;
+	const int64_t big[] = {(int64_t)n}, small[] = {100};
+	Pieces p = {0};
+	Ref ref = {&p};
+	onnxc_tensor bt = pl_host.tensor_make_deferred(&c, DT_F32, 1, big,
+	    fill_ref, &ref, sizeof ref);
+	assert_int_not_equal(bt, 0);
+	const Tensor *tp = ir_tensorp(f->m, bt);
+	assert_int_equal(tp->nbytes, n * 4);
+	assert_int_equal(p.calls, 0);          /* nothing made yet */
+	assert_streamed(tp, NULL, 0);
+	/* a writer has it made, a bounded piece at a time, as often as it
+	 * writes it, and it stays unmade */
+	for (int k = 0; k < 2; k++) {
+		Got g = {0};
+		p = (Pieces){0};
+		assert_int_equal(be_src_make(tp->data, tp->nbytes, put_check,
+		    &g), 0);
+		assert_int_equal(g.next, n);
+		assert_true(p.calls > 1 && g.most <= (1u << 20));
+	}
+	/* into a file, through the output's buffer */
+	char dir[] = "/tmp/onnxc-test-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/t.bin", dir);
+	p = (Pieces){0};
+	assert_int_equal(be_write_atomic(f->m, path, emit_tensor,
+	    (void *)tp), 0);
+	assert_int_equal(p.next, n);
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	float buf[4096];
+	for (uint64_t i = 0; i < n; i += 4096) {
+		assert_int_equal(fread(buf, 4, 4096, fp), 4096);
+		for (int j = 0; j < 4096; j++)
+			if (buf[j] != wv(i + (uint64_t)j))
+				fail_msg("file element %llu",
+				    (unsigned long long)(i + (uint64_t)j));
+	}
+	fclose(fp);
+	unlink(path);
+	rmdir(dir);
+	/* a reader (a later pass) has it made into the scratch file on its
+	 * first read; writers then copy those bytes */
+	p = (Pieces){0};
+	const float *d = tp->data;
+	assert_true(d[12345] == wv(12345));
+	assert_int_equal(p.next, n);
+	assert_true(d[n - 1] == wv(n - 1));
+	Got g = {0};
+	assert_int_equal(be_src_make(tp->data, tp->nbytes, put_check, &g),
+	    -1);
+	/* a writer asking for other than whole elements of one tensor has
+	 * it made into the scratch file, and copies */
+	Pieces q = {0};
+	Ref rq = {&q};
+	onnxc_tensor ut = pl_host.tensor_make_deferred(&c, DT_F32, 1, big,
+	    fill_ref, &rq, sizeof rq);
+	const Tensor *up = ir_tensorp(f->m, ut);
+	assert_int_equal(be_src_make((const char *)up->data + 2, 1 << 20,
+	    put_check, &g), -1);
+	assert_int_equal(q.next, n);
+	assert_true(((const float *)up->data)[77] == wv(77));
+	/* a small one is made at once, in the arena */
+	Pieces r = {0};
+	Ref rr = {&r};
+	onnxc_tensor st = pl_host.tensor_make_deferred(&c, DT_F32, 1, small,
+	    fill_ref, &rr, sizeof rr);
+	assert_int_equal(r.calls, 1);
+	int fd;
+	uint64_t off;
+	assert_false(be_src_find(ir_tensorp(f->m, st)->data, 400, &fd,
+	    &off));
+	pl_ctx_fini(&c);
+}
+
 /* -------------------------------------------------------- fuse-conv-bn */
 
 static void
@@ -194,6 +334,67 @@ convbn_scales_a_big_weight_as_it_streams(void **state)
 		if (o[i] != (float)(wv(i) * s))
 			fail_msg("element %llu", (unsigned long long)i);
 	}
+	unmapped(w, n);
+}
+
+/* A deferred weight made from another deferred weight: fold-scales on
+ * the conv fuse-conv-bn made.  Its fill reads the first one's pages as
+ * the writer streams it, which makes that one into the scratch file on
+ * the way (the fault handler), and the bytes are the product of both. */
+static void
+scales_on_a_deferred_weight_make_it_on_the_way(void **state)
+{
+	Fix *f = *state;
+	enum { M = 256, C = 128, K = 3 };
+	const uint64_t n = (uint64_t)M * C * K * K;
+	const float *w = mapped(n);
+	static float g[M], h[M], mu[M], var[M], two[M];
+	for (int i = 0; i < M; i++) {
+		g[i] = 1 + i % 3 * 0.5f;
+		h[i] = 0.25f;
+		mu[i] = 0;
+		var[i] = 1 + i % 2;
+		two[i] = 2 + i % 4;
+	}
+	const int64_t sx[] = {1, C, 8, 8}, sy[] = {1, M, 6, 6};
+	const int64_t sw[] = {M, C, K, K}, sm[] = {M}, sc[] = {1, M, 1, 1};
+	ValId x = input(f, "x", DT_F32, 4, sx, ROLE_USER_INPUT, NULL);
+	ValId wt = input(f, "conv.weight", DT_F32, 4, sw, ROLE_PARAM, w);
+	ValId a = input(f, "bn.weight", DT_F32, 1, sm, ROLE_PARAM, g);
+	ValId b = input(f, "bn.bias", DT_F32, 1, sm, ROLE_PARAM, h);
+	ValId m = input(f, "bn.mean", DT_F32, 1, sm, ROLE_BUFFER, mu);
+	ValId v = input(f, "bn.var", DT_F32, 1, sm, ROLE_BUFFER, var);
+	ValId k = input(f, "k", DT_F32, 4, sc, ROLE_CONST, two);
+	ValId cv = onnx(f, "Conv", "conv", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(x), arg_val(wt)});
+	ValId bn = onnx(f, "BatchNormalization", "bn", DT_F32, 4, sy, 6,
+	    (Arg[]){arg_val(cv), arg_val(a), arg_val(b), arg_val(m),
+	    arg_val(v), kw(f, "epsilon", arg_float(1e-5))});
+	ValId mul = onnx(f, "Mul", "k_bn", DT_F32, 4, sy, 2,
+	    (Arg[]){arg_val(bn), arg_val(k)});
+	output(f, relu(f, "y", mul, 4, sy));
+	if (run(f, "fuse-conv-bn,dce,fold-scales,dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "BatchNormalization"), 0);
+	assert_int_equal(count_op(f, "Mul"), 0);
+	const Tensor *nw = weight_of(f, find_op(f, "Conv"), 1);
+	assert_streamed(nw, w, n);
+	/* as the writer has them made: the same numbers a direct read gets */
+	float *seen = malloc(n * 4);
+	assert_non_null(seen);
+	Sink sink = {seen, 0};
+	assert_int_equal(be_src_make(nw->data, nw->nbytes, put_copy, &sink),
+	    0);
+	assert_int_equal(sink.at, n * 4);
+	const float *o = nw->data;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t ch = i / (C * K * K);
+		double s = g[ch] / sqrt((double)var[ch] + 1e-5);
+		float once = (float)(wv(i) * s);
+		if (o[i] != (float)((double)once * two[ch]) || seen[i] != o[i])
+			fail_msg("element %llu", (unsigned long long)i);
+	}
+	free(seen);
 	unmapped(w, n);
 }
 
@@ -323,8 +524,10 @@ main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(make_fills_big_tensors_a_piece_at_a_time),
+		T(deferred_tensors_are_made_as_written_or_when_read),
 		T(convbn_scales_a_big_weight_as_it_streams),
 		T(scales_scale_a_big_weight_as_it_streams),
+		T(scales_on_a_deferred_weight_make_it_on_the_way),
 		T(fold_shares_views_streams_slices_and_leaves_transposes),
 		T(cse_tells_big_constants_apart_by_place),
 #undef T
