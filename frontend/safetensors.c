@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "reader.h"
 #include "safetensors.h"
 
 struct StFile {
@@ -751,15 +752,6 @@ little_endian(void)
 	return b == 1;
 }
 
-const char *
-st_kind(unsigned mode)
-{
-	return S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
-	    : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode)
-	    ? "a block device" : S_ISDIR(mode) ? "a directory"
-	    : "of an unknown kind";
-}
-
 int
 st_fd(const StFile *f, const void **map, size_t *len)
 {
@@ -797,7 +789,7 @@ open_file(Module *m, const char *path)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		bad(f, NULL, "not a regular file (it is %s)",
-		    st_kind(st.st_mode));
+		    fe_file_kind(st.st_mode));
 		goto fail;
 	}
 	if (st.st_size < 8) {
