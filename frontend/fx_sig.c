@@ -5,7 +5,7 @@
  *                       input_specs/output_specs, and the 2.1-2.2 repr
  *                       with inputs_to_parameters/buffers_to_mutate maps;
  *   Range constraints:  kept as text in Module.ranges and parsed into the
- *                       range table (sym.c), in every layout;
+ *                       range table (sym_range.c), in every layout;
  *   Equality constraints: (2.1-2.2) pairs of InputDim into Module.eqs.
  *
  * The dataclass reprs are parsed into a small tree of Python values first
@@ -547,7 +547,7 @@ bracketed(Parser *p, bool keep)
 	}
 }
 
-/* The range table (sym.c) from the text; ranges are advisory, so text
+/* The range table (sym_range.c) from the text; ranges are advisory, so text
  * that does not read is a warning. */
 static void
 ranges(Parser *p, StrId text, Loc at)
