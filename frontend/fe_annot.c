@@ -8,7 +8,7 @@
 
 #include "fe.h"
 
-/* Dims of one tensor type, as in safetensors.c; PyTorch allows fewer. */
+/* Dims of one tensor type, as in st_header.c; PyTorch allows fewer. */
 enum { MAXRANK = 64 };
 
 /* Quoted input in messages is cut to this many bytes. */

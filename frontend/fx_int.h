@@ -229,7 +229,7 @@ typedef struct Ctx {
 	uint32_t nbinds, cbinds;
 	StrMap nout;      /* producer StrId -> largest getitem index + 1 */
 	StrId trace;
-	/* the last annotation text fx_annot_same read, and its static type */
+	/* the last annotation text fx_stmt.c read, and its static type */
 	struct {
 		const char *s;
 		size_t n;
@@ -303,10 +303,6 @@ int fx_dotted(Ctx *c, Token *parts, int max);
 StrId fx_opname(Module *m, const Token *parts, int n);
 /* one argument; *name gets the name of a plain value reference */
 bool fx_arg(Ctx *c, Arg *out, StrId *name, int depth);
-
-/* fe_annot for value v of the body being parsed; a text equal to the last
- * one (a chain of nodes of one type) copies that value's static type. */
-int fx_annot_same(Ctx *c, ValId v, const char *text, size_t n, Loc loc);
 
 /* fx_sig.c: the "Graph signature:", "Range constraints:" and "Equality
  * constraints:" sections, starting at the current token (the section's
