@@ -17,10 +17,7 @@
 #include "backend/copy.h"
 #include "backend/out.h"
 #include "driver/driver.h"
-#include "frontend/fx.h"
-#include "frontend/pt2.h"
-#include "frontend/safetensors.h"
-#include "frontend/zip.h"
+#include "frontend/reader.h"
 #include "ir/ir.h"
 #include "lower/lower.h"
 #include "pipeline/pipeline.h"
@@ -407,7 +404,7 @@ map_source(Module *m, const char *path, void **map, size_t *len, int *fd)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ir_error(m, (Loc){0}, "'%s' is not a regular file (it is %s)",
-		    path, st_kind(st.st_mode));
+		    path, fe_file_kind(st.st_mode));
 		return -1;
 	}
 	*len = (size_t)st.st_size;
@@ -590,27 +587,18 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
     DrReport *rep)
 {
 	GraphId fx, onnx;
-	Pt2 *arch = NULL;
 	double t0 = now_ms();
-	/* an archive is a zip; anything else is a dump */
-	bool zip = zip_sniff((const unsigned char *)m->src, m->srclen);
+	/* the reader table decides what the input is (reader.h) */
+	FeInput in = {.path = o->graph, .buf = (const unsigned char *)m->src,
+		.len = m->srclen, .program = o->program};
+	const FeReader *rd = fe_pick(m, fe_readers, fe_nreaders, &in);
+	if (!rd)
+		return -1;
 	if (rep)
-		dr_report_input(rep, zip ? ".pt2 archive (torch.export.save)"
-		    : "FX text dump, print(exported_program)", o->opset);
-	if (zip) {
-		arch = pt2_open(m, o->graph, (const unsigned char *)m->src,
-		    m->srclen, o->program, &fx);
-		if (!arch || ir_verify(m, fx) < 0 || pt2_bind(arch, fx) < 0) {
-			pt2_close(arch);
-			return -1;
-		}
-	} else if (o->program) {
-		ir_error(m, (Loc){0, 0}, "--program is for .pt2 archives, and "
-		    "this is not one");
+		dr_report_input(rep, rd->what, o->opset);
+	FeSource *src = fe_open(m, rd, &in, &fx);
+	if (!src)
 		return -1;
-	} else if (fx_parse(m, &fx) < 0 || ir_verify(m, fx) < 0) {
-		return -1;
-	}
 	if (rep)
 		dr_report_parsed(rep, m, fx);
 	if (o->in_names.n && o->ndyn) {
@@ -618,24 +606,20 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		dr_names_dynamic(m, ir_graph(m, fx), &o->in_names, o->dynamic,
 		    sizeof o->dynamic);
 		if (symbolize_options(m, o, pipe) < 0) {
-			pt2_close(arch);
+			fe_close(src);
 			return -1;
 		}
 	}
 	if (o->print_ir)
 		ir_print(m, fx, stdout);
-	StFile *w = NULL;
 	if (o->weights) {
-		w = st_open(m, o->weights);
-		if (!w || (arch ? st_bind_over(m, w, fx) : st_bind(m, w,
-		    fx)) < 0) {
-			st_close(w);
-			pt2_close(arch);
+		if (fe_weights(src, o->weights, fx) < 0) {
+			fe_close(src);
 			return -1;
 		}
 		const void *wmap;
 		size_t wlen;
-		int wfd = st_fd(w, &wmap, &wlen);
+		int wfd = fe_weights_fd(src, &wmap, &wlen);
 		be_src_add(wmap, wlen, wfd, o->weights);
 	}
 	if (rep)
@@ -680,14 +664,11 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		    be_src_changed());
 		rc = -1;
 	}
-	if (w) {
-		const void *wmap;
-		size_t wlen;
-		st_fd(w, &wmap, &wlen);
+	const void *wmap;
+	size_t wlen;
+	if (fe_weights_fd(src, &wmap, &wlen) >= 0)
 		be_src_remove(wmap);
-	}
-	st_close(w);
-	pt2_close(arch);
+	fe_close(src);
 	return rc;
 }
 

@@ -18,4 +18,9 @@ typedef struct FxOpts {
 } FxOpts;
 int fx_parse_with(Module *m, GraphId *out, FxOpts *o);
 
+/* The reader table's entry for dumps (reader.h): it takes any input no
+ * other reader took. */
+struct FeReader;
+extern const struct FeReader fx_reader;
+
 #endif

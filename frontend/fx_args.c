@@ -54,47 +54,17 @@ fx_dotted(Ctx *c, Token *parts, int max)
 	}
 }
 
-/* torch.ops.aten.add.Tensor -> aten::add.Tensor; torch.sym_float ->
- * torch::sym_float; operator.add -> _operator::add; math.ceil ->
- * math::ceil. */
+/* The parts of a dotted name (fx_dotted reads at most 16) as fe_opname
+ * takes them. */
 StrId
 fx_opname(Module *m, const Token *parts, int n)
 {
-	size_t len = 16;
+	FeSpan sp[16];
+	if (n > 16)
+		BUG("fx_opname: %d parts", n);
 	for (int i = 0; i < n; i++)
-		len += parts[i].n + 1;
-	char stack[256];  /* op names are short: no malloc per call */
-	char *buf = len <= sizeof stack ? stack : xrealloc(NULL, len), *o = buf;
-	int from = 0, sep;
-	if (n >= 4 && tokeq(&parts[0], "torch") && tokeq(&parts[1], "ops")) {
-		from = 2;
-		sep = 3;  /* "::" before the op name */
-	} else if (n >= 2) {
-		sep = n - 1;
-	} else {
-		memcpy(o, "builtins", 8);
-		o += 8;
-		sep = 0;
-	}
-	if (n >= 2 && sep == n - 1 && sep == 1 &&
-	    tokeq(&parts[0], "operator")) {
-		memcpy(o, "_", 1);
-		o++;
-	}
-	for (int i = from; i < n; i++) {
-		if (i == sep) {
-			memcpy(o, "::", 2);
-			o += 2;
-		} else if (i > from) {
-			*o++ = '.';
-		}
-		memcpy(o, parts[i].p, parts[i].n);
-		o += parts[i].n;
-	}
-	StrId s = ir_internn(m, buf, (size_t)(o - buf));
-	if (buf != stack)
-		free(buf);
-	return s;
+		sp[i] = (FeSpan){parts[i].p, parts[i].n};
+	return fe_opname(m, sp, n);
 }
 
 /* torch.<name> constants that may appear as arguments. */

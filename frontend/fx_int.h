@@ -1,11 +1,13 @@
 /* fx_int.h - private to the FX frontend: tokens, the lexer and the parser
- * state shared by fx_lex.c, fx_parse.c, fx_args.c, fx_annot.c and fx_sig.c.
+ * state shared by fx_lex.c, fx_parse.c, fx_stmt.c, fx_args.c, fx_fast.c and
+ * fx_sig.c.
  */
 #ifndef ONNXC_FX_INT_H
 #define ONNXC_FX_INT_H
 
 #include <string.h>
 
+#include "fe.h"
 #include "fx.h"
 
 /* Entries of the cache of ops by the bytes after their start. */
@@ -102,33 +104,6 @@ StrId fx_str_value(Module *m, const Token *t);
 /* short printable description of a token for messages ("'foo'", "end of
  * line"); buf must hold 48 bytes */
 const char *fx_tok_desc(const Token *t, char *buf);
-
-/* A StrId -> uint32 map (dense: StrIds are small integers). */
-typedef struct StrMap {
-	uint32_t *v;
-	uint32_t cap;
-} StrMap;
-uint32_t fx_map_get(const StrMap *mp, StrId k);
-void fx_map_set(StrMap *mp, StrId k, uint32_t v);
-void fx_map_free(StrMap *mp);
-
-/* What the signature section said about one placeholder or output. */
-typedef struct SigEntry {
-	StrId name;
-	uint8_t kind;   /* Role for inputs, OutKind for outputs */
-	StrId target;
-	Loc loc;
-	uint8_t persist; /* PERSIST_* of a buffer */
-} SigEntry;
-
-typedef struct Sig {
-	bool present;
-	Loc loc;
-	SigEntry *in, *out;
-	uint32_t nin, nout, cin, cout;
-	/* 2.1-2.2 layout: outputs named by maps, not in return order */
-	bool bynames;
-} Sig;
 
 /* The parser. */
 typedef struct Parser {
@@ -254,7 +229,7 @@ typedef struct Ctx {
 	uint32_t nbinds, cbinds;
 	StrMap nout;      /* producer StrId -> largest getitem index + 1 */
 	StrId trace;
-	/* the last annotation text fx_annot_same read, and its static type */
+	/* the last annotation text fx_stmt.c read, and its static type */
 	struct {
 		const char *s;
 		size_t n;
@@ -289,8 +264,25 @@ typedef struct FxAnnot {
 	Loc loc;
 } FxAnnot;
 
-/* fx_parse.c */
+/* fx_stmt.c: the statements of a forward() body */
 Bind *fx_lookup(Ctx *c, StrId name);
+/* name bound to x (a ValId, NodeId or Ref index by kind); a second
+ * definition is an error unless rebind (an in-place op's first argument) */
+void fx_bind(Ctx *c, StrId name, uint8_t kind, uint32_t x, Loc loc,
+    bool rebind);
+/* ": ANNOT" after a name, quoted or not (inparams: in a def's parameter
+ * list, where ',' and ')' end it); *s NULL if absent.  False after an
+ * error. */
+bool fx_annotation(Ctx *c, const char **s, size_t *n, Loc *loc,
+    bool inparams);
+/* the stack trace comment t, for the nodes that follow */
+void fx_settrace(Ctx *c, const Token *t);
+/* NAME [: ANNOT] = EXPR [; frees] */
+void fx_assignment(Ctx *c);
+/* the name the line after t defines, fetched into the string table */
+void fx_prefetch_name(Ctx *c, const Token *t);
+/* return ... */
+void fx_return(Ctx *c);
 /* The node of a call whose op and arguments (c->scr[base..]) are read:
  * made, its value named, typed and bound; first is the name of its first
  * positional argument (0: none), rebound if the op is in-place. */
@@ -307,18 +299,10 @@ bool fx_fast_stmt(Ctx *c);
 void fx_scrpush(Ctx *c, Arg a);
 /* a.b.c into parts (at most max); returns the count or -1 */
 int fx_dotted(Ctx *c, Token *parts, int max);
-/* torch.ops.aten.add.Tensor -> "aten::add.Tensor", math.ceil -> ... */
+/* fe_opname over tokens */
 StrId fx_opname(Module *m, const Token *parts, int n);
 /* one argument; *name gets the name of a plain value reference */
 bool fx_arg(Ctx *c, Arg *out, StrId *name, int depth);
-
-/* fx_annot.c: "f32[2, s0]" / "Sym(s0)" annotations onto value v of g.
- * text is at loc in the dump (one line).  Returns -1 after an error. */
-int fx_annot(Module *m, Graph *g, ValId v, const char *text, size_t n,
-    Loc loc);
-/* The same for value v of the body being parsed; a text equal to the last
- * one (a chain of nodes of one type) copies that value's static type. */
-int fx_annot_same(Ctx *c, ValId v, const char *text, size_t n, Loc loc);
 
 /* fx_sig.c: the "Graph signature:", "Range constraints:" and "Equality
  * constraints:" sections, starting at the current token (the section's
@@ -326,8 +310,5 @@ int fx_annot_same(Ctx *c, ValId v, const char *text, size_t n, Loc loc);
 int fx_section(Parser *p);
 /* Is the current token the start of one of those sections? */
 bool fx_at_section(Parser *p);
-/* Apply roles/targets and output kinds to the main graph. */
-int fx_apply_sig(Parser *p, GraphId main);
-void fx_sig_free(Sig *s);
 
 #endif

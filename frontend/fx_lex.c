@@ -540,34 +540,6 @@ fx_tok_desc(const Token *t, char *buf)
 	return buf;
 }
 
-uint32_t
-fx_map_get(const StrMap *mp, StrId k)
-{
-	return k < mp->cap ? mp->v[k] : 0;
-}
-
-void
-fx_map_set(StrMap *mp, StrId k, uint32_t v)
-{
-	if (k >= mp->cap) {
-		uint32_t old = mp->cap, cap = old ? old : 64;
-		while (cap <= k)
-			cap *= 2;
-		mp->v = xrealloc(mp->v, cap * sizeof *mp->v);
-		memset(mp->v + old, 0, (cap - old) * sizeof *mp->v);
-		mp->cap = cap;
-	}
-	mp->v[k] = v;
-}
-
-void
-fx_map_free(StrMap *mp)
-{
-	free(mp->v);
-	mp->v = NULL;
-	mp->cap = 0;
-}
-
 /* The token stream of the parser: lookahead, and newlines skipped while
  * a bracket of a joined construct is open.  fx_cur/fx_peek (fx_int.h)
  * return a lookahead token directly; the work is done here only when a

@@ -5,7 +5,7 @@
  *                       input_specs/output_specs, and the 2.1-2.2 repr
  *                       with inputs_to_parameters/buffers_to_mutate maps;
  *   Range constraints:  kept as text in Module.ranges and parsed into the
- *                       range table (sym.c), in every layout;
+ *                       range table (sym_range.c), in every layout;
  *   Equality constraints: (2.1-2.2) pairs of InputDim into Module.eqs.
  *
  * The dataclass reprs are parsed into a small tree of Python values first
@@ -88,14 +88,7 @@ static void
 addentry(Sig *s, bool out, StrId name, uint8_t kind, StrId target, Loc loc,
     uint8_t persist)
 {
-	SigEntry e = {name, kind, target, loc, persist};
-	if (out) {
-		vgrow((void **)&s->out, &s->cout, s->nout + 1, sizeof *s->out);
-		s->out[s->nout++] = e;
-	} else {
-		vgrow((void **)&s->in, &s->cin, s->nin + 1, sizeof *s->in);
-		s->in[s->nin++] = e;
-	}
+	fe_sig_add(s, out, (SigEntry){name, kind, target, loc, persist});
 }
 
 /* The 2.8+ listing:
@@ -554,7 +547,7 @@ bracketed(Parser *p, bool keep)
 	}
 }
 
-/* The range table (sym.c) from the text; ranges are advisory, so text
+/* The range table (sym_range.c) from the text; ranges are advisory, so text
  * that does not read is a warning. */
 static void
 ranges(Parser *p, StrId text, Loc at)
@@ -674,102 +667,4 @@ fx_section(Parser *p)
 		fx_expected(p, "end of line");
 	fx_skip_line(p);
 	return m->nerrors == errs ? 0 : -1;
-}
-
-/* Without a signature (gm.print_readable()), the placeholder prefixes
- * tell parameters (p_), buffers (b_) and lifted constants (c_). */
-static void
-byprefix(Module *m, Graph *g)
-{
-	static const struct {
-		const char *prefix;
-		uint8_t role;
-	} pre[] = {
-		{"p_", ROLE_PARAM}, {"b_", ROLE_BUFFER}, {"c_", ROLE_CONST},
-	};
-	for (uint32_t i = 0; i < g->ninputs; i++) {
-		Value *v = ir_val(g, g->inputs[i]);
-		const char *name = ir_str(m, v->name);
-		for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++) {
-			if (strncmp(name, pre[k].prefix, 2) != 0 || !name[2])
-				continue;
-			v->role = pre[k].role;
-			v->target = ir_intern(m, name + 2);
-		}
-	}
-}
-
-int
-fx_apply_sig(Parser *p, GraphId main)
-{
-	Module *m = p->m;
-	Graph *g = ir_graph(m, main);
-	Sig *s = &p->sig;
-	int errs = m->nerrors;
-	if (!s->present) {
-		byprefix(m, g);
-		return 0;
-	}
-	/* names -> inputs once: a signature entry per input must stay
-	 * linear for exports with many thousands of weights */
-	StrMap inputs = {0};
-	for (uint32_t i = 0; i < g->ninputs; i++)
-		fx_map_set(&inputs, ir_val(g, g->inputs[i])->name,
-		    g->inputs[i]);
-	for (uint32_t i = 0; i < s->nin; i++) {
-		SigEntry *e = &s->in[i];
-		if (!e->name)
-			continue;
-		ValId v = fx_map_get(&inputs, e->name);
-		if (!v) {
-			ir_error(m, e->loc, "the graph signature names '%s', "
-			    "which is not a placeholder of forward()",
-			    ir_str(m, e->name));
-			continue;
-		}
-		Value *val = ir_val(g, v);
-		val->role = e->kind;
-		val->target = e->target;
-		val->persist = e->persist;
-	}
-	fx_map_free(&inputs);
-	if (s->bynames) {
-		StrMap outs = {0}; /* signature output name -> index + 1 */
-		for (uint32_t k = 0; k < s->nout; k++)
-			fx_map_set(&outs, s->out[k].name, k + 1);
-		for (uint32_t i = 0; i < g->noutputs; i++) {
-			uint32_t k = fx_map_get(&outs,
-			    ir_val(g, g->outputs[i])->name);
-			if (!k)
-				continue;
-			g->outkind[i] = s->out[k - 1].kind;
-			g->outtarget[i] = s->out[k - 1].target;
-		}
-		fx_map_free(&outs);
-		return m->nerrors == errs ? 0 : -1;
-	}
-	if (s->nout != g->noutputs) {
-		ir_error(m, s->loc, "the graph signature lists %u outputs but "
-		    "forward() returns %u", s->nout, g->noutputs);
-		return -1;
-	}
-	for (uint32_t i = 0; i < s->nout; i++) {
-		SigEntry *e = &s->out[i];
-		StrId name = ir_val(g, g->outputs[i])->name;
-		if (e->name && e->name != name)
-			ir_warning(m, e->loc, "signature output %u is '%s' but "
-			    "forward() returns '%s' there", i,
-			    ir_str(m, e->name), ir_str(m, name));
-		g->outkind[i] = e->kind;
-		g->outtarget[i] = e->target;
-	}
-	return m->nerrors == errs ? 0 : -1;
-}
-
-void
-fx_sig_free(Sig *s)
-{
-	free(s->in);
-	free(s->out);
-	memset(s, 0, sizeof *s);
 }

@@ -10,6 +10,7 @@
  * strings must be valid UTF-8 without NUL.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -489,4 +490,13 @@ bool
 json_is(const JVal *v, JKind k)
 {
 	return v && v->kind == k;
+}
+
+void
+json_err(Module *m, const JVal *v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ir_vdiag(m, "error", v ? v->loc : (Loc){0, 0}, fmt, ap);
+	va_end(ap);
 }

@@ -30,5 +30,8 @@ JVal *json_parse(Arena *a, const char *s, size_t n, const char **err,
 /* the member named key of an object, NULL if absent or not an object */
 const JVal *json_get(const JVal *obj, const char *key);
 bool json_is(const JVal *v, JKind k);
+/* An error at v's place (NULL: the document as a whole) in the document
+ * being read, which is m->file and m->src. */
+void json_err(Module *m, const JVal *v, const char *fmt, ...);
 
 #endif

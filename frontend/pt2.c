@@ -1,251 +1,13 @@
-/* pt2.c - .pt2 archives: which layout, which program, and the JSON
- * documents, with diagnostics as "model.pt2:ROOT/models/model.json:L:C".
- *
- * Layouts (torch/export/pt2_archive/): torch >= 2.7 writes
- * ROOT/archive_format ("pt2"), ROOT/models/NAME.json and the weights as
- * stored entries under ROOT/data/weights and ROOT/data/constants, each
- * listed with its TensorMeta in a *_config.json.  torch <= 2.6 wrote
- * serialized_exported_program.json beside torch.save pickles
- * (serialized_state_dict.pt, serialized_constants.pt).  Both programs
- * follow schema.py; majors above the one onnxc knows are refused.
+/* pt2.c - the reader of .pt2 archives (torch.export.save): open the
+ * archive and read its program (pt2_archive.c, pt2_sig.c), bind its
+ * weights (pt2_weights.c for torch >= 2.7, pt2_pickle.c for torch <= 2.6),
+ * close.  The files below it call down, never back up here.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt2_int.h"
-#include "safetensors.h"
-
-enum { SCHEMA_MAJOR = 8 };
-
-void
-pt2_err(Module *m, const JVal *v, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	ir_vdiag(m, "error", v ? v->loc : (Loc){0, 0}, fmt, ap);
-	va_end(ap);
-}
-
-DType
-pt2_dtype(int64_t code)
-{
-	/* ScalarType in torch/_export/serde/schema.py */
-	static const uint8_t t[] = {
-		[1] = DT_U8, [2] = DT_I8, [3] = DT_I16, [4] = DT_I32,
-		[5] = DT_I64, [6] = DT_F16, [7] = DT_F32, [8] = DT_F64,
-		[10] = DT_C64, [11] = DT_C128, [12] = DT_BOOL, [13] = DT_BF16,
-		[28] = DT_U16, [29] = DT_F8E4M3FN, [30] = DT_F8E5M2,
-		[31] = DT_F8E4M3FNUZ, [32] = DT_F8E5M2FNUZ,
-	};
-	return code > 0 && code < (int64_t)sizeof t ? (DType)t[code] : DT_UNDEF;
-}
-
-/* Opens entry name as the current JSON document: diagnostics about it
- * quote its text.  NULL after an error. */
-const JVal *
-pt2_doc(Pt2 *a, const char *name, bool required)
-{
-	Module *m = a->m;
-	ZipEntry *e = zip_find(a->z, name);
-	if (!e) {
-		if (required)
-			ir_error(m, (Loc){0, 0}, "the archive has no '%s'",
-			    name);
-		return NULL;
-	}
-	const unsigned char *d;
-	size_t n;
-	if (zip_data(a->z, e, &d, &n) < 0)
-		return NULL;
-	size_t fl = strlen(a->path) + strlen(name) + 2;
-	char *file = arena_alloc(m->arena, fl);
-	snprintf(file, fl, "%s:%s", a->path, name);
-	m->file = file;
-	m->src = (const char *)d;
-	m->srclen = n;
-	const char *err = NULL;
-	Loc at;
-	JVal *v = json_parse(a->ja, (const char *)d, n, &err, &at);
-	if (!v)
-		ir_error(m, at, "not JSON: %s", err);
-	return v;
-}
-
-/* ROOT/models/NAME.json entries: the one named, or the only one. */
-static const char *
-pick_program(Pt2 *a, const char *want)
-{
-	Module *m = a->m;
-	size_t rl = strlen(a->root);
-	char list[1024] = "";
-	size_t ll = 0;
-	uint32_t count = 0;
-	const char *only = NULL;
-	for (uint32_t i = 0; i < zip_count(a->z); i++) {
-		const char *s = zip_entry(a->z, i)->name;
-		size_t n = strlen(s);
-		if (strncmp(s, a->root, rl) || strncmp(s + rl, "models/", 7) ||
-		    n < rl + 12 || strcmp(s + n - 5, ".json") ||
-		    memchr(s + rl + 7, '/', n - rl - 7))
-			continue;
-		int nl = (int)(n - rl - 12);
-		const char *name = arena_strndup(m->arena, s + rl + 7,
-		    (size_t)nl);
-		if (want && !strcmp(want, name))
-			return name;
-		ll = str_addf(list, sizeof list, ll, "%s'%s'",
-		    count ? ", " : "", name);
-		count++;
-		only = name;
-	}
-	if (want)
-		ir_error(m, (Loc){0, 0}, "--program '%s': the archive has no "
-		    "such program (it has %s)", want, count ? list : "none");
-	else if (count == 0)
-		ir_error(m, (Loc){0, 0}, "the archive has no program "
-		    "(%smodels/*.json)", a->root);
-	else if (count > 1)
-		ir_error(m, (Loc){0, 0}, "the archive holds %u programs (%s): "
-		    "choose one with --program NAME", count, list);
-	return !want && count == 1 ? only : NULL;
-}
-
-/* An entry name that stays inside the archive's folder: relative, no
- * ".." component.  (zip.c refuses NUL bytes in names.) */
-static bool
-safe_name(const char *s)
-{
-	if (!*s || *s == '/' || *s == '\\')
-		return false;
-	for (const char *c = s; *c;) {
-		size_t n = strcspn(c, "/\\");
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return false;
-		c += n;
-		if (*c)
-			c++;
-	}
-	return true;
-}
-
-/* The layout, checked whole before anything is read: every name safe,
- * one root holding either torch >= 2.7's ROOT/archive_format (ROOT empty
- * or one folder, every entry under it) or torch <= 2.6's
- * serialized_exported_program.json, never both, never two. */
-static int
-layout(Pt2 *a, const char *program, const char **progentry)
-{
-	Module *m = a->m;
-	uint32_t nfmt = 0, nold = 0;
-	const char *fmt = NULL, *old = NULL;
-	for (uint32_t i = 0; i < zip_count(a->z); i++) {
-		const char *s = zip_entry(a->z, i)->name;
-		const char *base = strrchr(s, '/');
-		base = base ? base + 1 : s;
-		size_t pl = (size_t)(base - s);
-		if (!safe_name(s)) {
-			ir_error(m, (Loc){0, 0}, "entry '%s': an absolute name "
-			    "or one with '..' (a path out of the archive's "
-			    "folder); refused", s);
-			return -1;
-		}
-		if (!strcmp(base, "archive_format") &&
-		    (pl == 0 || !memchr(s, '/', pl - 1))) {
-			nfmt++;
-			fmt = s;
-		}
-		if (!strcmp(base, "serialized_exported_program.json")) {
-			nold++;
-			old = s;
-		}
-	}
-	if (nfmt + nold > 1) {
-		ir_error(m, (Loc){0, 0}, "the archive holds %s ('%s' and "
-		    "more): one program archive per file, please",
-		    nfmt && nold ? "both a torch >= 2.7 and a torch <= 2.6 "
-		    "layout" : "more than one archive root", fmt ? fmt : old);
-		return -1;
-	}
-	if (fmt) {
-		const char *base = strrchr(fmt, '/');
-		a->root = arena_strndup(m->arena, fmt, base ?
-		    (size_t)(base + 1 - fmt) : 0);
-		a->v26 = false;
-		size_t rl = strlen(a->root);
-		for (uint32_t i = 0; rl && i < zip_count(a->z); i++) {
-			const char *s = zip_entry(a->z, i)->name;
-			if (strncmp(s, a->root, rl)) {
-				ir_error(m, (Loc){0, 0}, "entry '%s' lies "
-				    "outside the archive's root '%s'", s,
-				    a->root);
-				return -1;
-			}
-		}
-	} else if (old) {
-		a->root = arena_strndup(m->arena, old, strlen(old) -
-		    strlen("serialized_exported_program.json"));
-		a->v26 = true;
-	}
-	if (!a->root) {
-		ir_error(m, (Loc){0, 0}, "a zip archive, but not one of "
-		    "torch.export.save (no archive_format and no "
-		    "serialized_exported_program.json); onnxc reads .pt2 "
-		    "archives and FX dumps (print(exported_program))");
-		return -1;
-	}
-	if (a->v26) {
-		if (program && strcmp(program, "model")) {
-			ir_error(m, (Loc){0, 0}, "--program '%s': archives of "
-			    "torch <= 2.6 hold one program", program);
-			return -1;
-		}
-		size_t n = strlen(a->root) + 40;
-		char *e = arena_alloc(m->arena, n);
-		snprintf(e, n, "%sserialized_exported_program.json", a->root);
-		*progentry = e;
-		a->prog = "model";
-		return 0;
-	}
-	a->prog = pick_program(a, program);
-	if (!a->prog)
-		return -1;
-	size_t n = strlen(a->root) + strlen(a->prog) + 16;
-	char *e = arena_alloc(m->arena, n);
-	snprintf(e, n, "%smodels/%s.json", a->root, a->prog);
-	*progentry = e;
-	return 0;
-}
-
-static int
-check_version(Module *m, const JVal *prog)
-{
-	const JVal *sv = json_get(prog, "schema_version");
-	const JVal *maj = json_get(sv, "major"), *min = json_get(sv, "minor");
-	if (!json_is(prog, J_OBJ)) {
-		pt2_err(m, prog, "the program must be a JSON object");
-		return -1;
-	}
-	if (!maj || !maj->isint) {
-		pt2_err(m, sv ? sv : prog, "the program has no "
-		    "schema_version.major: not a torch.export program");
-		return -1;
-	}
-	if (maj->i < 0 || (min && (!min->isint || min->i < 0))) {
-		pt2_err(m, maj->i < 0 ? maj : min, "schema version numbers "
-		    "must be integers of 0 or more");
-		return -1;
-	}
-	if (maj->i > SCHEMA_MAJOR) {
-		pt2_err(m, maj, "schema version %lld.%lld is newer than onnxc "
-		    "reads (%d.x): save the program with an older torch, or "
-		    "convert its dump (print(exported_program))",
-		    (long long)maj->i, min && min->isint ? (long long)min->i :
-		    0LL, SCHEMA_MAJOR);
-		return -1;
-	}
-	return 0;
-}
+#include "reader.h"
 
 Pt2 *
 pt2_open(Module *m, const char *path, const unsigned char *buf, size_t len,
@@ -265,10 +27,11 @@ pt2_open(Module *m, const char *path, const unsigned char *buf, size_t len,
 	if (a->z)
 		zip_set_budget(a->z, &a->inflate_left);
 	const char *entry = NULL;
-	if (!a->z || layout(a, program, &entry) < 0)
+	if (!a->z || pt2_layout(a, program, &entry) < 0)
 		goto fail;
 	const JVal *prog = pt2_doc(a, entry, true);
-	if (!prog || check_version(m, prog) < 0 || pt2_graph(m, prog, out) < 0)
+	if (!prog || pt2_check_version(m, prog) < 0 ||
+	    pt2_graph(m, prog, out) < 0)
 		goto fail;
 	a->progfile = m->file;
 	a->progsrc = m->src;
@@ -277,6 +40,19 @@ pt2_open(Module *m, const char *path, const unsigned char *buf, size_t len,
 fail:
 	pt2_close(a);
 	return NULL;
+}
+
+int
+pt2_bind(Pt2 *a, GraphId gid)
+{
+	Module *m = a->m;
+	int errs = m->nerrors;
+	int rc = a->v26 ? pt2_bind_pickles(a, gid) : pt2_bind_configs(a, gid);
+	/* later diagnostics point into the program again */
+	m->file = a->progfile;
+	m->src = a->progsrc;
+	m->srclen = a->proglen;
+	return rc < 0 || m->nerrors != errs ? -1 : 0;
 }
 
 void
@@ -294,3 +70,40 @@ pt2_close(Pt2 *a)
 	arena_free(a->ja);
 	free(a);
 }
+
+/* The reader table's entry (reader.h): an archive is a zip. */
+static bool
+rd_sniff(const char *path, const unsigned char *buf, size_t len)
+{
+	(void)path;
+	return zip_sniff(buf, len);
+}
+
+static int
+rd_read(Module *m, const FeInput *in, void **state, GraphId *out)
+{
+	*state = pt2_open(m, in->path, in->buf, in->len, in->program, out);
+	return *state ? 0 : -1;
+}
+
+static int
+rd_bind(void *state, GraphId g)
+{
+	return pt2_bind(state, g);
+}
+
+static void
+rd_close(void *state)
+{
+	pt2_close(state);
+}
+
+const FeReader pt2_reader = {
+	.name = ".pt2 archives",
+	.what = ".pt2 archive (torch.export.save)",
+	.programs = true,
+	.sniff = rd_sniff,
+	.read = rd_read,
+	.bind = rd_bind,
+	.close = rd_close,
+};

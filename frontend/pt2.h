@@ -20,4 +20,8 @@ Pt2 *pt2_open(Module *m, const char *path, const unsigned char *buf,
 int pt2_bind(Pt2 *a, GraphId g);
 void pt2_close(Pt2 *a);
 
+/* The reader table's entry for archives (reader.h). */
+struct FeReader;
+extern const struct FeReader pt2_reader;
+
 #endif

@@ -2,13 +2,28 @@
  * union) as the dump parser's Args: values by name, numbers, strings,
  * dtypes, layouts, memory formats, devices, lists (tuples for
  * higher-order ops), op objects and subgraphs; and which arguments were
- * FX kwargs. */
+ * FX kwargs.  Also the small readers of schema.py's types that the graph
+ * and the weights share (unions, names, ScalarType codes). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt2_int.h"
 
 enum { MAXLIST = 1 << 20 };
+
+DType
+pt2_dtype(int64_t code)
+{
+	/* ScalarType in torch/_export/serde/schema.py */
+	static const uint8_t t[] = {
+		[1] = DT_U8, [2] = DT_I8, [3] = DT_I16, [4] = DT_I32,
+		[5] = DT_I64, [6] = DT_F16, [7] = DT_F32, [8] = DT_F64,
+		[10] = DT_C64, [11] = DT_C128, [12] = DT_BOOL, [13] = DT_BF16,
+		[28] = DT_U16, [29] = DT_F8E4M3FN, [30] = DT_F8E5M2,
+		[31] = DT_F8E4M3FNUZ, [32] = DT_F8E5M2FNUZ,
+	};
+	return code > 0 && code < (int64_t)sizeof t ? (DType)t[code] : DT_UNDEF;
+}
 
 /* {"as_x": payload}: the payload when the one key is as_x */
 const JVal *
@@ -40,9 +55,9 @@ pt2_refname(Module *m, const JVal *v)
 ValId
 pt2_lookup(GCtx *c, const JVal *v, StrId name)
 {
-	ValId x = fx_map_get(&c->names, name);
+	ValId x = fe_map_get(&c->names, name);
 	if (!x)
-		pt2_err(c->m, v, name ? "use of undefined value '%s'" :
+		json_err(c->m, v, name ? "use of undefined value '%s'" :
 		    "missing value name%s", name ? ir_str(c->m, name) : "");
 	return x;
 }
@@ -72,7 +87,7 @@ enumarg(GCtx *c, const JVal *u, bool layout, Arg *out)
 	const char *s = layout ? (n >= 0 && n < 8 ? layouts[n] : NULL) :
 	    (n >= 0 && n < 5 ? fmts[n] : NULL);
 	if (!s) {
-		pt2_err(c->m, u, "unknown %s code", layout ? "layout" :
+		json_err(c->m, u, "unknown %s code", layout ? "layout" :
 		    "memory format");
 		return false;
 	}
@@ -90,7 +105,7 @@ listarg(GCtx *c, const JVal *u, const char *k, Arg *out, int depth)
 {
 	Module *m = c->m;
 	if (!json_is(u, J_ARR) || u->n > MAXLIST) {
-		pt2_err(m, u, "expected a list for %s", k);
+		json_err(m, u, "expected a list for %s", k);
 		return false;
 	}
 	Arg *items = xzalloc(u->n, sizeof *items);
@@ -114,7 +129,7 @@ listarg(GCtx *c, const JVal *u, const char *k, Arg *out, int depth)
 		    !strcmp(k, "as_optional_tensors")) {
 			ok = pt2_arg(c, x, &items[i], depth + 1);
 		} else {
-			pt2_err(m, x, "bad item for %s", k);
+			json_err(m, x, "bad item for %s", k);
 			ok = false;
 		}
 	}
@@ -132,7 +147,7 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 	const char *k;
 	const JVal *u = pt2_union(v, &k);
 	if (!u || depth > 32) {
-		pt2_err(m, v, "expected an argument (an object with one key)");
+		json_err(m, v, "expected an argument (an object with one key)");
 		return false;
 	}
 	if (!strcmp(k, "as_none")) {
@@ -153,7 +168,7 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 		    !strcmp(u->s, "-Infinity") ? -1.0 / 0.0 :
 		    !strcmp(u->s, "NaN") ? 0.0 / 0.0 : 0;
 		if (f == 0) {
-			pt2_err(m, u, "bad float");
+			json_err(m, u, "bad float");
 			return false;
 		}
 		*out = arg_float(f);
@@ -169,7 +184,7 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 	} else if (!strcmp(k, "as_device")) {
 		const JVal *t = json_get(u, "type"), *i = json_get(u, "index");
 		if (!json_is(t, J_STR) || (i && i->kind != J_NULL && !i->isint)) {
-			pt2_err(m, u, "bad device");
+			json_err(m, u, "bad device");
 			return false;
 		}
 		char buf[96];
@@ -186,7 +201,7 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 		GraphId sub;
 		const JVal *nm = json_get(u, "name");
 		if (!json_is(nm, J_STR)) {
-			pt2_err(m, u, "a subgraph argument needs a \"name\"");
+			json_err(m, u, "a subgraph argument needs a \"name\"");
 			return false;
 		}
 		/* the graphs' nesting, not this argument's (which starts
@@ -196,9 +211,9 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 			return false;
 		*out = (Arg){.kind = A_GRAPH, .u.g = sub};
 	} else if (!strcmp(k, "as_operator") && u->kind == J_STR) {
-		StrId op = pt2_opname(m, u->s, u->n);
+		StrId op = fe_opname_text(m, u->s, u->n);
 		if (!op) {
-			pt2_err(m, u, "bad operator name");
+			json_err(m, u, "bad operator name");
 			return false;
 		}
 		*out = (Arg){.kind = A_OP, .u.s = op};
@@ -206,31 +221,10 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 	    u->kind == J_ARR) {
 		return listarg(c, u, k, out, depth);
 	} else {
-		pt2_err(m, v, "unsupported or malformed argument '%s'", k);
+		json_err(m, v, "unsupported or malformed argument '%s'", k);
 		return false;
 	}
 	return true;
-}
-
-/* torch.ops.aten.add.Tensor -> aten::add.Tensor, as the dump's reader
- * names it. */
-StrId
-pt2_opname(Module *m, const char *s, size_t n)
-{
-	Token parts[16];
-	int np = 0;
-	size_t i = 0;
-	while (i <= n && np < 16) {
-		size_t j = i;
-		while (j < n && s[j] != '.')
-			j++;
-		parts[np++] = (Token){.kind = T_NAME, .p = s + i,
-			.n = (uint32_t)(j - i)};
-		i = j + 1;
-	}
-	if (i <= n || np == 0)
-		return 0;
-	return fx_opname(m, parts, np);
 }
 
 /* Keyword-only arguments of ATen ops (generated by tools/gen_kwonly.py

@@ -1,9 +1,9 @@
 /* pt2_graph.c - the JSON program of a .pt2 archive (torch/_export/serde/
  * schema.py: GraphModule, Graph, Node, Argument, GraphSignature) into the
  * IR fx_parse builds from the same program's dump: the same op names
- * (fx_opname), value names, annotations (through fx_annot, from the text
+ * (fe_opname), value names, annotations (through fe_annot, from the text
  * the dump would print), getitem outputs, subgraphs in the order the dump
- * prints them, and the signature through fx_apply_sig.
+ * prints them, and the signature through fe_sig_apply.
  *
  * Positional arguments (kind 1) and keyword arguments (kind 2) are FX's
  * args and kwargs, as the dump prints them; arguments left at their
@@ -26,7 +26,7 @@ addmeta(GCtx *c, const JVal *map)
 		vgrow((void **)&c->metas, &c->cmetas, c->nmetas + 1,
 		    sizeof *c->metas);
 		c->metas[c->nmetas++] = &map->kids[i];
-		fx_map_set(&c->meta, s, c->nmetas);
+		fe_map_set(&c->meta, s, c->nmetas);
 	}
 }
 
@@ -38,7 +38,7 @@ symtext(GCtx *c, const JVal *v, char *buf, size_t cap)
 	const char *k;
 	const JVal *u = pt2_union(v, &k);
 	if (!u) {
-		pt2_err(m, v, "expected a symbolic value");
+		json_err(m, v, "expected a symbolic value");
 		return -1;
 	}
 	if (!strcmp(k, "as_int") && u->isint)
@@ -49,13 +49,13 @@ symtext(GCtx *c, const JVal *v, char *buf, size_t cap)
 		return snprintf(buf, cap, "Sym(%.17g)", u->f);
 	const JVal *s = json_get(u, "expr_str");
 	if (strcmp(k, "as_expr") || !json_is(s, J_STR)) {
-		pt2_err(m, v, "expected as_expr with an expr_str");
+		json_err(m, v, "expected as_expr with an expr_str");
 		return -1;
 	}
 	ExprId e;
 	const char *why = NULL;
 	if (pt2_srepr(m, s->s, s->n, &e, &why) < 0) {
-		pt2_err(m, s, "bad symbolic expression: %s", why);
+		json_err(m, s, "bad symbolic expression: %s", why);
 		return -1;
 	}
 	size_t n = str_addf(buf, cap, 0, "Sym(");
@@ -71,12 +71,13 @@ tensortext(GCtx *c, const JVal *meta, char *buf, size_t cap)
 	Module *m = c->m;
 	const JVal *dt = json_get(meta, "dtype"), *sz = json_get(meta, "sizes");
 	if (!dt || !dt->isint || !json_is(sz, J_ARR)) {
-		pt2_err(m, meta, "tensor meta needs an integer dtype and sizes");
+		json_err(m, meta, "tensor meta needs an integer dtype and "
+		    "sizes");
 		return -1;
 	}
 	DType t = pt2_dtype(dt->i);
 	if (!t) {
-		pt2_err(m, dt, "unknown dtype code %lld", (long long)dt->i);
+		json_err(m, dt, "unknown dtype code %lld", (long long)dt->i);
 		return -1;
 	}
 	/* appended within cap; n keeps the whole length, so a type that
@@ -96,14 +97,14 @@ tensortext(GCtx *c, const JVal *meta, char *buf, size_t cap)
 		ExprId e;
 		const char *why = "expected as_int (>= 0) or as_expr";
 		if (!json_is(s, J_STR) || pt2_srepr(m, s->s, s->n, &e, &why)) {
-			pt2_err(m, s ? s : &sz->kids[i], "bad size: %s", why);
+			json_err(m, s ? s : &sz->kids[i], "bad size: %s", why);
 			return -1;
 		}
 		n = sym_add(m, e, buf, cap, n);
 	}
 	n = str_addf(buf, cap, n, "]");
 	if (n >= cap) {
-		pt2_err(m, meta, "tensor type too long (%u dims)", sz->n);
+		json_err(m, meta, "tensor type too long (%u dims)", sz->n);
 		return -1;
 	}
 	return (int)n;
@@ -114,7 +115,7 @@ tensortext(GCtx *c, const JVal *meta, char *buf, size_t cap)
 static int
 annotate(GCtx *c, ValId v, StrId name, const JVal *at)
 {
-	uint32_t k = fx_map_get(&c->meta, name);
+	uint32_t k = fe_map_get(&c->meta, name);
 	if (!k)
 		return 0;  /* untyped, like an unannotated dump value */
 	const JVal *meta = c->metas[k - 1];
@@ -124,11 +125,11 @@ annotate(GCtx *c, ValId v, StrId name, const JVal *at)
 	if (n < 0)
 		return -1;
 	if ((size_t)n >= sizeof buf) {
-		pt2_err(c->m, meta, "type of '%s' too long",
+		json_err(c->m, meta, "type of '%s' too long",
 		    ir_str(c->m, name));
 		return -1;
 	}
-	return fx_annot(c->m, c->g, v, buf, (size_t)n, at->loc);
+	return fe_annot(c->m, c->g, v, buf, (size_t)n, at->loc);
 }
 
 /* The frame of a stack trace at f ('File "PATH", line N, in FUNC' and
@@ -250,7 +251,7 @@ markused(GCtx *c, const JVal *v, int depth)
 		if (!n)
 			n = json_get(v, "as_name");
 		if (json_is(n, J_STR) && n->n)
-			fx_map_set(&c->used, ir_internn(c->m, n->s, n->n), 1);
+			fe_map_set(&c->used, ir_internn(c->m, n->s, n->n), 1);
 		for (uint32_t i = 0; i < v->n; i++)
 			if (strcmp(v->kids[i].key, "as_graph"))
 				markused(c, &v->kids[i], depth + 1);
@@ -275,7 +276,7 @@ outs(GCtx *c, const JVal *node, Outs *o)
 	o->tuple = false;
 	o->v = NULL;
 	if (!json_is(os, J_ARR)) {
-		pt2_err(c->m, node, "node without an outputs list");
+		json_err(c->m, node, "node without an outputs list");
 		return false;
 	}
 	const char *k;
@@ -283,7 +284,7 @@ outs(GCtx *c, const JVal *node, Outs *o)
 	const JVal *list = u && !strcmp(k, "as_tensors") &&
 	    u->kind == J_ARR ? u : os;
 	if (list->n > MAXOUTPUTS) {
-		pt2_err(c->m, list, "more than %d outputs", MAXOUTPUTS);
+		json_err(c->m, list, "more than %d outputs", MAXOUTPUTS);
 		return false;
 	}
 	o->v = calloc(list->n ? list->n : 1, sizeof *o->v);
@@ -318,7 +319,7 @@ has_getitem(GCtx *c, const Outs *o, uint32_t i)
 	StrId vn = o->v[i] ? outname(c, o->v[i]) : 0;
 	if (!vn)
 		return false;
-	if (fx_map_get(&c->used, vn))
+	if (fe_map_get(&c->used, vn))
 		return true;
 	const char *s = ir_str(c->m, vn), *u = strstr(s, "_unused_");
 	char tail[16];
@@ -330,13 +331,13 @@ has_getitem(GCtx *c, const Outs *o, uint32_t i)
 static int
 defname(GCtx *c, ValId x, StrId name, const JVal *at)
 {
-	if (fx_map_get(&c->names, name)) {
-		pt2_err(c->m, at, "duplicate definition of '%s'",
+	if (fe_map_get(&c->names, name)) {
+		json_err(c->m, at, "duplicate definition of '%s'",
 		    ir_str(c->m, name));
 		return -1;
 	}
 	ir_val(c->g, x)->name = name;
-	fx_map_set(&c->names, name, x);
+	fe_map_set(&c->names, name, x);
 	return annotate(c, x, name, at);
 }
 
@@ -360,16 +361,16 @@ nodename(GCtx *c, const JVal *nd, StrId op, const Outs *o)
 	/* the suffixes tried before stay taken (names are never freed), so
 	 * each base resumes where it stopped: linear in the nodes, where
 	 * probing from 1 each time was quadratic */
-	uint32_t k = fx_map_get(&c->suffix, base);
+	uint32_t k = fe_map_get(&c->suffix, base);
 	k = k ? k : 1;
-	for (; fx_map_get(&c->names, name) || fx_map_get(&c->used, name);
+	for (; fe_map_get(&c->names, name) || fe_map_get(&c->used, name);
 	    k++) {
 		snprintf(buf, sizeof buf, "%.*s_%u", (int)(n > 100 ? 100 : n),
 		    b, k);
 		name = ir_intern(m, buf);
 	}
-	fx_map_set(&c->suffix, base, k);
-	fx_map_set(&c->used, name, 1);  /* taken, as FX's namespace */
+	fe_map_set(&c->suffix, base, k);
+	fe_map_set(&c->used, name, 1);  /* taken, as FX's namespace */
 	return name;
 }
 
@@ -380,16 +381,16 @@ keyword_ok(GCtx *c, const JVal *a)
 {
 	StrId kn = pt2_jname(c->m, json_get(a, "name"));
 	if (!kn) {
-		pt2_err(c->m, a, "a keyword argument needs a non-empty name");
+		json_err(c->m, a, "a keyword argument needs a non-empty name");
 		return false;
 	}
 	/* kwseen maps a name to the last node that used it */
-	if (fx_map_get(&c->kwseen, kn) == c->nnode) {
-		pt2_err(c->m, a, "keyword argument '%s' given twice",
+	if (fe_map_get(&c->kwseen, kn) == c->nnode) {
+		json_err(c->m, a, "keyword argument '%s' given twice",
 		    ir_str(c->m, kn));
 		return false;
 	}
-	fx_map_set(&c->kwseen, kn, c->nnode);
+	fe_map_set(&c->kwseen, kn, c->nnode);
 	return true;
 }
 
@@ -398,7 +399,7 @@ node(GCtx *c, const JVal *nd)
 {
 	Module *m = c->m;
 	const JVal *t = json_get(nd, "target"), *in = json_get(nd, "inputs");
-	StrId op = json_is(t, J_STR) ? pt2_opname(m, t->s, t->n) : 0;
+	StrId op = json_is(t, J_STR) ? fe_opname_text(m, t->s, t->n) : 0;
 	Outs o;
 	if (!outs(c, nd, &o)) {
 		free(o.v);
@@ -406,7 +407,8 @@ node(GCtx *c, const JVal *nd)
 	}
 	StrId name = nodename(c, nd, op, &o);
 	if (!op || !json_is(in, J_ARR) || !name) {
-		pt2_err(m, nd, "node needs a target, a name and an inputs list");
+		json_err(m, nd, "node needs a target, a name and an inputs "
+		    "list");
 		free(o.v);
 		return -1;
 	}
@@ -422,7 +424,7 @@ node(GCtx *c, const JVal *nd)
 			    "name");
 			int64_t kd = pt2_argkind(c, op, a);
 			if (kd != 1 && kd != 2) {
-				pt2_err(m, a, "argument kind must be 1 or 2");
+				json_err(m, a, "argument kind must be 1 or 2");
 				rc = -1;
 			} else if (kd == pass && !pt2_arg(c, json_get(a, "arg") ?
 			    json_get(a, "arg") : a, &args[na], 0)) {
@@ -481,7 +483,7 @@ static int
 inputs(GCtx *c, const JVal *ins)
 {
 	if (!json_is(ins, J_ARR)) {
-		pt2_err(c->m, ins, "graph inputs must be a list");
+		json_err(c->m, ins, "graph inputs must be a list");
 		return -1;
 	}
 	for (uint32_t i = 0; i < ins->n; i++) {
@@ -490,14 +492,14 @@ inputs(GCtx *c, const JVal *ins)
 		StrId name = u ? (u->kind == J_STR ? pt2_jname(c->m, u) :
 		    pt2_refname(c->m, u)) : 0;
 		if (!name) {
-			pt2_err(c->m, &ins->kids[i], "graph input without a "
+			json_err(c->m, &ins->kids[i], "graph input without a "
 			    "name");
 			return -1;
 		}
 		ValId v = ir_value(c->g, 0);
 		if (defname(c, v, name, &ins->kids[i]) < 0)
 			return -1;
-		if (!fx_map_get(&c->meta, name))
+		if (!fe_map_get(&c->meta, name))
 			ir_val(c->g, v)->kind = VK_CONST;
 		ir_val(c->g, v)->role = ROLE_USER_INPUT;
 		ir_add_input(c->g, v);
@@ -509,7 +511,7 @@ static int
 outputs(GCtx *c, const JVal *os)
 {
 	if (!json_is(os, J_ARR)) {
-		pt2_err(c->m, os, "graph outputs must be a list");
+		json_err(c->m, os, "graph outputs must be a list");
 		return -1;
 	}
 	for (uint32_t i = 0; i < os->n; i++) {
@@ -530,8 +532,8 @@ outputs(GCtx *c, const JVal *os)
 		ValId v = name ? pt2_lookup(c, &os->kids[i], name) : 0;
 		if (!v) {
 			if (!name)
-				pt2_err(c->m, &os->kids[i], "only graph values "
-				    "can be outputs");
+				json_err(c->m, &os->kids[i], "only graph "
+				    "values can be outputs");
 			return -1;
 		}
 		ir_add_output(c->g, v, OUT_USER, 0);
@@ -544,11 +546,11 @@ pt2_build(Module *m, const JVal *graph, const char *name, GraphId parent,
     int depth, GraphId *out)
 {
 	if (!json_is(graph, J_OBJ)) {
-		pt2_err(m, graph, "expected a graph object");
+		json_err(m, graph, "expected a graph object");
 		return -1;
 	}
 	if (depth > MAXGRAPHDEPTH) {
-		pt2_err(m, graph, "subgraphs nested more than %d deep",
+		json_err(m, graph, "subgraphs nested more than %d deep",
 		    MAXGRAPHDEPTH);
 		return -1;
 	}
@@ -562,7 +564,7 @@ pt2_build(Module *m, const JVal *graph, const char *name, GraphId parent,
 	const JVal *nodes = json_get(graph, "nodes");
 	int rc = json_is(nodes, J_ARR) ? 0 : -1;
 	if (rc < 0)
-		pt2_err(m, graph, "graph without a nodes list");
+		json_err(m, graph, "graph without a nodes list");
 	for (uint32_t i = 0; rc == 0 && i < nodes->n; i++)
 		markused(&c, json_get(&nodes->kids[i], "inputs"), 0);
 	markused(&c, json_get(graph, "outputs"), 0);
@@ -575,11 +577,11 @@ pt2_build(Module *m, const JVal *graph, const char *name, GraphId parent,
 	c.g = ir_graph(m, c.gid);
 	if (rc == 0)
 		rc = outputs(&c, json_get(graph, "outputs"));
-	fx_map_free(&c.names);
-	fx_map_free(&c.meta);
-	fx_map_free(&c.used);
-	fx_map_free(&c.suffix);
-	fx_map_free(&c.kwseen);
+	fe_map_free(&c.names);
+	fe_map_free(&c.meta);
+	fe_map_free(&c.used);
+	fe_map_free(&c.suffix);
+	fe_map_free(&c.kwseen);
 	free(c.metas);
 	*out = c.gid;
 	return rc;

@@ -1,9 +1,18 @@
-/* pt2_int.h - private to the .pt2 frontend (pt2.c, pt2_graph.c,
- * pt2_expr.c, pt2_weights.c). */
+/* pt2_int.h - private to the .pt2 frontend.  Its files call one way:
+ *
+ *   pt2.c (open, bind, close)
+ *     -> pt2_archive.c (layout, program, JSON documents)
+ *     -> pt2_sig.c (the program) -> pt2_graph.c <-> pt2_args.c -> pt2_expr.c
+ *     -> pt2_weights.c (>= 2.7 configs) -> pt2_pickle.c -> pt2_view.c
+ *     -> pt2_view.c (tensor views, the binding loop)
+ *
+ * (pt2_graph.c and pt2_args.c recurse into each other for subgraphs), and
+ * below them only the shared pieces: fe.h, json.c, zip.c, pickle.c and
+ * safetensors.c's binding checks. */
 #ifndef ONNXC_PT2_INT_H
 #define ONNXC_PT2_INT_H
 
-#include "fx_int.h"
+#include "fe.h"
 #include "json.h"
 #include "pt2.h"
 #include "zip.h"
@@ -40,10 +49,21 @@ typedef struct Pt2View {
 	const unsigned char *st;
 } Pt2View;
 
-/* pt2.c: entry name as the current JSON document (m->file, m->src);
- * NULL after an error (or when absent and not required: no error) */
+/* pt2_archive.c: entry name as the current JSON document (m->file,
+ * m->src); NULL after an error (or when absent and not required: no
+ * error) */
 const JVal *pt2_doc(Pt2 *a, const char *name, bool required);
-/* pt2_weights.c */
+/* The layout, checked whole: a->root, a->v26 and a->prog set, and the
+ * program's entry in *progentry.  -1 after reporting. */
+int pt2_layout(Pt2 *a, const char *program, const char **progentry);
+/* The program's schema_version, against the newest onnxc reads. */
+int pt2_check_version(Module *m, const JVal *prog);
+
+/* pt2_weights.c: torch >= 2.7, each weight input's target in the weights
+ * or the constants config */
+int pt2_bind_configs(Pt2 *a, GraphId g);
+
+/* pt2_view.c */
 void pt2_weights_free(Pt2 *a);
 /* the view v of storage st[0..stlen) into t (dims point into v), every
  * size, stride and offset checked against the storage: t->data points
@@ -54,14 +74,6 @@ const char *pt2_view(Pt2 *a, Pt2View *v, const unsigned char *st,
 /* a strided view's elements in row-major order into t->data, a copy
  * owned by a, within a->copy_left; an error message, or NULL */
 const char *pt2_view_copy(Pt2 *a, const Pt2View *v, Tensor *t);
-
-/* pt2_pickle.c: torch.save files (a zip with data.pkl) */
-/* the one tensor of the torch.save file d[0..len) (entry name path) */
-int pt2_pickled(Pt2 *a, const char *path, const unsigned char *d,
-    size_t len, Tensor *t, Pt2View *v);
-/* torch <= 2.6: bind from serialized_state_dict.pt and
- * serialized_constants.pt */
-int pt2_bind_pickles(Pt2 *a, GraphId g);
 /* Where a layout keeps the tensor of a signature target: 1 with *t filled
  * (its dims in *view), 0 when it has none, -1 after reporting. */
 typedef int (*Pt2Find)(Pt2 *a, void *ctx, StrId target, Tensor *t,
@@ -70,9 +82,13 @@ typedef int (*Pt2Find)(Pt2 *a, void *ctx, StrId target, Tensor *t,
  * tensor find gives for its target: the loop both layouts share. */
 int pt2_bind_each(Pt2 *a, GraphId g, Pt2Find find, void *ctx);
 
-/* ScalarType codes of torch/_export/serde/schema.py -> DType; DT_UNDEF
- * for codes onnxc has no type for */
-DType pt2_dtype(int64_t code);
+/* pt2_pickle.c: torch.save files (a zip with data.pkl) */
+/* the one tensor of the torch.save file d[0..len) (entry name path) */
+int pt2_pickled(Pt2 *a, const char *path, const unsigned char *d,
+    size_t len, Tensor *t, Pt2View *v);
+/* torch <= 2.6: bind from serialized_state_dict.pt and
+ * serialized_constants.pt */
+int pt2_bind_pickles(Pt2 *a, GraphId g);
 
 /* pt2_expr.c: a sympy srepr ("Mul(Integer(2), Symbol('s0', ...))") into
  * an expression; -1 with *why on text it cannot read or undefined
@@ -80,7 +96,7 @@ DType pt2_dtype(int64_t code);
 int pt2_srepr(Module *m, const char *s, size_t n, ExprId *out,
     const char **why);
 
-/* pt2_graph.c: the program object (models/NAME.json) into FX graphs of m,
+/* pt2_sig.c: the program object (models/NAME.json) into FX graphs of m,
  * the same IR fx_parse builds from the dump.  Returns -1 after errors. */
 int pt2_graph(Module *m, const JVal *program, GraphId *out);
 
@@ -106,6 +122,9 @@ int pt2_build(Module *m, const JVal *graph, const char *name,
     GraphId parent, int depth, GraphId *out);
 
 /* pt2_args.c */
+/* ScalarType codes of torch/_export/serde/schema.py -> DType; DT_UNDEF
+ * for codes onnxc has no type for */
+DType pt2_dtype(int64_t code);
 /* {"as_x": payload}: the payload, *key the one key; NULL if not that */
 const JVal *pt2_union(const JVal *v, const char **key);
 StrId pt2_jname(Module *m, const JVal *v);       /* a non-empty string */
@@ -113,12 +132,7 @@ StrId pt2_jname(Module *m, const JVal *v);       /* a non-empty string */
 StrId pt2_refname(Module *m, const JVal *v);
 ValId pt2_lookup(GCtx *c, const JVal *v, StrId name); /* 0 after error */
 bool pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth);
-/* torch.ops.aten.add.Tensor -> aten::add.Tensor (fx_opname's names) */
-StrId pt2_opname(Module *m, const char *s, size_t n);
 /* 1 (FX positional) or 2 (keyword) for node input a; -1 if malformed */
 int64_t pt2_argkind(GCtx *c, StrId op, const JVal *a);
-
-/* An error at v's place in the current JSON document (m->src). */
-void pt2_err(Module *m, const JVal *v, const char *fmt, ...);
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fx_int.h"
 #include "pickle.h"
 #include "pt2_int.h"
 #include "safetensors.h"
@@ -75,12 +74,12 @@ open_saved(Pt2 *a, const char *path, const unsigned char *d, size_t len,
 		if (!s->t[i].key)
 			continue;
 		StrId k = ir_intern(m, s->t[i].key);
-		if (fx_map_get(&s->keys, k)) {
+		if (fe_map_get(&s->keys, k)) {
 			ir_error(m, (Loc){0, 0}, "tensor '%s' twice in "
 			    "data.pkl", s->t[i].key);
 			return -1;
 		}
-		fx_map_set(&s->keys, k, i + 1);
+		fe_map_set(&s->keys, k, i + 1);
 	}
 	return 0;
 }
@@ -133,7 +132,7 @@ pt2_pickled(Pt2 *a, const char *path, const unsigned char *d, size_t len,
 	}
 	if (rc == 0)
 		rc = saved_tensor(a, &s, 0, t, v);
-	fx_map_free(&s.keys);
+	fe_map_free(&s.keys);
 	return rc;
 }
 
@@ -163,10 +162,10 @@ find_saved(Pt2 *a, void *ctx, StrId target, Tensor *t,
     Pt2View *view)
 {
 	Pickles *p = ctx;
-	uint32_t k = fx_map_get(&p->sd.keys, target);
+	uint32_t k = fe_map_get(&p->sd.keys, target);
 	Saved *s = k ? &p->sd : &p->cs;
 	if (!k)
-		k = fx_map_get(&p->cs.keys, target);
+		k = fe_map_get(&p->cs.keys, target);
 	if (!k)
 		return 0;
 	return saved_tensor(a, s, k - 1, t, view) < 0 ? -1 : 1;
@@ -182,7 +181,7 @@ pt2_bind_pickles(Pt2 *a, GraphId gid)
 		rc = -1;
 	if (rc == 0)
 		rc = pt2_bind_each(a, gid, find_saved, &p);
-	fx_map_free(&p.sd.keys);
-	fx_map_free(&p.cs.keys);
+	fe_map_free(&p.sd.keys);
+	fe_map_free(&p.cs.keys);
 	return rc;
 }

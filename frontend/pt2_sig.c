@@ -1,5 +1,5 @@
 /* pt2_sig.c - a .pt2 program's graph signature (input and output kinds
- * and targets, through the dump parser's fx_apply_sig) and its range
+ * and targets, applied by fe_sig_apply as the dump's are) and its range
  * constraints, and the entry point that builds the whole program. */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static int
 specs(Module *m, const JVal *list, bool in, Sig *s)
 {
 	if (!json_is(list, J_ARR)) {
-		pt2_err(m, list, "the graph signature needs %s",
+		json_err(m, list, "the graph signature needs %s",
 		    in ? "input_specs" : "output_specs");
 		return -1;
 	}
@@ -46,7 +46,7 @@ specs(Module *m, const JVal *list, bool in, Sig *s)
 		    k))
 			t++;
 		if (!u || t == nt) {
-			pt2_err(m, &list->kids[i], "unknown %s spec",
+			json_err(m, &list->kids[i], "unknown %s spec",
 			    in ? "input" : "output");
 			return -1;
 		}
@@ -64,15 +64,7 @@ specs(Module *m, const JVal *list, bool in, Sig *s)
 		const JVal *pers = json_get(u, "persistent");
 		if (in && e.kind == ROLE_BUFFER && json_is(pers, J_BOOL))
 			e.persist = pers->b ? PERSIST_YES : PERSIST_NO;
-		if (in) {
-			vgrow((void **)&s->in, &s->cin, s->nin + 1,
-			    sizeof *s->in);
-			s->in[s->nin++] = e;
-		} else {
-			vgrow((void **)&s->out, &s->cout, s->nout + 1,
-			    sizeof *s->out);
-			s->out[s->nout++] = e;
-		}
+		fe_sig_add(s, !in, e);
 	}
 	return 0;
 }
@@ -87,7 +79,7 @@ bound(Module *m, const JVal *b, char *buf, size_t cap, const char *inf)
 		return true;
 	}
 	if (!b->isint) {
-		pt2_err(m, b, "a range bound must be an integer or null");
+		json_err(m, b, "a range bound must be an integer or null");
 		return false;
 	}
 	snprintf(buf, cap, "%lld", (long long)b->i);
@@ -103,7 +95,7 @@ ranges(Module *m, const JVal *rc)
 	if (!rc)
 		return 0;
 	if (!json_is(rc, J_OBJ)) {
-		pt2_err(m, rc, "range_constraints must be an object");
+		json_err(m, rc, "range_constraints must be an object");
 		return -1;
 	}
 	size_t cap = 3;
@@ -116,7 +108,7 @@ ranges(Module *m, const JVal *rc)
 		const JVal *r = &rc->kids[i];
 		char l[32], h[32];
 		if (!json_is(r, J_OBJ)) {
-			pt2_err(m, r, "a range constraint must be an object "
+			json_err(m, r, "a range constraint must be an object "
 			    "with min_val and max_val");
 			res = -1;
 		} else if (!bound(m, json_get(r, "min_val"), l, sizeof l,
@@ -133,7 +125,7 @@ ranges(Module *m, const JVal *rc)
 	if (res == 0 && n < cap) {
 		m->ranges = ir_internn(m, buf, n);
 		if (sym_parse_ranges(m, buf, n, &err) < 0) {
-			pt2_err(m, rc, "range constraints not understood");
+			json_err(m, rc, "range constraints not understood");
 			res = -1;
 		}
 	}
@@ -142,7 +134,7 @@ ranges(Module *m, const JVal *rc)
 	if (why) {
 		char eb[128];
 		ir_expr_print(m, bad, eb, sizeof eb);
-		pt2_err(m, rc, "impossible range constraint on '%s': %s", eb,
+		json_err(m, rc, "impossible range constraint on '%s': %s", eb,
 		    why);
 		res = -1;
 	}
@@ -157,7 +149,7 @@ static int
 inputs_covered(Module *m, const JVal *sig, const Sig *s, const Graph *g)
 {
 	if (s->nin != g->ninputs) {
-		pt2_err(m, sig, "the graph signature lists %u inputs but the "
+		json_err(m, sig, "the graph signature lists %u inputs but the "
 		    "graph has %u placeholders", s->nin, g->ninputs);
 		return -1;
 	}
@@ -169,14 +161,14 @@ inputs_covered(Module *m, const JVal *sig, const Sig *s, const Graph *g)
 			ir_error(m, s->in[i].loc, "input spec %u names no "
 			    "placeholder", i);
 			rc = -1;
-		} else if (fx_map_get(&seen, n)) {
+		} else if (fe_map_get(&seen, n)) {
 			ir_error(m, s->in[i].loc, "the graph signature names "
 			    "placeholder '%s' twice", ir_str(m, n));
 			rc = -1;
 		}
-		fx_map_set(&seen, n, 1);
+		fe_map_set(&seen, n, 1);
 	}
-	fx_map_free(&seen);
+	fe_map_free(&seen);
 	return rc;
 }
 
@@ -187,21 +179,19 @@ pt2_graph(Module *m, const JVal *prog, GraphId *out)
 	const JVal *gm = json_get(prog, "graph_module");
 	const JVal *sig = json_get(gm, "signature");
 	if (!json_is(gm, J_OBJ) || !json_is(sig, J_OBJ)) {
-		pt2_err(m, gm ? gm : prog, "expected graph_module with a graph "
-		    "and a signature");
+		json_err(m, gm ? gm : prog, "expected graph_module with a "
+		    "graph and a signature");
 		return -1;
 	}
 	GraphId main;
 	if (pt2_build(m, json_get(gm, "graph"), "GraphModule", 0, 0, &main) < 0)
 		return -1;
-	Parser p = {.m = m};
-	p.sig.present = true;
-	p.sig.loc = sig->loc;
-	if (specs(m, json_get(sig, "input_specs"), true, &p.sig) == 0 &&
-	    specs(m, json_get(sig, "output_specs"), false, &p.sig) == 0 &&
-	    inputs_covered(m, sig, &p.sig, ir_graph(m, main)) == 0)
-		fx_apply_sig(&p, main);
-	fx_sig_free(&p.sig);
+	Sig s = {.present = true, .loc = sig->loc};
+	if (specs(m, json_get(sig, "input_specs"), true, &s) == 0 &&
+	    specs(m, json_get(sig, "output_specs"), false, &s) == 0 &&
+	    inputs_covered(m, sig, &s, ir_graph(m, main)) == 0)
+		fe_sig_apply(m, &s, main);
+	fe_sig_free(&s);
 	ranges(m, json_get(prog, "range_constraints"));
 	if (m->nerrors != errs)
 		return -1;

@@ -13,8 +13,6 @@ StFile *st_open(Module *m, const char *path);
 void st_close(StFile *f);
 /* The open file and its mapping (for copying weights by the kernel). */
 int st_fd(const StFile *f, const void **map, size_t *len);
-/* "a FIFO", "a socket", ...: what a non-regular file of mode is. */
-const char *st_kind(unsigned mode);
 /* number of tensors, and tensor i as a Tensor whose data points into the
  * mapping (name interned in m) */
 uint32_t st_count(const StFile *f);

@@ -306,12 +306,12 @@ struct Module {
 	GraphId main;
 	/* range constraints as printed, for metadata */
 	StrId ranges;
-	/* the same, structured (sym.c); arrays live in the arena */
+	/* the same, structured (sym_range.c); arrays live in the arena */
 	struct SymRange *rng;
 	uint32_t nrng, crng;
 	uint32_t *rngix;    /* ExprId -> index+1 into rng, open addressing */
 	uint32_t crngix;    /* its size (a power of two, or 0) */
-	/* equality constraints of 2.1-2.2 dumps (sym.c) */
+	/* equality constraints of 2.1-2.2 dumps (sym_range.c) */
 	struct SymEq *eqs;
 	uint32_t neqs, ceqs;
 	/* diagnostics */
@@ -488,7 +488,8 @@ int ir_normalize(Module *m, GraphId g, uint32_t base, const char *who);
 
 /* sym.c: symbolic algebra on Exprs (a canonical sum-of-products form with
  * integer coefficients, printed as sympy prints it), evaluation under
- * bindings, substitution, and the range/equality constraint tables */
+ * bindings, substitution, bounds; sym_range.c: the range/equality
+ * constraint tables */
 #define SYM_INF INT64_MAX   /* int_oo: an unbounded side of a range */
 #define SYM_NINF INT64_MIN  /* -int_oo */
 typedef struct SymRange {
@@ -523,7 +524,7 @@ ExprId sym_subst(Module *m, ExprId e, ExprId sym, ExprId by);
 bool sym_mentions(const Module *m, ExprId e, ExprId sym);
 /* bounds of e that the range table proves (SYM_NINF/SYM_INF if none) */
 void sym_bounds(Module *m, ExprId e, int64_t *lo, int64_t *hi);
-/* ranges: set replaces an existing entry for the same expression; both
+/* sym_range.c: ranges: set replaces an existing entry for the same expression; both
  * go through a hash index (O(1)), which whoever writes m->rng directly
  * rebuilds with sym_range_reindex */
 void sym_range_set(Module *m, ExprId e, int64_t lo, int64_t hi);

@@ -1,13 +1,15 @@
-/* fx_annot.c - type annotations of FX values: "f32[2, s0]", "i64[]",
- * "f32[3][1]cpu" (strides and device are accepted and dropped), "Sym(s0)",
- * "Sym(s0 > 2)", "Sym(ToFloat(s37) + 3.0)". */
+/* fe_annot.c - type annotations of FX values as the dump prints them (the
+ * archive reader writes its TensorMeta out as that text and reads it here
+ * the same way): "f32[2, s0]", "i64[]", "f32[3][1]cpu" (strides and
+ * device are accepted and dropped), "Sym(s0)", "Sym(s0 > 2)",
+ * "Sym(ToFloat(s37) + 3.0)". */
 #include <stdlib.h>
 #include <string.h>
 
-#include "fx_int.h"
+#include "fe.h"
 
-/* Dims of one tensor type, as in safetensors.c; PyTorch allows fewer. */
-enum { MAXRANK = FX_MAXRANK };
+/* Dims of one tensor type, as in st_header.c; PyTorch allows fewer. */
+enum { MAXRANK = 64 };
 
 /* Quoted input in messages is cut to this many bytes. */
 enum { QUOTE = 60 };
@@ -270,7 +272,7 @@ tensorannot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 }
 
 int
-fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
+fe_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 {
 	size_t i = 0;
 	while (i < n && isws(s[i]))
@@ -303,33 +305,4 @@ fx_annot(Module *m, Graph *g, ValId v, const char *s, size_t n, Loc loc)
 		return 0;
 	}
 	return tensorannot(m, g, v, s, n, loc);
-}
-
-int
-fx_annot_same(Ctx *c, ValId v, const char *s, size_t n, Loc loc)
-{
-	Graph *g = c->g;
-	if (c->ann.rank >= 0 && c->ann.n == n && memcmp(c->ann.s, s, n) == 0) {
-		ir_set_tensor(g, v, (DType)c->ann.dtype, c->ann.rank,
-		    c->ann.dims);
-		return 0;
-	}
-	if (fx_annot(c->m, g, v, s, n, loc) != 0)
-		return -1;
-	/* only static shapes: a symbolic one is checked against the
-	 * symbols known when it is read */
-	const Value *x = ir_val(g, v);
-	if (x->kind != VK_TENSOR || x->rank < 0 || x->rank > FX_MAXRANK)
-		return 0;
-	const Dim *d = ir_dims(g, v);
-	for (int32_t i = 0; i < x->rank; i++)
-		if (d[i].e)
-			return 0;
-	c->ann.s = s;
-	c->ann.n = n;
-	c->ann.dtype = x->dtype;
-	c->ann.rank = x->rank;
-	if (x->rank > 0)
-		memcpy(c->ann.dims, d, (size_t)x->rank * sizeof *d);
-	return 0;
 }
