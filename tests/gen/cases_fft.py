@@ -51,6 +51,29 @@ class Roundtrip(nn.Module):
         return torch.istft(s, self.n_fft, self.hop, window=self.w, length=self.length)
 
 
+class MelPower(nn.Module):
+    """A log-mel front end as torchaudio builds it: |stft|^2 normalized by
+    the window's energy, a filterbank product, log."""
+    def __init__(self, n_fft=64, hop=16, mels=8):
+        super().__init__()
+        self.n_fft, self.hop = n_fft, hop
+        self.register_buffer("w", torch.hann_window(n_fft))
+        self.register_buffer("fb", torch.rand(n_fft // 2 + 1, mels))
+    def forward(self, x):
+        s = torch.stft(x, self.n_fft, self.hop, window=self.w, center=True,
+                       pad_mode="reflect", return_complex=True)
+        s = s / self.w.pow(2.0).sum().sqrt()
+        p = s.abs().pow(2.0)
+        return torch.log(torch.matmul(p.transpose(-1, -2), self.fb) + 1e-6)
+
+
+class FNetMix(nn.Module):
+    """FNet's token mixing: the real part of a 2-D DFT over hidden and
+    sequence dims."""
+    def forward(self, x):
+        return torch.fft.fft(torch.fft.fft(x, dim=-1), dim=-2).real
+
+
 def case(model, *samples, **kw):
     return dict(model=model, samples=list(samples), core=True, pt2=False, **kw)
 
@@ -77,6 +100,12 @@ CASES = {
     "stft_hann_win_norm": lambda: case(Spec(32, 10, win=24, normalized=True), X(300)),
     "istft_roundtrip": lambda: case(Roundtrip(32, 8), X(2, 256)),
     "istft_length": lambda: case(Roundtrip(20, 5, length=190), X(200)),
+    "mel_power_dynbatch": lambda: case(
+        MelPower(), (torch.randn(2, 320),), (torch.randn(3, 320),),
+        dynamic_shapes=({0: torch.export.Dim("batch")},)),
+    "fnet_mix_dynbatch": lambda: case(
+        FNetMix(), (torch.randn(2, 6, 8),), (torch.randn(1, 6, 8),),
+        dynamic_shapes=({0: torch.export.Dim("batch")},)),
     "complex_arith": lambda: case(Fn(lambda x, y: (
         (F.fft(x) * F.fft(y)).abs(), F.ifft(F.fft(x) * F.fft(y)).real,
         (F.fft(x) + 2 * F.fft(y)).conj().imag,
