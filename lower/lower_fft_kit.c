@@ -59,6 +59,41 @@ lwf_complex_rule(Module *m, StrId op)
 	return NULL;
 }
 
+/* A complex weight with its bytes at hand: c64 data is (real, imag)
+ * float pairs already, so the initializer is the same bytes typed as the
+ * pair form (once: the ONNX value is retyped). */
+static ValId
+weight(Lower *L, int i, const char *kw, const Value *sv)
+{
+	ValId d = lw_in(L, i, kw);
+	Value *dv = d ? ir_val(L->dst, d) : NULL;
+	if (!dv || !lwf_is_cx((DType)dv->dtype))
+		return d;
+	const Tensor *t = ir_tensorp(L->m, dv->init);
+	if (!t || t->rank != sv->rank) {
+		lw_fail(L, "complex weight %s has no data of its shape", kw);
+		return 0;
+	}
+	DType pt = lwf_part_dt((DType)sv->dtype);
+	int64_t *td = lw_scratch(L, (size_t)t->rank + 1, sizeof *td);
+	Dim *vd = lw_scratch(L, (size_t)t->rank + 1, sizeof *vd);
+	for (int32_t k = 0; k < t->rank; k++) {
+		td[k] = t->dims[k];
+		vd[k] = (Dim){t->dims[k], 0};
+	}
+	td[t->rank] = 2;
+	vd[t->rank] = (Dim){2, 0};
+	Tensor nt = *t;
+	nt.dtype = (uint8_t)pt;
+	nt.rank = t->rank + 1;
+	nt.dims = td;
+	TensorId id = ir_tensor(L->m, &nt);
+	dv = ir_val(L->dst, d);
+	dv->init = id;
+	ir_set_tensor(L->dst, d, pt, t->rank + 1, vd);
+	return d;
+}
+
 ValId
 lwf_in(Lower *L, int i, const char *kw, bool *cx)
 {
@@ -68,11 +103,13 @@ lwf_in(Lower *L, int i, const char *kw, bool *cx)
 		return 0;
 	}
 	*cx = lwf_is_cx((DType)sv->dtype);
+	if (*cx && !sv->def && sv->init)
+		return weight(L, i, kw, sv);
 	if (*cx && !sv->def) {
 		/* ONNX Runtime has no complex kernels: the pair form is made
 		 * inside the graph only */
-		lw_fail(L, "complex (%s) graph inputs and weights are not "
-		    "supported; pass torch.view_as_real(%s) and call "
+		lw_fail(L, "complex (%s) graph inputs, and weights given "
+		    "without their data, are not supported; pass torch.view_as_real(%s) and call "
 		    "torch.view_as_complex inside the model",
 		    sv->dtype == DT_C64 ? "c64" : "c128", kw);
 		return 0;

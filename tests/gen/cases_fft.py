@@ -74,6 +74,21 @@ class FNetMix(nn.Module):
         return torch.fft.fft(torch.fft.fft(x, dim=-1), dim=-2).real
 
 
+class Rope(nn.Module):
+    """Rotary embeddings as Meta's Llama writes them: a complex freqs_cis
+    buffer (torch.polar), queries viewed as complex, multiplied, viewed
+    back as real."""
+    def __init__(self, dim=8, seq=5):
+        super().__init__()
+        f = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        f = torch.outer(torch.arange(seq).float(), f)
+        self.register_buffer("freqs_cis", torch.polar(torch.ones_like(f), f))
+    def forward(self, q):
+        qc = torch.view_as_complex(q.float().reshape(*q.shape[:-1], -1, 2))
+        out = torch.view_as_real(qc * self.freqs_cis.view(1, q.shape[1], 1, -1))
+        return out.flatten(3).type_as(q)
+
+
 def case(model, *samples, **kw):
     return dict(model=model, samples=list(samples), core=True, pt2=False, **kw)
 
@@ -106,6 +121,7 @@ CASES = {
     "fnet_mix_dynbatch": lambda: case(
         FNetMix(), (torch.randn(2, 6, 8),), (torch.randn(1, 6, 8),),
         dynamic_shapes=({0: torch.export.Dim("batch")},)),
+    "rope_complex_buffer": lambda: case(Rope(), X(2, 5, 3, 8)),
     "complex_arith": lambda: case(Fn(lambda x, y: (
         (F.fft(x) * F.fft(y)).abs(), F.ifft(F.fft(x) * F.fft(y)).real,
         (F.fft(x) + 2 * F.fft(y)).conj().imag,
