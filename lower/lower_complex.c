@@ -523,6 +523,60 @@ addsub(Lower *L, const char *op)
 	return 0;
 }
 
+/* sum.dim_IntList / mean.dim (self, dim, keepdim=False, *, dtype):
+ * both parts reduced over the logical dims (all when dim is empty) */
+static int
+reduce(Lower *L, bool mean)
+{
+	int r;
+	ValId x = self_cx(L, &r);
+	const Value *sv = lw_srcval(L, 0, "self");
+	int64_t d[LW_MAXRANK], len;
+	int nd = lw_ints(L, 1, "dim", d, LW_MAXRANK);
+	bool keep = lw_bool(L, 2, "keepdim", false);
+	DType dt = lwf_part_dt(lw_outdtype(L));
+	if (!x || lw_failed(L))
+		return -1;
+	if (nd <= 0)
+		for (nd = 0; nd < r; nd++)
+			d[nd] = nd;
+	double n = 1;
+	for (int k = 0; k < nd; k++) {
+		if (normdim(L, &d[k], r) < 0)
+			return -1;
+		if (mean && !lw_sdim(L, sv, (int)d[k], &len))
+			return lw_fail(L, "mean needs static sizes");
+		n *= mean ? (double)len : 1;
+	}
+	ValId in[2] = {lw_cast(L, x, dt), lw_const_i64s(L, d, nd)};
+	NodeId rs = lw_emit(L, "ReduceSum", nd ? 2 : 1, in, 1);
+	lw_attr_int(L, rs, "keepdims", keep);
+	lwf_bind(L, 0, lwf_scale(L, lw_typed(L, rs, dt), 1 / n));
+	return 0;
+}
+
+static int sum(Lower *L) { return reduce(L, false); }
+static int mean(Lower *L) { return reduce(L, true); }
+
+/* exp(a + bi) = e^a (cos b + i sin b) */
+static int
+exp_(Lower *L)
+{
+	int r;
+	ValId x = self_cx(L, &r);
+	if (!x)
+		return -1;
+	ValId a = lw_op1(L, "Exp", lwf_part(L, x, r, 0)), b = lwf_part(L, x,
+	    r, 1);
+	ValId p[2] = {lw_op2(L, "Mul", a, lw_op1(L, "Cos", b)),
+		lw_op2(L, "Mul", a, lw_op1(L, "Sin", b))};
+	int64_t ax = r;
+	p[0] = lw_axes_op(L, "Unsqueeze", p[0], &ax, 1);
+	p[1] = lw_axes_op(L, "Unsqueeze", p[1], &ax, 1);
+	lwf_bind(L, 0, lw_concat(L, p, 2, r, lw_dtype(L, x)));
+	return 0;
+}
+
 static int add(Lower *L) { return addsub(L, "Add"); }
 static int sub(Lower *L) { return addsub(L, "Sub"); }
 
@@ -561,6 +615,9 @@ const LowerRule lw_rules_complex[] = {
 	{"aten::div.Tensor", div_},
 	{"aten::div.Scalar", div_},
 	{"aten::add.Tensor", add},
+	{"aten::sum.dim_IntList", sum},
+	{"aten::mean.dim", mean},
+	{"aten::exp.default", exp_},
 	{"aten::sub.Tensor", sub},
 	{NULL, NULL},
 };

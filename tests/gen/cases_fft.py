@@ -125,6 +125,8 @@ CASES = {
     "complex_arith": lambda: case(Fn(lambda x, y: (
         (F.fft(x) * F.fft(y)).abs(), F.ifft(F.fft(x) * F.fft(y)).real,
         (F.fft(x) + 2 * F.fft(y)).conj().imag,
-        torch.view_as_real(torch.view_as_complex(torch.stack([x, y], -1)) * 3))),
+        torch.view_as_real(torch.view_as_complex(torch.stack([x, y], -1)) * 3),
+        torch.view_as_real(F.fft(x).sum(1)), torch.view_as_real(F.fft(x).mean((0, 1), keepdim=True)),
+        torch.view_as_real(torch.exp(torch.view_as_complex(torch.stack([x, y], -1)))))),
         (torch.randn(4, 8), torch.randn(4, 8))),
 }
