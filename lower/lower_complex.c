@@ -389,8 +389,12 @@ expand(Lower *L)
 	int r;
 	ValId x = self_cx(L, &r);
 	const Value *ov = lw_outval(L, 0);
+	int64_t n;
 	if (!x || lw_failed(L))
 		return -1;
+	for (int k = 0; k < ov->rank; k++)
+		if (!lw_sdim(L, ov, k, &n))
+			return lw_fail(L, "needs a static result shape");
 	ValId parts[2] = {lw_dims_of(L, ov, 0, 0, ov->rank), lw_i64v(L, 2)};
 	ValId in[2] = {x, lw_concat_shape(L, parts, 2)};
 	lwf_bind(L, 0, lw_typed(L, lw_emit(L, "Expand", 2, in, 1),
@@ -470,6 +474,8 @@ mul(Lower *L)
 	    dt, &cb);
 	if (!a || !b || lw_failed(L))
 		return -1;
+	if (!ca && !cb)
+		return lw_fail(L, "expected a complex operand");
 	lwf_bind(L, 0, ca && cb ? cmul(L, a, b, dt) : lw_op2(L, "Mul", a, b));
 	return 0;
 }
@@ -504,6 +510,8 @@ addsub(Lower *L, const char *op)
 	double alpha = lw_float(L, 2, "alpha", 1);
 	if (!a || !b || lw_failed(L))
 		return -1;
+	if (!ca && !cb)
+		return lw_fail(L, "expected a complex operand");
 	const Arg *al = lw_arg(L, 2, "alpha");
 	if (al && al->kind != A_NONE && al->kind != A_INT &&
 	    al->kind != A_FLOAT)
