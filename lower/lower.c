@@ -15,6 +15,7 @@
 #include "../plugins/pl.h"
 #include "check.h"
 #include "lower.h"
+#include "lower_fft.h"
 
 /* The rows of ir/ops.def with a rule, by family (lower_rows.h). */
 const LowerRule *const lw_rule_tables[] = {
@@ -24,7 +25,7 @@ const LowerRule *const lw_rule_tables[] = {
 	lw_rules_nn_rnn, lw_rules_nn_bag, lw_rules_nn_win,
 	lw_rules_shape, lw_rules_shape_join, lw_rules_index,
 	lw_rules_index_pad, lw_rules_index_sel, lw_rules_sym, lw_rules_cf,
-	lw_rules_linalg, NULL,
+	lw_rules_linalg, lw_rules_fft, lw_rules_fft_stft, lw_rules_cplx, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per lowering,
@@ -124,7 +125,8 @@ check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
 			bad += check_graph(L, ir_graph(L->m, a->u.g), seen,
 			    nstrs, depth + 1);
 		}
-		if (registry_find(L->m, L->reg, p->op) || (L->ctx &&
+		if ((lwf_touches_complex(g, n) ? lwf_complex_rule(L->m, p->op)
+		    : registry_find(L->m, L->reg, p->op)) || (L->ctx &&
 		    pl_lowering_applies(L->ctx->reg, ir_str(L->m, p->op),
 		    L->opset)))
 			continue;
@@ -133,8 +135,12 @@ check_graph(Lower *L, const Graph *g, uint8_t *seen, uint32_t nstrs,
 			continue;
 		if (p->op < nstrs)
 			seen[p->op] = 1;
-		ir_error(L->m, p->loc, "unsupported operator '%s'",
-		    ir_str(L->m, p->op));
+		if (lwf_touches_complex(g, n))
+			ir_error(L->m, p->loc, "unsupported operator '%s' on "
+			    "complex values", ir_str(L->m, p->op));
+		else
+			ir_error(L->m, p->loc, "unsupported operator '%s'",
+			    ir_str(L->m, p->op));
 		ir_note_origin(L->m, p);
 		if (ir_op_of_inplace(ir_str(L->m, p->op)))
 			ir_note(L->m, p->loc, "in-place ops are rewritten by the "
@@ -325,8 +331,11 @@ lw_lower_nodes(Lower *L)
 		int rc = L->ctx ? try_plugins(L, L->ctx) : 1;
 		if (rc < 0)
 			return -1;
-		LowerFn fn = rc == 1 ? registry_find(m, L->reg,
-		    ir_nodep(L->src, n)->op) : NULL;
+		/* complex values are [.., 2] pairs: only a complex-aware
+		 * rule may read or make them (lower_fft.h) */
+		StrId op = ir_nodep(L->src, n)->op;
+		LowerFn fn = rc != 1 ? NULL : lwf_touches_complex(L->src, n)
+		    ? lwf_complex_rule(m, op) : registry_find(m, L->reg, op);
 		if (rc == 1 && !fn)
 			lw_fail(L, "every plugin lowering declined the node, "
 			    "and onnxc has no rule of its own for it");

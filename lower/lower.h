@@ -90,6 +90,9 @@ extern const LowerRule lw_rules_reduce_norm[];
 extern const LowerRule lw_rules_sym[];
 extern const LowerRule lw_rules_cf[];
 extern const LowerRule lw_rules_linalg[];
+extern const LowerRule lw_rules_fft[];
+extern const LowerRule lw_rules_fft_stft[];
+extern const LowerRule lw_rules_cplx[];
 /* all of them, in lookup order, ending with NULL */
 extern const LowerRule *const lw_rule_tables[];
 

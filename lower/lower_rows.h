@@ -64,6 +64,15 @@
 #ifndef LW_ROWS_linalg
 #define LW_ROWS_linalg(op, rule)
 #endif
+#ifndef LW_ROWS_fft
+#define LW_ROWS_fft(op, rule)
+#endif
+#ifndef LW_ROWS_fft_stft
+#define LW_ROWS_fft_stft(op, rule)
+#endif
+#ifndef LW_ROWS_cplx
+#define LW_ROWS_cplx(op, rule)
+#endif
 #define LW_ROWS_none(op, rule)
 
 #define OP(op, family, rule, decompose, shape, fold, inplace, out, schema) \

@@ -47,6 +47,8 @@ static const struct {
 	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
 	{"index_sel", lw_rules_index_sel},
 	{"sym", lw_rules_sym}, {"cf", lw_rules_cf}, {"linalg", lw_rules_linalg},
+	{"fft", lw_rules_fft}, {"fft_stft", lw_rules_fft_stft},
+	{"cplx", lw_rules_cplx},
 };
 enum { NFAM = sizeof families / sizeof *families };
 
