@@ -611,6 +611,10 @@ static int pinv(Lower *L) { return la_pinv(L); }
 static int matrix_rank(Lower *L) { return la_matrix_rank(L); }
 static int cond(Lower *L) { return la_cond(L); }
 static int matrix_sqrth(Lower *L) { return la_matrix_sqrth(L); }
+/* geqrf, ormqr (lower_linalg_qr.c), linalg_vander (lower_linalg_spec.c) */
+static int geqrf(Lower *L) { return la_geqrf(L); }
+static int ormqr(Lower *L) { return la_ormqr(L); }
+static int vander(Lower *L) { return la_vander(L); }
 
 /* higher_order::with_effects(token, op, args...): only the effect of
  * _linalg_check_errors, which raises in PyTorch when an info is not zero

@@ -106,5 +106,8 @@ int la_pinv(Lower *L);
 int la_matrix_rank(Lower *L);
 int la_cond(Lower *L);
 int la_matrix_sqrth(Lower *L);
+int la_geqrf(Lower *L);
+int la_ormqr(Lower *L);
+int la_vander(Lower *L);
 
 #endif

@@ -339,3 +339,35 @@ la_matrix_sqrth(Lower *L)
 	la_bind_out(L, 0, lw_op2(L, "MatMul", vr, la_mT(L, v, b.nb)));
 	return lw_failed(L) ? -1 : 0;
 }
+
+/* linalg_vander(x, *, N=None): [..., n, N], column j = x^j, each power
+ * one product more than the last as PyTorch's cumprod makes them */
+int
+la_vander(Lower *L)
+{
+	const Value *so = lw_outval(L, 0);
+	int64_t od[LW_MAXRANK + 1];
+	for (int d = 0; d < so->rank; d++)
+		if (!lw_sdim(L, so, d, &od[d]))
+			return lw_fail(L, "linalg_vander: the result's dim %d is "
+			    "symbolic", d);
+	ValId x = lw_in(L, 0, "x");
+	if (lw_failed(L) || so->rank < 1)
+		return -1;
+	DType dt = (DType)so->dtype;
+	int64_t cols = od[so->rank - 1];
+	od[so->rank - 1] = 1;
+	x = lw_reshape(L, lw_cast(L, x, dt), lw_const_i64s(L, od, so->rank));
+	if (cols == 0) {
+		od[so->rank - 1] = 0;
+		lw_bind(L, 0, lw_const(L, dt, so->rank, od, NULL));
+		return lw_failed(L) ? -1 : 0;
+	}
+	ValId *c = lw_scratch(L, (size_t)cols, sizeof(ValId));
+	c[0] = lw_op2(L, "Expand", lw_scalar(L, 1, dt), lw_const_i64s(L, od,
+	    so->rank));
+	for (int64_t j = 1; j < cols; j++)
+		c[j] = j == 1 ? x : lw_op2(L, "Mul", c[j - 1], x);
+	lw_bind(L, 0, lw_concat(L, c, (int)cols, -1, dt));
+	return lw_failed(L) ? -1 : 0;
+}

@@ -1,6 +1,7 @@
 """Hand-made cases for tests/cases-linalg of what the Jacobi eigen/singular value solver
 (lower/lower_linalg_eig.c) carries: eigvalsh, svdvals, pinv, matrix_rank, cond, matrix_sqrth
-and matrix norms of order 2 / 'nuc', batched, in float64, singular and ill-conditioned.
+and matrix norms of order 2 / 'nuc', batched, in float64, singular and ill-conditioned;
+geqrf, ormqr (both sides, transposed) and linalg_vander of integers.
 Run inside ../shared/tools/torch-env (torch 2.14):
     python3 tests/gen/make_linalg_spec_cases.py tests/cases-linalg"""
 import os
@@ -78,6 +79,13 @@ def main(out):
                                                torch.linalg.matrix_norm(a, "nuc"),
                                                torch.linalg.norm(a, "nuc", dim=(2, 1)),
                                                torch.linalg.norm(a[0], 2)), (r(3, 4, 5),)),
+        "la_geqrf_wide": (lambda a: torch.geqrf(a), (r(2, 3, 5),)),
+        "la_ormqr_right_t": (lambda a, t, c: torch.ormqr(a, t, c, left=False, transpose=True),
+                             (*torch.geqrf(r(4, 3)), r(2, 4))),
+        "la_ormqr_left": (lambda a, t, c: torch.ormqr(a, t, c), (*torch.geqrf(r(2, 5, 2)),
+                                                                   r(2, 5, 3))),
+        "la_vander_int": (lambda x: torch.linalg.vander(x, N=4),
+                          (torch.randint(-3, 4, (2, 3), generator=g),)),
         "la_matrix_sqrth": (lambda a: torch.linalg.matrix_sqrth(a), (spd,)),
     }
     only = sys.argv[2:]
