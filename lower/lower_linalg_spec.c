@@ -280,8 +280,33 @@ la_matrix_rank(Lower *L)
 	return lw_failed(L) ? -1 : 0;
 }
 
-/* linalg_cond(self, p=None), .p_str(self, p): only the 2-norm orders
- * (None, 2, -2): the ratio of the largest and smallest singular values */
+/* the matrix norm of x [.., n, n] for linalg_cond's orders other than
+ * +-2: 'fro', 'nuc', +-1 (column sums), +-inf (row sums) */
+static ValId
+cond_norm(Lower *L, ValId x, const LaBatch *b, int64_t n, const char *s,
+    double p)
+{
+	int64_t both[2] = {-2, -1}, ax = -1;
+	if (s && !strcmp(s, "fro"))
+		return lw_op1(L, "Sqrt", lwn_reduce(L, "ReduceSum",
+		    lw_op2(L, "Mul", x, x), both, 2, false));
+	if (s) {
+		ValId sv;
+		la_svd(L, x, b, n, n, &sv, NULL, NULL);
+		return lw_cast(L, lwn_reduce(L, "ReduceSum", sv, &ax, 1, false),
+		    lw_dtype(L, x));
+	}
+	int64_t sum_ax = fabs(p) == 1 ? -2 : -1;
+	ValId sums = lwn_reduce(L, "ReduceSum", lw_op1(L, "Abs", x), &sum_ax, 1,
+	    false);
+	return lwn_reduce(L, p > 0 ? "ReduceMax" : "ReduceMin", sums, &ax, 1,
+	    false);
+}
+
+/* linalg_cond(self, p=None), .p_str(self, p): for None, 2, -2 the ratio
+ * of the largest and smallest singular values; else, as PyTorch,
+ * norm(A) norm(A^-1) with the inverse all inf where the LU meets a zero
+ * pivot */
 int
 la_cond(Lower *L)
 {
@@ -291,28 +316,53 @@ la_cond(Lower *L)
 	if (la_matrix_in(L, 0, "self", "linalg_cond", &b, &m, &n, &a) < 0)
 		return -1;
 	const Arg *pa = lw_arg(L, 1, "p");
+	const char *ps = pa && pa->kind == A_STR ? ir_str(L->m, pa->u.s) : NULL;
 	double p = 2;
-	if (pa && pa->kind == A_STR)
-		return lw_fail(L, "linalg_cond: p='%s' is not supported (only "
-		    "None, 2 and -2, from the singular values)",
-		    ir_str(L->m, pa->u.s));
-	if (pa && pa->kind != A_NONE)
+	if (!ps && pa && pa->kind != A_NONE)
 		p = lw_float(L, 1, "p", 2);
 	if (lw_failed(L))
 		return -1;
-	if (p != 2 && p != -2)
-		return lw_fail(L, "linalg_cond: p=%g is not supported (only "
-		    "None, 2 and -2, from the singular values)", p);
+	if (ps ? strcmp(ps, "fro") && strcmp(ps, "nuc") :
+	    p != 2 && p != -2 && fabs(p) != 1 && !isinf(p))
+		return lw_fail(L, "linalg_cond: p must be None, 'fro', 'nuc', "
+		    "inf, -inf, 1, -1, 2 or -2");
 	if (m == 0 || n == 0)
 		return lw_fail(L, "linalg_cond of an empty matrix is not "
 		    "supported");
-	ValId s;
-	la_svd(L, a, &b, m, n, &s, NULL, NULL);
 	int64_t ax = -1;
-	ValId hi = lwn_reduce(L, "ReduceMax", s, &ax, 1, false);
-	ValId lo = lwn_reduce(L, "ReduceMin", s, &ax, 1, false);
-	la_bind_out(L, 0, p > 0 ? lw_op2(L, "Div", hi, lo) :
-	    lw_op2(L, "Div", lo, hi));
+	if (!ps && (p == 2 || p == -2)) {
+		ValId s;
+		la_svd(L, a, &b, m, n, &s, NULL, NULL);
+		ValId hi = lwn_reduce(L, "ReduceMax", s, &ax, 1, false);
+		ValId lo = lwn_reduce(L, "ReduceMin", s, &ax, 1, false);
+		la_bind_out(L, 0, p > 0 ? lw_op2(L, "Div", hi, lo) :
+		    lw_op2(L, "Div", lo, hi));
+		return lw_failed(L) ? -1 : 0;
+	}
+	if (m != n)
+		return lw_fail(L, "linalg_cond: p other than 2 and -2 needs "
+		    "square matrices, not %lldx%lld", (long long)m, (long long)n);
+	DType dt = lw_dtype(L, a);
+	ValId lu, perm, piv;
+	la_lu(L, a, b.nb, n, n, &lu, &perm, &piv);
+	ValId inv = la_lu_solve(L, lu, perm, la_eye(L, &b, n, dt), n);
+	ValId sing = lwn_reduce(L, "ReduceMax", lw_cast(L, lw_op2t(L, "Equal",
+	    la_diag(L, lu, b.nb, n, n), lw_scalar(L, 0, dt), DT_BOOL), DT_I32),
+	    &ax, 1, false);
+	sing = lw_cast(L, sing, DT_BOOL);
+	ValId na = cond_norm(L, a, &b, n, ps, p);
+	ValId ni;
+	if (ps && !strcmp(ps, "nuc")) {
+		/* the singular values of an all-inf matrix: inf */
+		ni = la_where(L, sing, lw_scalar(L, INFINITY, dt),
+		    cond_norm(L, inv, &b, n, ps, p));
+	} else {
+		int64_t two[2] = {-1, -2};
+		ValId s2 = lw_axes_op(L, "Unsqueeze", sing, two, 2);
+		ni = cond_norm(L, la_where(L, s2, lw_scalar(L, INFINITY, dt), inv),
+		    &b, n, ps, p);
+	}
+	la_bind_out(L, 0, lw_op2(L, "Mul", na, ni));
 	return lw_failed(L) ? -1 : 0;
 }
 

@@ -47,6 +47,9 @@ def main(out):
     sym64 = r(4, 4, dtype=torch.float64)
     cluster = torch.diag(torch.tensor([3.0, 1.0, 1.0 + 1e-9, 1e-12], dtype=torch.float64)) \
         + 1e-3 * (sym64 + sym64.T)
+    # an exact zero pivot in the second matrix: cond is inf there
+    singular = r(2, 3, 3)
+    singular[1, :, 0] = 0
     spd = r(2, 4, 4)
     spd = spd @ spd.mT + torch.eye(4)
     cases = {
@@ -79,6 +82,12 @@ def main(out):
                                                torch.linalg.matrix_norm(a, "nuc"),
                                                torch.linalg.norm(a, "nuc", dim=(2, 1)),
                                                torch.linalg.norm(a[0], 2)), (r(3, 4, 5),)),
+        "la_cond_orders": (lambda a: (torch.linalg.cond(a, "fro"), torch.linalg.cond(a, "nuc"),
+                                      torch.linalg.cond(a, 1), torch.linalg.cond(a, -1),
+                                      torch.linalg.cond(a, float("inf")),
+                                      torch.linalg.cond(a, -float("inf"))), (r(2, 4, 4),)),
+        "la_cond_singular": (lambda a: (torch.linalg.cond(a, 1), torch.linalg.cond(a, "fro")),
+                             (singular,)),
         "la_geqrf_wide": (lambda a: torch.geqrf(a), (r(2, 3, 5),)),
         "la_ormqr_right_t": (lambda a, t, c: torch.ormqr(a, t, c, left=False, transpose=True),
                              (*torch.geqrf(r(4, 3)), r(2, 4))),
