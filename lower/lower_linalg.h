@@ -4,7 +4,10 @@
  * ONNX has no LU, triangular solve or Cholesky, so each is emitted as
  * one step per row/column over matrices whose sizes are static and
  * small (LA_MAXN): every matrix value is [batch..., rows, cols] with the
- * batch dims (la->nb of them) and the two matrix dims known here. */
+ * batch dims (la->nb of them) and the two matrix dims known here.
+ * Eigenvalues and singular values iterate until convergence: Jacobi
+ * sweeps in an ONNX Loop (lower_linalg_eig.c), the rules on them in
+ * lower_linalg_spec.c. */
 #ifndef ONNXC_LOWER_LINALG_H
 #define ONNXC_LOWER_LINALG_H
 
