@@ -615,6 +615,8 @@ static int matrix_sqrth(Lower *L) { return la_matrix_sqrth(L); }
 static int geqrf(Lower *L) { return la_geqrf(L); }
 static int ormqr(Lower *L) { return la_ormqr(L); }
 static int vander(Lower *L) { return la_vander(L); }
+/* linalg_polar (lower_linalg_spec.c) */
+static int polar(Lower *L) { return la_polar(L); }
 
 /* higher_order::with_effects(token, op, args...): only the effect of
  * _linalg_check_errors, which raises in PyTorch when an info is not zero

@@ -112,5 +112,6 @@ int la_matrix_sqrth(Lower *L);
 int la_geqrf(Lower *L);
 int la_ormqr(Lower *L);
 int la_vander(Lower *L);
+int la_polar(Lower *L);
 
 #endif

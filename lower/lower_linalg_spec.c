@@ -421,3 +421,42 @@ la_vander(Lower *L)
 	lw_bind(L, 0, lw_concat(L, c, (int)cols, -1, dt));
 	return lw_failed(L) ? -1 : 0;
 }
+
+/* linalg_polar(A) -> (U, H), A [.., m, n] with m >= n: U = u v^T, H =
+ * v diag(s) v^T from the singular value decomposition.  H is unique; U
+ * is unique only where A has full rank, and where it has not (its
+ * smallest singular value at most n eps of its largest) U is NaN:
+ * PyTorch's U there is one of many, which no rule reproduces. */
+int
+la_polar(Lower *L)
+{
+	LaBatch b;
+	int64_t m, n;
+	ValId a;
+	if (la_matrix_in(L, 0, "A", "linalg_polar", &b, &m, &n, &a) < 0)
+		return -1;
+	if (m < n)
+		return lw_fail(L, "linalg_polar: input must have at least as many "
+		    "rows as columns, not %lldx%lld", (long long)m, (long long)n);
+	if (n == 0) {
+		bind_empty(L, 0);
+		bind_empty(L, 1);
+		return lw_failed(L) ? -1 : 0;
+	}
+	DType dt = lw_dtype(L, a);
+	ValId s, u, v;
+	la_svd(L, a, &b, m, n, &s, &u, &v);
+	int64_t ax = -1, ax2 = -2;
+	double eps = (dt == DT_F64 ? DBL_EPSILON : FLT_EPSILON) * (double)n;
+	ValId smax = lwn_reduce(L, "ReduceMax", s, &ax, 1, true);
+	ValId smin = lwn_reduce(L, "ReduceMin", s, &ax, 1, true);
+	ValId bad = lw_op1(L, "Not", lw_op2t(L, "Greater", smin, lw_op2(L, "Mul",
+	    smax, lw_scalar(L, eps, DT_F64)), DT_BOOL));
+	bad = lw_axes_op(L, "Unsqueeze", bad, &ax, 1);
+	ValId vt = la_mT(L, v, b.nb);
+	la_bind_out(L, 0, la_where(L, bad, lw_scalar(L, NAN, DT_F64),
+	    lw_op2(L, "MatMul", u, vt)));
+	ValId vs = lw_op2(L, "Mul", v, lw_axes_op(L, "Unsqueeze", s, &ax2, 1));
+	la_bind_out(L, 1, lw_op2(L, "MatMul", vs, vt));
+	return lw_failed(L) ? -1 : 0;
+}

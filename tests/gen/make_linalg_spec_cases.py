@@ -1,7 +1,7 @@
 """Hand-made cases for tests/cases-linalg of what the Jacobi eigen/singular value solver
 (lower/lower_linalg_eig.c) carries: eigvalsh, svdvals, pinv, matrix_rank, cond, matrix_sqrth
 and matrix norms of order 2 / 'nuc', batched, in float64, singular and ill-conditioned;
-geqrf, ormqr (both sides, transposed) and linalg_vander of integers.
+polar; geqrf, ormqr (both sides, transposed) and linalg_vander of integers.
 Run inside ../shared/tools/torch-env (torch 2.14):
     python3 tests/gen/make_linalg_spec_cases.py tests/cases-linalg"""
 import os
@@ -88,6 +88,9 @@ def main(out):
                                       torch.linalg.cond(a, -float("inf"))), (r(2, 4, 4),)),
         "la_cond_singular": (lambda a: (torch.linalg.cond(a, 1), torch.linalg.cond(a, "fro")),
                              (singular,)),
+        "la_polar_tall": (lambda a: torch.linalg.polar(a), (r(2, 5, 3),)),
+        # rank 2 of 4: H is unique (U is not, and onnxc gives NaN for it)
+        "la_polar_singular_h": (lambda a: torch.linalg.polar(a)[1], (ranked[1],)),
         "la_geqrf_wide": (lambda a: torch.geqrf(a), (r(2, 3, 5),)),
         "la_ormqr_right_t": (lambda a, t, c: torch.ormqr(a, t, c, left=False, transpose=True),
                              (*torch.geqrf(r(4, 3)), r(2, 4))),
