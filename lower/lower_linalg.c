@@ -9,21 +9,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* a square matrix argument: its batch and side */
-static int
-square_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
-    int64_t *n)
-{
-	int64_t r = 0, c = 0;
-	if (la_matrix_arg(L, i, kw, op, b, &r, &c) < 0)
-		return -1;
-	if (r != c)
-		return lw_fail(L, "%s: '%s' must be a batch of square matrices, "
-		    "not %lldx%lld", op, kw, (long long)r, (long long)c);
-	*n = r;
-	return 0;
-}
-
 /* a constant of dtype dt and value v shaped like batch b */
 static ValId
 batch_fill(Lower *L, const LaBatch *b, double v, DType dt)
@@ -64,10 +49,8 @@ det(Lower *L)
 {
 	LaBatch b;
 	int64_t n;
-	if (square_arg(L, 0, "A", "linalg_det", &b, &n) < 0)
-		return -1;
-	ValId a = lw_in(L, 0, "A");
-	if (lw_failed(L))
+	ValId a;
+	if (la_square_in(L, 0, "A", "linalg_det", &b, &n, &a) < 0)
 		return -1;
 	DType dt = lw_dtype(L, a);
 	if (n == 0) {
@@ -96,11 +79,9 @@ slogdet_common(Lower *L, bool logdet)
 	LaBatch b;
 	int64_t n;
 	const char *kw = logdet ? "self" : "A";
-	if (square_arg(L, 0, kw, logdet ? "logdet" : "linalg_slogdet", &b,
-	    &n) < 0)
-		return -1;
-	ValId a = lw_in(L, 0, kw);
-	if (lw_failed(L))
+	ValId a;
+	if (la_square_in(L, 0, kw, logdet ? "logdet" : "linalg_slogdet", &b, &n,
+	    &a) < 0)
 		return -1;
 	DType dt = lw_dtype(L, a);
 	ValId sign, lad, lu = a, piv = 0;
@@ -150,10 +131,8 @@ inv(Lower *L)
 {
 	LaBatch b;
 	int64_t n;
-	if (square_arg(L, 0, "A", "linalg_inv", &b, &n) < 0)
-		return -1;
-	ValId a = lw_in(L, 0, "A");
-	if (lw_failed(L))
+	ValId a;
+	if (la_square_in(L, 0, "A", "linalg_inv", &b, &n, &a) < 0)
 		return -1;
 	if (n == 0) {
 		la_bind_out(L, 0, a);
@@ -175,7 +154,7 @@ solve(Lower *L)
 {
 	LaBatch ba, bb, bo;
 	int64_t n, br = 0, bc = 0;
-	if (square_arg(L, 0, "A", "linalg_solve", &ba, &n) < 0)
+	if (la_square_arg(L, 0, "A", "linalg_solve", &ba, &n) < 0)
 		return -1;
 	bool left = lw_bool(L, 2, "left", true);
 	const Value *sb = lw_srcval(L, 1, "B");
@@ -282,7 +261,7 @@ solve_triangular(Lower *L)
 	LaBatch ba, bb, bo;
 	int64_t n, br = 0, bc = 0;
 	const char *op = "linalg_solve_triangular";
-	if (square_arg(L, 0, "self", op, &ba, &n) < 0 ||
+	if (la_square_arg(L, 0, "self", op, &ba, &n) < 0 ||
 	    la_matrix_arg(L, 1, "B", op, &bb, &br, &bc) < 0)
 		return -1;
 	bool upper = lw_bool(L, 2, "upper", false);
@@ -308,7 +287,7 @@ triangular_solve(Lower *L)
 	int64_t n, br = 0, bc = 0;
 	const char *op = "triangular_solve";
 	if (la_matrix_arg(L, 0, "self", op, &bb, &br, &bc) < 0 ||
-	    square_arg(L, 1, "A", op, &ba, &n) < 0)
+	    la_square_arg(L, 1, "A", op, &ba, &n) < 0)
 		return -1;
 	bool upper = lw_bool(L, 2, "upper", true);
 	bool trans = lw_bool(L, 3, "transpose", false);
@@ -338,10 +317,10 @@ cholesky(Lower *L)
 {
 	LaBatch b;
 	int64_t n;
-	if (square_arg(L, 0, "self", "linalg_cholesky", &b, &n) < 0)
+	ValId a;
+	if (la_square_in(L, 0, "self", "linalg_cholesky", &b, &n, &a) < 0)
 		return -1;
 	bool upper = lw_bool(L, 1, "upper", false);
-	ValId a = lw_in(L, 0, "self");
 	if (lw_failed(L))
 		return -1;
 	if (n == 0) {
@@ -373,7 +352,7 @@ cholesky_solve(Lower *L)
 	int64_t n, br = 0, bc = 0;
 	const char *op = "cholesky_solve";
 	if (la_matrix_arg(L, 0, "self", op, &bb, &br, &bc) < 0 ||
-	    square_arg(L, 1, "input2", op, &bf, &n) < 0)
+	    la_square_arg(L, 1, "input2", op, &bf, &n) < 0)
 		return -1;
 	bool upper = lw_bool(L, 2, "upper", false);
 	ValId b = lw_in(L, 0, "self"), f = lw_in(L, 1, "input2");
@@ -396,10 +375,10 @@ cholesky_inverse(Lower *L)
 {
 	LaBatch b;
 	int64_t n;
-	if (square_arg(L, 0, "self", "cholesky_inverse", &b, &n) < 0)
+	ValId f;
+	if (la_square_in(L, 0, "self", "cholesky_inverse", &b, &n, &f) < 0)
 		return -1;
 	bool upper = lw_bool(L, 1, "upper", false);
-	ValId f = lw_in(L, 0, "self");
 	if (lw_failed(L))
 		return -1;
 	la_bind_out(L, 0, n ? chol_apply(L, f, b.nb, n, upper,
@@ -413,10 +392,7 @@ static int
 lu_input(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
     int64_t *m, int64_t *n, ValId *a)
 {
-	if (la_matrix_arg(L, i, kw, op, b, m, n) < 0)
-		return -1;
-	*a = lw_in(L, i, kw);
-	if (lw_failed(L))
+	if (la_matrix_in(L, i, kw, op, b, m, n, a) < 0)
 		return -1;
 	if (*m == 0 || *n == 0)
 		return lw_fail(L, "%s of an empty matrix is not supported", op);
@@ -568,10 +544,10 @@ matrix_power(Lower *L)
 {
 	LaBatch b;
 	int64_t n;
-	if (square_arg(L, 0, "self", "linalg_matrix_power", &b, &n) < 0)
+	ValId a;
+	if (la_square_in(L, 0, "self", "linalg_matrix_power", &b, &n, &a) < 0)
 		return -1;
 	int64_t k = lw_int(L, 1, "n", 0);
-	ValId a = lw_in(L, 0, "self");
 	if (lw_failed(L))
 		return -1;
 	DType dt = lw_dtype(L, a);
@@ -613,29 +589,34 @@ matrix_exp(Lower *L)
 {
 	LaBatch b;
 	int64_t n;
-	if (square_arg(L, 0, "self", "matrix_exp", &b, &n) < 0)
-		return -1;
-	ValId a = lw_in(L, 0, "self");
-	if (lw_failed(L))
+	ValId a;
+	if (la_square_in(L, 0, "self", "matrix_exp", &b, &n, &a) < 0)
 		return -1;
 	la_bind_out(L, 0, n ? la_matrix_exp(L, a, &b, n) : a);
 	return lw_failed(L) ? -1 : 0;
 }
 
-/* svd and eigh: singular values and eigenvalues come from an iterative
- * solver (LAPACK gesdd, syevd) that runs until convergence; ONNX has no
- * such op, and a fixed number of unrolled sweeps cannot promise PyTorch's
- * accuracy (nor its choice of signs of the vectors), so they are refused. */
+/* svd and eigh (every overload): the values by Jacobi iteration in a
+ * Loop, the vectors refused (lower_linalg_spec.c) */
 static int
 spectral(Lower *L)
 {
-	return lw_fail(L, "singular values and eigenvalues need an iterative "
-	    "solver (LAPACK's gesdd/syevd run until convergence); ONNX has no "
-	    "such op and a fixed unrolled iteration cannot match PyTorch's "
-	    "accuracy, so svd, eigh and what is built on them (pinv, "
-	    "matrix_rank, cond, matrix norms of order 2 or 'nuc') are not "
-	    "supported");
+	const char *op = ir_str(L->m, lw_node(L)->op);
+	return strstr(op, "eig") ? la_eigh(L) : la_svd_rule(L);
 }
+
+/* linalg_pinv, pinverse, linalg_matrix_rank, linalg_cond,
+ * linalg_matrix_sqrth (lower_linalg_spec.c) */
+static int pinv(Lower *L) { return la_pinv(L); }
+static int matrix_rank(Lower *L) { return la_matrix_rank(L); }
+static int cond(Lower *L) { return la_cond(L); }
+static int matrix_sqrth(Lower *L) { return la_matrix_sqrth(L); }
+/* geqrf, ormqr (lower_linalg_qr.c), linalg_vander (lower_linalg_spec.c) */
+static int geqrf(Lower *L) { return la_geqrf(L); }
+static int ormqr(Lower *L) { return la_ormqr(L); }
+static int vander(Lower *L) { return la_vander(L); }
+/* linalg_polar (lower_linalg_spec.c) */
+static int polar(Lower *L) { return la_polar(L); }
 
 /* higher_order::with_effects(token, op, args...): only the effect of
  * _linalg_check_errors, which raises in PyTorch when an info is not zero

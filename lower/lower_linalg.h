@@ -4,7 +4,10 @@
  * ONNX has no LU, triangular solve or Cholesky, so each is emitted as
  * one step per row/column over matrices whose sizes are static and
  * small (LA_MAXN): every matrix value is [batch..., rows, cols] with the
- * batch dims (la->nb of them) and the two matrix dims known here. */
+ * batch dims (la->nb of them) and the two matrix dims known here.
+ * Eigenvalues and singular values iterate until convergence: Jacobi
+ * sweeps in an ONNX Loop (lower_linalg_eig.c), the rules on them in
+ * lower_linalg_spec.c. */
 #ifndef ONNXC_LOWER_LINALG_H
 #define ONNXC_LOWER_LINALG_H
 
@@ -22,6 +25,16 @@ typedef struct LaBatch {
  * is for messages.  0, or -1 after reporting. */
 int la_matrix_arg(Lower *L, int i, const char *kw, const char *op,
     LaBatch *b, int64_t *rows, int64_t *cols);
+/* The prologue of most rules: la_matrix_arg, then the ONNX value of
+ * the argument in *a.  0, or -1 after reporting. */
+int la_matrix_in(Lower *L, int i, const char *kw, const char *op,
+    LaBatch *b, int64_t *rows, int64_t *cols, ValId *a);
+/* la_matrix_arg for a batch of square matrices of side *n */
+int la_square_arg(Lower *L, int i, const char *kw, const char *op,
+    LaBatch *b, int64_t *n);
+/* la_square_arg, then the argument's ONNX value in *a */
+int la_square_in(Lower *L, int i, const char *kw, const char *op,
+    LaBatch *b, int64_t *n, ValId *a);
 /* Broadcast batch of a and b (torch's rule); -1 after reporting. */
 int la_broadcast(Lower *L, const LaBatch *a, const LaBatch *b, LaBatch *out);
 /* x expanded to batch b + [r, c]. */
@@ -73,10 +86,32 @@ void la_lu_split(Lower *L, ValId lu, int nb, int64_t m, int64_t n, ValId *lo,
 ValId la_matrix_exp(Lower *L, ValId a, const LaBatch *b, int64_t n);
 /* FX output k, when the node has it, computed by v (cast to its dtype) */
 void la_bind_out(Lower *L, int k, ValId v);
+/* is FX output k of the node read (by a node or as a graph output)? */
+bool la_out_used(Lower *L, int k);
+/* eigenvalues [.., n] ascending and eigenvectors [.., n, n] (columns)
+ * of the symmetric a [.., n, n], n > 0, both float64: cyclic Jacobi in a
+ * Loop (lower_linalg_eig.c) */
+void la_jacobi(Lower *L, ValId a, const LaBatch *b, int64_t n, ValId *vals,
+    ValId *vecs);
+/* singular values s [.., k] descending of a [.., m, n] (m, n > 0,
+ * k = min(m, n)) and, where u / v are not NULL, singular vectors
+ * u [.., m, k], v [.., n, k] (meaningful where s > 0), all float64 */
+void la_svd(Lower *L, ValId a, const LaBatch *b, int64_t m, int64_t n,
+    ValId *s, ValId *u, ValId *v);
 /* whole rules, kept here for the size of lower_linalg.c */
 int la_tensorinv(Lower *L);
 int la_tensorsolve(Lower *L);
 int la_householder_product(Lower *L);
 int la_qr(Lower *L);
+int la_eigh(Lower *L);
+int la_svd_rule(Lower *L);
+int la_pinv(Lower *L);
+int la_matrix_rank(Lower *L);
+int la_cond(Lower *L);
+int la_matrix_sqrth(Lower *L);
+int la_geqrf(Lower *L);
+int la_ormqr(Lower *L);
+int la_vander(Lower *L);
+int la_polar(Lower *L);
 
 #endif

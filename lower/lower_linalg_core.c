@@ -54,6 +54,42 @@ la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
 }
 
 int
+la_matrix_in(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *rows, int64_t *cols, ValId *a)
+{
+	*a = 0;
+	if (la_matrix_arg(L, i, kw, op, b, rows, cols) < 0)
+		return -1;
+	*a = lw_in(L, i, kw);
+	return lw_failed(L) ? -1 : 0;
+}
+
+int
+la_square_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *n)
+{
+	int64_t r = 0, c = 0;
+	if (la_matrix_arg(L, i, kw, op, b, &r, &c) < 0)
+		return -1;
+	if (r != c)
+		return lw_fail(L, "%s: '%s' must be a batch of square matrices, "
+		    "not %lldx%lld", op, kw, (long long)r, (long long)c);
+	*n = r;
+	return 0;
+}
+
+int
+la_square_in(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *n, ValId *a)
+{
+	*a = 0;
+	if (la_square_arg(L, i, kw, op, b, n) < 0)
+		return -1;
+	*a = lw_in(L, i, kw);
+	return lw_failed(L) ? -1 : 0;
+}
+
+int
 la_broadcast(Lower *L, const LaBatch *a, const LaBatch *b, LaBatch *out)
 {
 	int nb = a->nb > b->nb ? a->nb : b->nb;

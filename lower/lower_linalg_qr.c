@@ -164,3 +164,77 @@ la_qr(Lower *L)
 	la_bind_out(L, 1, r);
 	return lw_failed(L) ? -1 : 0;
 }
+
+/* geqrf(self) -> (a, tau): geqr2's packed reflectors and R, and tau */
+int
+la_geqrf(Lower *L)
+{
+	LaBatch b;
+	int64_t m, n;
+	ValId a;
+	if (la_matrix_in(L, 0, "self", "geqrf", &b, &m, &n, &a) < 0)
+		return -1;
+	int64_t k = m < n ? m : n;
+	if (k == 0) {
+		int64_t d[LW_MAXRANK + 1];
+		memcpy(d, b.d, sizeof(int64_t) * (size_t)b.nb);
+		d[b.nb] = 0;
+		la_bind_out(L, 0, a);
+		la_bind_out(L, 1, lw_const(L, lw_dtype(L, a), b.nb + 1, d, NULL));
+		return lw_failed(L) ? -1 : 0;
+	}
+	ValId *taus = lw_scratch(L, (size_t)k, sizeof(ValId));
+	ValId f = a;
+	for (int64_t j = 0; j < k; j++)
+		taus[j] = qr_step(L, &f, b.nb, m, n, j);
+	int64_t ax = -2;
+	la_bind_out(L, 0, f);
+	la_bind_out(L, 1, lw_axes_op(L, "Squeeze", lw_concat(L, taus, (int)k, -1,
+	    lw_dtype(L, a)), &ax, 1));
+	return lw_failed(L) ? -1 : 0;
+}
+
+/* ormqr(self=reflectors, input2=tau, input3=C, left=True,
+ * transpose=False): C times Q = H_0 ... H_{k-1} (or Q^T), on the left
+ * or the right, Q built whole as orgqr does (householder) */
+int
+la_ormqr(Lower *L)
+{
+	LaBatch ba, bc;
+	int64_t mq, k0, m, n;
+	const char *op = "ormqr";
+	ValId a, c;
+	if (la_matrix_in(L, 0, "self", op, &ba, &mq, &k0, &a) < 0 ||
+	    la_matrix_in(L, 2, "input3", op, &bc, &m, &n, &c) < 0)
+		return -1;
+	bool left = lw_bool(L, 3, "left", true);
+	bool trans = lw_bool(L, 4, "transpose", false);
+	const Value *st = lw_srcval(L, 1, "input2");
+	int64_t k;
+	if (!st || st->rank != ba.nb + 1 || !lw_sdim(L, st, -1, &k))
+		return lw_fail(L, "%s: 'input2' (tau) must have the batch of "
+		    "'self' and one static dim more", op);
+	if (mq != (left ? m : n) || k > k0 || k > mq)
+		return lw_fail(L, "%s: reflectors of %lld rows, %lld of them, "
+		    "do not fit a %lldx%lld matrix on the %s", op, (long long)mq,
+		    (long long)k, (long long)m, (long long)n,
+		    left ? "left" : "right");
+	if (ba.nb != bc.nb || memcmp(ba.d, bc.d, sizeof(int64_t) *
+	    (size_t)ba.nb))
+		return lw_fail(L, "%s: 'self' and 'input3' must have the same "
+		    "batch dims", op);
+	ValId tau = lw_in(L, 1, "input2");
+	if (lw_failed(L))
+		return -1;
+	if (m == 0 || n == 0 || k == 0) {
+		la_bind_out(L, 0, c);
+		return lw_failed(L) ? -1 : 0;
+	}
+	ValId q = householder(L, a, lw_cast(L, tau, lw_dtype(L, a)), &ba, mq, k,
+	    mq);
+	if (trans)
+		q = la_mT(L, q, ba.nb);
+	la_bind_out(L, 0, left ? lw_op2(L, "MatMul", q, c) :
+	    lw_op2(L, "MatMul", c, q));
+	return lw_failed(L) ? -1 : 0;
+}

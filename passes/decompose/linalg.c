@@ -249,10 +249,46 @@ vector_norm(Rw *r, TV x, double ord, const int64_t *dims, int nd, int keep)
 	    dec_a_bool(keep)), s0.t);
 }
 
+/* the 2-norm (red amax), its -2 counterpart (amin) or the nuclear norm
+ * (sum) over dims d0, d1: of the singular values of x with d0, d1 moved
+ * last (linalg_svdvals, which the lowering computes by Jacobi) */
+static int
+spectral_norm(Rw *r, TV x, const char *red, int64_t d0, int64_t d1, int keep,
+    TV *out)
+{
+	if (!dec_ty_static(&x.t))
+		return 0;
+	int64_t perm[MAXR], np = 0;
+	for (int i = 0; i < x.t.rank; i++)
+		if (i != d0 && i != d1)
+			perm[np++] = i;
+	perm[np++] = d0;
+	perm[np++] = d1;
+	int64_t m = x.t.d[d0].n, n = x.t.d[d1].n, k = m < n ? m : n;
+	if (k == 0)
+		return 0; /* PyTorch: an empty max, or a sum of nothing */
+	Ty tp;
+	TV p = dec_tv(dec_permute(r, x.v, &x.t, perm, &tp), tp);
+	Ty ts = tp;
+	ts.rank = tp.rank - 1;
+	ts.d[ts.rank - 1] = (onnxc_dim){k, 0};
+	TV sv = dec_tv(EMIT(r, "aten::linalg_svdvals.default", &ts,
+	    dec_a_val(p.v)), ts);
+	int64_t last = ts.rank - 1;
+	TV v = dec_red(r, red, sv, &last, 1, 0);
+	if (keep) {
+		Ty t = x.t;
+		t.d[d0] = t.d[d1] = (onnxc_dim){1, 0};
+		v = dec_tv(dec_view(r, v.v, &t), t);
+	}
+	*out = v;
+	return 1;
+}
+
 /* the matrix norm over dims d0, d1: 'fro' (s) is the 2-norm of the
  * entries; 1 / -1 the max / min over columns of the absolute column
- * sums, inf / -inf the same over rows; 0 for 'nuc', 2, -2 (singular
- * values) */
+ * sums, inf / -inf the same over rows; 'nuc', 2, -2 from the singular
+ * values */
 static int
 matrix_norm(Rw *r, TV x, const char *s, double ord, int64_t d0, int64_t d1,
     int keep, TV *out)
@@ -262,6 +298,12 @@ matrix_norm(Rw *r, TV x, const char *s, double ord, int64_t d0, int64_t d1,
 	if (d0 < 0 || d1 < 0 || d0 >= x.t.rank || d1 >= x.t.rank || d0 == d1)
 		return 0;
 	int64_t both[2] = {d0, d1};
+	if (s && !strcmp(s, "nuc"))
+		return spectral_norm(r, x, "aten::sum.dim_IntList", d0, d1, keep,
+		    out);
+	if (!s && (ord == 2 || ord == -2))
+		return spectral_norm(r, x, ord > 0 ? "aten::amax.default" :
+		    "aten::amin.default", d0, d1, keep, out);
 	if (s) {
 		if (strcmp(s, "fro"))
 			return 0;
