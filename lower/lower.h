@@ -90,6 +90,7 @@ extern const LowerRule lw_rules_reduce_norm[];
 extern const LowerRule lw_rules_sym[];
 extern const LowerRule lw_rules_cf[];
 extern const LowerRule lw_rules_linalg[];
+extern const LowerRule lw_rules_special[];
 /* all of them, in lookup order, ending with NULL */
 extern const LowerRule *const lw_rule_tables[];
 

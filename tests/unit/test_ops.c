@@ -47,6 +47,7 @@ static const struct {
 	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
 	{"index_sel", lw_rules_index_sel},
 	{"sym", lw_rules_sym}, {"cf", lw_rules_cf}, {"linalg", lw_rules_linalg},
+	{"special", lw_rules_special},
 };
 enum { NFAM = sizeof families / sizeof *families };
 
