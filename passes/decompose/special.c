@@ -38,19 +38,6 @@ rdiv(Rw *r, double s, TV a)
 	return muls(r, fn(r, "aten::reciprocal.default", a), s);
 }
 
-/* the float operand `pos`/key, or .v == 0 */
-static TV
-fin(Rw *r, int pos, const char *key)
-{
-	TV x = dec_in(r, pos, key), o = dec_out(r, 0);
-	if (!x.v || !o.v || (o.t.dtype != ONNXC_DT_F32 &&
-	    o.t.dtype != ONNXC_DT_F64))
-		x.v = 0;
-	else
-		x = dec_cast(r, x, o.t.dtype);
-	return x;
-}
-
 /* x - round(x): in [-0.5, 0.5], where sin(pi x) and tan(pi x) are
  * computed without the error of pi * x for large x */
 static TV
@@ -96,7 +83,7 @@ lgamma_of(Rw *r, TV x)
 int
 dec_lgamma(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, lgamma_of(r, x).v);
@@ -108,7 +95,7 @@ dec_lgamma(Rw *r)
 int
 dec_mvlgamma(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	int64_t p;
 	if (!x.v || !dec_arg_int(r, 1, "p", 1, &p) || p < 1 || p > 64)
 		return 0;
@@ -149,7 +136,7 @@ digamma_of(Rw *r, TV x)
 int
 dec_digamma(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, digamma_of(r, x).v);
@@ -206,7 +193,7 @@ zeta_of(Rw *r, TV s, TV q)
 int
 dec_zeta(Rw *r)
 {
-	TV s = fin(r, 0, "self"), q = fin(r, 1, "other");
+	TV s = dec_fin(r, 0, "self"), q = dec_fin(r, 1, "other");
 	if (!s.v || !q.v)
 		return 0;
 	dec_bind(r, 0, zeta_of(r, s, q).v);
@@ -217,7 +204,7 @@ dec_zeta(Rw *r)
 int
 dec_polygamma(Rw *r)
 {
-	TV x = fin(r, 1, "self");
+	TV x = dec_fin(r, 1, "self");
 	int64_t n;
 	if (!x.v || !dec_arg_int(r, 0, "n", 0, &n) || n < 0 || n > 30)
 		return 0;
@@ -260,7 +247,7 @@ erfinv_w(Rw *r, TV y, TV w)
 int
 dec_erfinv(Rw *r)
 {
-	TV y = fin(r, 0, "self");
+	TV y = dec_fin(r, 0, "self");
 	if (!y.v)
 		return 0;
 	TV w = fn(r, "aten::neg.default", fn(r, "aten::log.default",
@@ -312,7 +299,7 @@ log_erfc_pos(Rw *r, TV z)
 int
 dec_erfcx(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	TV ax = fn(r, "aten::abs.default", x);
@@ -337,7 +324,7 @@ ndtr_of(Rw *r, TV x)
 int
 dec_ndtr(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, ndtr_of(r, x).v);
@@ -349,7 +336,7 @@ dec_ndtr(Rw *r)
 int
 dec_log_ndtr(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	TV z = muls(r, fn(r, "aten::abs.default", x), SQRT1_2);
@@ -365,7 +352,7 @@ dec_log_ndtr(Rw *r)
 int
 dec_ndtri(Rw *r)
 {
-	TV p = fin(r, 0, "self");
+	TV p = dec_fin(r, 0, "self");
 	if (!p.v)
 		return 0;
 	TV w = fn(r, "aten::neg.default", fn(r, "aten::log.default",
@@ -390,7 +377,7 @@ dec_ndtri(Rw *r)
 int
 dec_entr(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	TV v = fn(r, "aten::neg.default", mul(r, x, fn(r, "aten::log.default",
@@ -405,7 +392,7 @@ dec_entr(Rw *r)
 int
 dec_sinc(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	TV px = muls(r, x, PI);
@@ -419,7 +406,7 @@ dec_sinc(Rw *r)
 int
 dec_spherical_j0(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	TV v = dv(r, fn(r, "aten::sin.default", x), x);
@@ -432,7 +419,7 @@ dec_spherical_j0(Rw *r)
 int
 dec_xlog1py(Rw *r)
 {
-	TV x = fin(r, 0, "self"), y = fin(r, 1, "other");
+	TV x = dec_fin(r, 0, "self"), y = dec_fin(r, 1, "other");
 	if (!x.v || !y.v)
 		return 0;
 	TV v = mul(r, x, fn(r, "aten::log1p.default", y));
@@ -522,7 +509,7 @@ bessel_k(Rw *r, TV x, int one, int scaled)
 static int
 bessel(Rw *r, int k, int one, int scaled)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, (k ? bessel_k(r, x, one, scaled) :

@@ -41,6 +41,16 @@ def main(out):
         write_case(out, "sp_" + name, Fn(fn), [(x, n)], core=False, pt2=False,
                    source="tests/gen/make_special_cases.py")
         print("ok  ", name)
+    # the Bessel functions and Ai across their branches: |x| up to 5 and above, Ai's
+    # series on (-2.09, 2.09), its asymptotic forms outside and 0 past 103.892
+    edges = [0.0, 1e-6, -1e-6, 4.999, 5.0, 5.001, -5.0, 2.089, 2.09, -2.09, -2.091, 8.32,
+             8.33, 103.0, 104.0, -60.0, inf, -inf, nan]
+    xs = torch.cat([torch.linspace(-30, 30, 241), torch.tensor(edges)])
+    for name in ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "airy_ai"]:
+        fn = getattr(torch.special, name)
+        write_case(out, "sp_" + name, Fn(fn), [(xs,)], core=False, pt2=False,
+                   source="tests/gen/make_special_cases.py")
+        print("ok  ", name)
 
 
 if __name__ == "__main__":
