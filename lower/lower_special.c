@@ -48,34 +48,96 @@ num(Ex *e, double v)
 	return lw_scalar(e->L, v, e->dt);
 }
 
-static ValId op1(Ex *e, const char *op, ValId a) { return lw_op1(e->L, op, a); }
+static ValId
+op1(Ex *e, const char *op, ValId a)
+{
+	return lw_op1(e->L, op, a);
+}
+
 static ValId
 op2(Ex *e, const char *op, ValId a, ValId b)
 {
 	return lw_op2(e->L, op, a, b);
 }
+
 static ValId
 cmp(Ex *e, const char *op, ValId a, ValId b)
 {
 	return lw_op2t(e->L, op, a, b, DT_BOOL);
 }
+
 /* IsNaN, IsInf: bool */
 static ValId
 is1(Ex *e, const char *op, ValId a)
 {
 	return lw_typed(e->L, lw_emit(e->L, op, 1, &a, 1), DT_BOOL);
 }
-static ValId add(Ex *e, ValId a, ValId b) { return op2(e, "Add", a, b); }
-static ValId sub(Ex *e, ValId a, ValId b) { return op2(e, "Sub", a, b); }
-static ValId mul(Ex *e, ValId a, ValId b) { return op2(e, "Mul", a, b); }
-static ValId dv(Ex *e, ValId a, ValId b) { return op2(e, "Div", a, b); }
-static ValId adds(Ex *e, ValId a, double s) { return add(e, a, num(e, s)); }
-static ValId muls(Ex *e, ValId a, double s) { return mul(e, a, num(e, s)); }
-static ValId eqs(Ex *e, ValId a, double s) { return cmp(e, "Equal", a, num(e, s)); }
-static ValId lts(Ex *e, ValId a, double s) { return cmp(e, "Less", a, num(e, s)); }
-static ValId gts(Ex *e, ValId a, double s) { return cmp(e, "Greater", a, num(e, s)); }
-static ValId and2(Ex *e, ValId a, ValId b) { return cmp(e, "And", a, b); }
-static ValId or2(Ex *e, ValId a, ValId b) { return cmp(e, "Or", a, b); }
+
+static ValId
+add(Ex *e, ValId a, ValId b)
+{
+	return op2(e, "Add", a, b);
+}
+
+static ValId
+sub(Ex *e, ValId a, ValId b)
+{
+	return op2(e, "Sub", a, b);
+}
+
+static ValId
+mul(Ex *e, ValId a, ValId b)
+{
+	return op2(e, "Mul", a, b);
+}
+
+static ValId
+dv(Ex *e, ValId a, ValId b)
+{
+	return op2(e, "Div", a, b);
+}
+
+static ValId
+adds(Ex *e, ValId a, double s)
+{
+	return add(e, a, num(e, s));
+}
+
+static ValId
+muls(Ex *e, ValId a, double s)
+{
+	return mul(e, a, num(e, s));
+}
+
+static ValId
+eqs(Ex *e, ValId a, double s)
+{
+	return cmp(e, "Equal", a, num(e, s));
+}
+
+static ValId
+lts(Ex *e, ValId a, double s)
+{
+	return cmp(e, "Less", a, num(e, s));
+}
+
+static ValId
+gts(Ex *e, ValId a, double s)
+{
+	return cmp(e, "Greater", a, num(e, s));
+}
+
+static ValId
+and2(Ex *e, ValId a, ValId b)
+{
+	return cmp(e, "And", a, b);
+}
+
+static ValId
+or2(Ex *e, ValId a, ValId b)
+{
+	return cmp(e, "Or", a, b);
+}
 
 static ValId
 not1(Ex *e, ValId a)
@@ -91,7 +153,11 @@ sel(Ex *e, ValId c, ValId a, ValId b)
 }
 
 /* where(c, s, b) */
-static ValId sels(Ex *e, ValId c, double s, ValId b) { return sel(e, c, num(e, s), b); }
+static ValId
+sels(Ex *e, ValId c, double s, ValId b)
+{
+	return sel(e, c, num(e, s), b);
+}
 
 /* the largest element of x (of any rank, possibly empty) and 0: an i64
  * scalar */

@@ -14,7 +14,11 @@
 #define SQRT_2_PI 0.797884560802865355879892119868763737 /* sqrt(2 / pi) */
 #define TWO_PI_INV 0.636619772367581343075535053490057448 /* 2 / pi */
 
-static TV fn(Rw *r, const char *op, TV a) { return dec_u(r, op, a); }
+static TV
+fn(Rw *r, const char *op, TV a)
+{
+	return dec_u(r, op, a);
+}
 
 /* the Hankel asymptotic coefficients, for x > 5, in w = 25 / x^2 */
 static const double PP0[] = {7.96936729297347051624e-04,
@@ -157,10 +161,29 @@ bessel(Rw *r, int one, int y)
 	return 1;
 }
 
-int dec_bessel_j0(Rw *r) { return bessel(r, 0, 0); }
-int dec_bessel_j1(Rw *r) { return bessel(r, 1, 0); }
-int dec_bessel_y0(Rw *r) { return bessel(r, 0, 1); }
-int dec_bessel_y1(Rw *r) { return bessel(r, 1, 1); }
+int
+dec_bessel_j0(Rw *r)
+{
+	return bessel(r, 0, 0);
+}
+
+int
+dec_bessel_j1(Rw *r)
+{
+	return bessel(r, 1, 0);
+}
+
+int
+dec_bessel_y0(Rw *r)
+{
+	return bessel(r, 0, 1);
+}
+
+int
+dec_bessel_y1(Rw *r)
+{
+	return bessel(r, 1, 1);
+}
 
 /* ------------------------------------------------------------- Airy Ai */
 

@@ -156,14 +156,48 @@ dec_fin(Rw *r, int pos, const char *key)
 }
 
 /* the arithmetic of formulas, one node each */
-TV dec_add(Rw *r, TV a, TV b) { return dec_b(r, "aten::add.Tensor", a, b); }
-TV dec_sub(Rw *r, TV a, TV b) { return dec_b(r, "aten::sub.Tensor", a, b); }
-TV dec_mul(Rw *r, TV a, TV b) { return dec_b(r, "aten::mul.Tensor", a, b); }
-TV dec_div(Rw *r, TV a, TV b) { return dec_b(r, "aten::div.Tensor", a, b); }
-TV dec_adds(Rw *r, TV a, double s) { return dec_s(r, "aten::add.Tensor", a, s); }
-TV dec_muls(Rw *r, TV a, double s) { return dec_s(r, "aten::mul.Tensor", a, s); }
+TV
+dec_add(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::add.Tensor", a, b);
+}
+
+TV
+dec_sub(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::sub.Tensor", a, b);
+}
+
+TV
+dec_mul(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::mul.Tensor", a, b);
+}
+
+TV
+dec_div(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::div.Tensor", a, b);
+}
+
+TV
+dec_adds(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::add.Tensor", a, s);
+}
+
+TV
+dec_muls(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::mul.Tensor", a, s);
+}
+
 /* s - a */
-TV dec_rsubs(Rw *r, TV a, double s) { return dec_s(r, "aten::rsub.Scalar", a, s); }
+TV
+dec_rsubs(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::rsub.Scalar", a, s);
+}
 
 /* c[0] x^(n-1) + ... + c[n-1] by Horner's rule */
 TV
