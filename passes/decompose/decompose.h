@@ -256,6 +256,9 @@ int dec_bessel_y0(Rw *r);
 int dec_bessel_y1(Rw *r);
 int dec_airy_ai(Rw *r);
 
+/* --- nextafter.c */
+int dec_nextafter(Rw *r);
+
 /* --- linalg.c: products, norms, scans --- */
 int dec_linalg_vecdot(Rw *r);
 int dec_vdot(Rw *r);

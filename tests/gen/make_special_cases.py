@@ -51,6 +51,24 @@ def main(out):
         write_case(out, "sp_" + name, Fn(fn), [(xs,)], core=False, pt2=False,
                    source="tests/gen/make_special_cases.py")
         print("ok  ", name)
+    # nextafter's step (nextafter(x, y) - x, so that an ulp off shows): powers of two
+    # either way, subnormals, zero, the largest float, infinities, x == y, NaN
+    f32 = torch.finfo(torch.float32)
+    xv = torch.tensor([1.0, 1.0, -1.0, -1.0, 0.75, 3.0, -1024.0, 1e-3, 1e-40, -1e-40,
+                       f32.tiny, f32.tiny, 0.0, 0.0, 0.0, f32.max, f32.max, -inf, inf, 2.5,
+                       nan, 1.0, 6e7, 1.5e-38])
+    yv = torch.tensor([2.0, 0.0, -2.0, 0.0, 1.0, -3.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0,
+                       -1.0, 0.0, inf, 0.0, 0.0, 5.0, 2.5, 1.0, nan, 0.0, 1.0])
+    write_case(out, "sp_nextafter_step", Fn(lambda x, y: (torch.nextafter(x, y) - x) * 2.0 ** 40),
+               [(xv, yv)], core=False, pt2=False, source="tests/gen/make_special_cases.py")
+    # ...and near zero, scaled so that the subnormal spacing 2^-149 is 1
+    xt = torch.tensor([1e-40, -1e-40, f32.tiny, f32.tiny, -f32.tiny, 0.0, 0.0, 2.0 ** -125,
+                       2.0 ** -140, 1.5e-38])
+    yt = torch.tensor([1.0, 0.0, 0.0, 1.0, 0.0, 1.0, -1.0, 0.0, -1.0, 1.0])
+    write_case(out, "sp_nextafter_subnormal",
+               Fn(lambda x, y: (torch.nextafter(x, y) - x) * 2.0 ** 100 * 2.0 ** 49),
+               [(xt, yt)], core=False, pt2=False, source="tests/gen/make_special_cases.py")
+    print("ok   nextafter")
 
 
 if __name__ == "__main__":
