@@ -25,7 +25,8 @@ const LowerRule *const lw_rule_tables[] = {
 	lw_rules_nn_rnn, lw_rules_nn_bag, lw_rules_nn_win,
 	lw_rules_shape, lw_rules_shape_join, lw_rules_index,
 	lw_rules_index_pad, lw_rules_index_sel, lw_rules_sym, lw_rules_cf,
-	lw_rules_linalg, lw_rules_fft, lw_rules_fft_stft, lw_rules_cplx, NULL,
+	lw_rules_linalg, lw_rules_fft, lw_rules_fft_stft, lw_rules_cplx,
+	lw_rules_special, NULL,
 };
 
 /* Rule lookup by the op's StrId; the array is built once per lowering,

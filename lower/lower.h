@@ -93,6 +93,7 @@ extern const LowerRule lw_rules_linalg[];
 extern const LowerRule lw_rules_fft[];
 extern const LowerRule lw_rules_fft_stft[];
 extern const LowerRule lw_rules_cplx[];
+extern const LowerRule lw_rules_special[];
 /* all of them, in lookup order, ending with NULL */
 extern const LowerRule *const lw_rule_tables[];
 

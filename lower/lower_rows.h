@@ -61,6 +61,9 @@
 #ifndef LW_ROWS_cf
 #define LW_ROWS_cf(op, rule)
 #endif
+#ifndef LW_ROWS_special
+#define LW_ROWS_special(op, rule)
+#endif
 #ifndef LW_ROWS_linalg
 #define LW_ROWS_linalg(op, rule)
 #endif

@@ -143,6 +143,62 @@ dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n, int keep)
 	    dec_a_bool(keep)), t);
 }
 
+TV
+dec_fin(Rw *r, int pos, const char *key)
+{
+	TV x = dec_in(r, pos, key), o = dec_out(r, 0);
+	if (!x.v || !o.v || (o.t.dtype != ONNXC_DT_F32 &&
+	    o.t.dtype != ONNXC_DT_F64))
+		x.v = 0;
+	else
+		x = dec_cast(r, x, o.t.dtype);
+	return x;
+}
+
+/* the arithmetic of formulas, one node each */
+TV
+dec_add(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::add.Tensor", a, b);
+}
+
+TV
+dec_sub(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::sub.Tensor", a, b);
+}
+
+TV
+dec_mul(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::mul.Tensor", a, b);
+}
+
+TV
+dec_div(Rw *r, TV a, TV b)
+{
+	return dec_b(r, "aten::div.Tensor", a, b);
+}
+
+TV
+dec_adds(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::add.Tensor", a, s);
+}
+
+TV
+dec_muls(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::mul.Tensor", a, s);
+}
+
+/* s - a */
+TV
+dec_rsubs(Rw *r, TV a, double s)
+{
+	return dec_s(r, "aten::rsub.Scalar", a, s);
+}
+
 /* c[0] x^(n-1) + ... + c[n-1] by Horner's rule */
 TV
 dec_poly(Rw *r, TV x, const double *c, int n)
@@ -214,4 +270,12 @@ dec_expand(Rw *r, TV x, const Ty *t)
 	}
 	return dec_tv(EMIT(r, "aten::expand.default", &o, dec_a_val(x.v),
 	    list), o);
+}
+
+/* P(x) / Q(x), the coefficients highest power first (Cephes' polevl
+ * order): the rational approximations of special functions */
+TV
+dec_ratio(Rw *r, TV x, const double *p, int np, const double *q, int nq)
+{
+	return dec_div(r, dec_poly(r, x, p, np), dec_poly(r, x, q, nq));
 }

@@ -156,7 +156,21 @@ TV dec_sel_s(Rw *r, TV c, double a, TV x);
 TV dec_cast(Rw *r, TV x, uint32_t dt);
 TV dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n,
     int keep);
+/* the float operand pos/key cast to the output's dtype (float32 or
+ * float64); .v == 0 when absent or when the output is not one of those */
+TV dec_fin(Rw *r, int pos, const char *key);
+TV dec_add(Rw *r, TV a, TV b);
+TV dec_sub(Rw *r, TV a, TV b);
+TV dec_mul(Rw *r, TV a, TV b);
+TV dec_div(Rw *r, TV a, TV b);
+TV dec_adds(Rw *r, TV a, double s);
+TV dec_muls(Rw *r, TV a, double s);
+TV dec_rsubs(Rw *r, TV a, double s);
+/* c[0] x^(n-1) + ... + c[n-1], n >= 2 */
 TV dec_poly(Rw *r, TV x, const double *c, int n);
+/* P(x) / Q(x), coefficients highest power first */
+TV dec_ratio(Rw *r, TV x, const double *p, int np, const double *q,
+    int nq);
 TV dec_unsq(Rw *r, TV x, int d);
 TV dec_swap(Rw *r, TV x, int a, int b);
 TV dec_expand(Rw *r, TV x, const Ty *t);
@@ -234,6 +248,16 @@ int dec_k0(Rw *r);
 int dec_k1(Rw *r);
 int dec_k0e(Rw *r);
 int dec_k1e(Rw *r);
+
+/* --- bessel.c: Bessel functions of the first and second kind, Airy Ai */
+int dec_bessel_j0(Rw *r);
+int dec_bessel_j1(Rw *r);
+int dec_bessel_y0(Rw *r);
+int dec_bessel_y1(Rw *r);
+int dec_airy_ai(Rw *r);
+
+/* --- nextafter.c */
+int dec_nextafter(Rw *r);
 
 /* --- linalg.c: products, norms, scans --- */
 int dec_linalg_vecdot(Rw *r);

@@ -11,44 +11,17 @@
 #define LN_SQRT_2PI 0.91893853320467274178
 #define SQRT1_2 0.70710678118654752440
 
-static TV add(Rw *r, TV a, TV b) { return dec_b(r, "aten::add.Tensor", a, b); }
-static TV sub(Rw *r, TV a, TV b) { return dec_b(r, "aten::sub.Tensor", a, b); }
-static TV mul(Rw *r, TV a, TV b) { return dec_b(r, "aten::mul.Tensor", a, b); }
-static TV dv(Rw *r, TV a, TV b) { return dec_b(r, "aten::div.Tensor", a, b); }
 static TV
-adds(Rw *r, TV a, double s)
+fn(Rw *r, const char *op, TV a)
 {
-	return dec_s(r, "aten::add.Tensor", a, s);
+	return dec_u(r, op, a);
 }
-static TV
-muls(Rw *r, TV a, double s)
-{
-	return dec_s(r, "aten::mul.Tensor", a, s);
-}
-static TV
-rsubs(Rw *r, TV a, double s)
-{
-	return dec_s(r, "aten::rsub.Scalar", a, s);
-}
-static TV fn(Rw *r, const char *op, TV a) { return dec_u(r, op, a); }
+
 /* s / a */
 static TV
 rdiv(Rw *r, double s, TV a)
 {
-	return muls(r, fn(r, "aten::reciprocal.default", a), s);
-}
-
-/* the float operand `pos`/key, or .v == 0 */
-static TV
-fin(Rw *r, int pos, const char *key)
-{
-	TV x = dec_in(r, pos, key), o = dec_out(r, 0);
-	if (!x.v || !o.v || (o.t.dtype != ONNXC_DT_F32 &&
-	    o.t.dtype != ONNXC_DT_F64))
-		x.v = 0;
-	else
-		x = dec_cast(r, x, o.t.dtype);
-	return x;
+	return dec_muls(r, fn(r, "aten::reciprocal.default", a), s);
 }
 
 /* x - round(x): in [-0.5, 0.5], where sin(pi x) and tan(pi x) are
@@ -56,7 +29,7 @@ fin(Rw *r, int pos, const char *key)
 static TV
 frac_round(Rw *r, TV x)
 {
-	return sub(r, x, fn(r, "aten::round.default", x));
+	return dec_sub(r, x, fn(r, "aten::round.default", x));
 }
 
 /* lgamma on x >= 0.5: lgamma(x + 8) by Stirling's series less
@@ -64,18 +37,20 @@ frac_round(Rw *r, TV x)
 static TV
 lgamma_pos(Rw *r, TV x)
 {
-	TV z = adds(r, x, 8);
-	TV iz = fn(r, "aten::reciprocal.default", z), iz2 = mul(r, iz, iz);
+	TV z = dec_adds(r, x, 8);
+	TV iz = fn(r, "aten::reciprocal.default", z), iz2 = dec_mul(r, iz, iz);
 	static const double c[] = {-1.0 / 1680, 1.0 / 1260, -1.0 / 360,
 	    1.0 / 12};
-	TV s = mul(r, dec_poly(r, iz2, c, 4), iz);
-	TV l = sub(r, mul(r, adds(r, z, -0.5), fn(r, "aten::log.default", z)),
+	TV s = dec_mul(r, dec_poly(r, iz2, c, 4), iz);
+	TV l = dec_sub(r, dec_mul(r, dec_adds(r, z, -0.5), fn(r,
+	    "aten::log.default", z)),
 	    z);
-	l = add(r, adds(r, l, LN_SQRT_2PI), s);
+	l = dec_add(r, dec_adds(r, l, LN_SQRT_2PI), s);
 	TV p = fn(r, "aten::log.default", x);
 	for (int k = 1; k < 8; k++)
-		p = add(r, p, fn(r, "aten::log.default", adds(r, x, k)));
-	return sub(r, l, p);
+		p = dec_add(r, p, fn(r, "aten::log.default", dec_adds(r, x,
+		    k)));
+	return dec_sub(r, l, p);
 }
 
 /* lgamma(x); x < 0.5 by reflection: log(pi / |sin(pi x)|) - lgamma(1 - x) */
@@ -83,11 +58,11 @@ static TV
 lgamma_of(Rw *r, TV x)
 {
 	TV lo = dec_cs(r, "aten::lt.Scalar", x, 0.5);
-	TV y = dec_sel(r, lo, rsubs(r, x, 1), x);
+	TV y = dec_sel(r, lo, dec_rsubs(r, x, 1), x);
 	TV g = lgamma_pos(r, y);
 	TV sn = fn(r, "aten::abs.default", fn(r, "aten::sin.default",
-	    muls(r, frac_round(r, x), PI)));
-	TV refl = sub(r, fn(r, "aten::log.default", rdiv(r, PI, sn)), g);
+	    dec_muls(r, frac_round(r, x), PI)));
+	TV refl = dec_sub(r, fn(r, "aten::log.default", rdiv(r, PI, sn)), g);
 	TV v = dec_sel(r, lo, refl, g);
 	/* +inf: Stirling's series would give inf - inf */
 	return dec_sel_s(r, dec_u(r, "aten::isposinf.default", x), INFINITY, v);
@@ -96,7 +71,7 @@ lgamma_of(Rw *r, TV x)
 int
 dec_lgamma(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, lgamma_of(r, x).v);
@@ -108,14 +83,15 @@ dec_lgamma(Rw *r)
 int
 dec_mvlgamma(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	int64_t p;
 	if (!x.v || !dec_arg_int(r, 1, "p", 1, &p) || p < 1 || p > 64)
 		return 0;
 	TV s = lgamma_of(r, x);
 	for (int64_t i = 1; i < p; i++)
-		s = add(r, s, lgamma_of(r, adds(r, x, -0.5 * (double)i)));
-	dec_bind(r, 0, adds(r, s, (double)(p * (p - 1)) / 4 *
+		s = dec_add(r, s, lgamma_of(r, dec_adds(r, x,
+		    -0.5 * (double)i)));
+	dec_bind(r, 0, dec_adds(r, s, (double)(p * (p - 1)) / 4 *
 	    1.14472988584940017414).v);
 	return 1;
 }
@@ -127,17 +103,18 @@ static TV
 digamma_of(Rw *r, TV x)
 {
 	TV lo = dec_cs(r, "aten::lt.Scalar", x, 0.5);
-	TV y = dec_sel(r, lo, rsubs(r, x, 1), x);
-	TV z = adds(r, y, 8);
-	TV iz = fn(r, "aten::reciprocal.default", z), iz2 = mul(r, iz, iz);
+	TV y = dec_sel(r, lo, dec_rsubs(r, x, 1), x);
+	TV z = dec_adds(r, y, 8);
+	TV iz = fn(r, "aten::reciprocal.default", z), iz2 = dec_mul(r, iz, iz);
 	static const double c[] = {1.0 / 240, -1.0 / 252, 1.0 / 120,
 	    -1.0 / 12, 0};
-	TV v = sub(r, fn(r, "aten::log.default", z), muls(r, iz, 0.5));
-	v = add(r, v, dec_poly(r, iz2, c, 5));
+	TV v = dec_sub(r, fn(r, "aten::log.default", z), dec_muls(r, iz, 0.5));
+	v = dec_add(r, v, dec_poly(r, iz2, c, 5));
 	for (int k = 0; k < 8; k++)
-		v = sub(r, v, fn(r, "aten::reciprocal.default", adds(r, y, k)));
-	TV t = fn(r, "aten::tan.default", muls(r, frac_round(r, x), PI));
-	TV refl = sub(r, v, rdiv(r, PI, t));
+		v = dec_sub(r, v, fn(r, "aten::reciprocal.default", dec_adds(r,
+		    y, k)));
+	TV t = fn(r, "aten::tan.default", dec_muls(r, frac_round(r, x), PI));
+	TV refl = dec_sub(r, v, rdiv(r, PI, t));
 	v = dec_sel(r, lo, refl, v);
 	TV nint = dec_c(r, "aten::logical_and.default",
 	    dec_cs(r, "aten::lt.Scalar", x, 0),
@@ -149,7 +126,7 @@ digamma_of(Rw *r, TV x)
 int
 dec_digamma(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, digamma_of(r, x).v);
@@ -172,25 +149,27 @@ zeta_of(Rw *r, TV s, TV q)
 	TV ns = fn(r, "aten::neg.default", s);
 	TV sum = dec_b(r, "aten::pow.Tensor_Tensor", q, ns);
 	for (int k = 1; k < N; k++)
-		sum = add(r, sum, dec_b(r, "aten::pow.Tensor_Tensor",
-		    adds(r, q, k), ns));
-	TV w = adds(r, q, N);
+		sum = dec_add(r, sum, dec_b(r, "aten::pow.Tensor_Tensor",
+		    dec_adds(r, q, k), ns));
+	TV w = dec_adds(r, q, N);
 	TV b = dec_b(r, "aten::pow.Tensor_Tensor", w, ns);
-	sum = add(r, sum, dv(r, mul(r, b, w), adds(r, s, -1)));
-	sum = add(r, sum, muls(r, b, 0.5));
+	sum = dec_add(r, sum, dec_div(r, dec_mul(r, b, w), dec_adds(r, s, -1)));
+	sum = dec_add(r, sum, dec_muls(r, b, 0.5));
 	TV iw = fn(r, "aten::reciprocal.default", w);
 	TV a = s;
-	b = mul(r, b, iw);
+	b = dec_mul(r, b, iw);
 	for (int i = 0; i < 8; i++) {
-		sum = add(r, sum, muls(r, mul(r, a, b), 1 / A[i]));
+		sum = dec_add(r, sum, dec_muls(r, dec_mul(r, a, b), 1 / A[i]));
 		/* a *= (s + 2i + 1)(s + 2i + 2), b /= w^2 */
-		a = mul(r, a, mul(r, adds(r, s, 2 * i + 1),
-		    adds(r, s, 2 * i + 2)));
-		b = mul(r, b, mul(r, iw, iw));
+		a = dec_mul(r, a, dec_mul(r, dec_adds(r, s, 2 * i + 1),
+		    dec_adds(r, s, 2 * i + 2)));
+		b = dec_mul(r, b, dec_mul(r, iw, iw));
 	}
 	TV qneg = dec_cs(r, "aten::le.Scalar", q, 0);
-	TV qint = dec_c(r, "aten::eq.Tensor", q, fn(r, "aten::floor.default", q));
-	TV sint = dec_c(r, "aten::eq.Tensor", s, fn(r, "aten::floor.default", s));
+	TV qint = dec_c(r, "aten::eq.Tensor", q, fn(r, "aten::floor.default",
+	    q));
+	TV sint = dec_c(r, "aten::eq.Tensor", s, fn(r, "aten::floor.default",
+	    s));
 	TV nan = dec_c(r, "aten::logical_or.default",
 	    dec_cs(r, "aten::lt.Scalar", s, 1),
 	    dec_c(r, "aten::logical_and.default", qneg,
@@ -206,7 +185,7 @@ zeta_of(Rw *r, TV s, TV q)
 int
 dec_zeta(Rw *r)
 {
-	TV s = fin(r, 0, "self"), q = fin(r, 1, "other");
+	TV s = dec_fin(r, 0, "self"), q = dec_fin(r, 1, "other");
 	if (!s.v || !q.v)
 		return 0;
 	dec_bind(r, 0, zeta_of(r, s, q).v);
@@ -217,7 +196,7 @@ dec_zeta(Rw *r)
 int
 dec_polygamma(Rw *r)
 {
-	TV x = fin(r, 1, "self");
+	TV x = dec_fin(r, 1, "self");
 	int64_t n;
 	if (!x.v || !dec_arg_int(r, 0, "n", 0, &n) || n < 0 || n > 30)
 		return 0;
@@ -228,8 +207,8 @@ dec_polygamma(Rw *r)
 	double f = 1;
 	for (int64_t i = 2; i <= n; i++)
 		f *= (double)i;
-	TV s = adds(r, muls(r, x, 0), (double)(n + 1));
-	dec_bind(r, 0, muls(r, zeta_of(r, s, x), n % 2 ? f : -f).v);
+	TV s = dec_adds(r, dec_muls(r, x, 0), (double)(n + 1));
+	dec_bind(r, 0, dec_muls(r, zeta_of(r, s, x), n % 2 ? f : -f).v);
 	return 1;
 }
 
@@ -251,30 +230,32 @@ erfinv_w(Rw *r, TV y, TV w)
 	static const double c2[] = {-0.000200214257, 0.000100950558,
 	    0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
 	    0.00943887047, 1.00167406, 2.83297682};
-	TV p1 = dec_poly(r, adds(r, w, -2.5), c1, 9);
-	TV p2 = dec_poly(r, adds(r, fn(r, "aten::sqrt.default", w), -3), c2, 9);
+	TV p1 = dec_poly(r, dec_adds(r, w, -2.5), c1, 9);
+	TV p2 = dec_poly(r, dec_adds(r, fn(r, "aten::sqrt.default", w), -3), c2,
+	    9);
 	TV p = dec_sel(r, dec_cs(r, "aten::lt.Scalar", w, 5), p1, p2);
-	return mul(r, p, y);
+	return dec_mul(r, p, y);
 }
 
 int
 dec_erfinv(Rw *r)
 {
-	TV y = fin(r, 0, "self");
+	TV y = dec_fin(r, 0, "self");
 	if (!y.v)
 		return 0;
 	TV w = fn(r, "aten::neg.default", fn(r, "aten::log.default",
-	    mul(r, rsubs(r, y, 1), adds(r, y, 1))));
+	    dec_mul(r, dec_rsubs(r, y, 1), dec_adds(r, y, 1))));
 	TV x = erfinv_w(r, y, w);
 	/* Newton: x - (erf(x) - y) / (2 / sqrt(pi) exp(-x^2)) */
-	TV d = dv(r, sub(r, fn(r, "aten::erf.default", x), y),
-	    muls(r, fn(r, "aten::exp.default", fn(r, "aten::neg.default",
-	    mul(r, x, x))), 1.12837916709551257390));
+	TV d = dec_div(r, dec_sub(r, fn(r, "aten::erf.default", x), y),
+	    dec_muls(r, fn(r, "aten::exp.default", fn(r, "aten::neg.default",
+	    dec_mul(r, x, x))), 1.12837916709551257390));
 	TV inner = dec_cs(r, "aten::lt.Scalar", fn(r, "aten::abs.default", y),
 	    0.9);
-	x = dec_sel(r, inner, sub(r, x, d), x);
+	x = dec_sel(r, inner, dec_sub(r, x, d), x);
 	TV one = dec_cs(r, "aten::eq.Scalar", fn(r, "aten::abs.default", y), 1);
-	x = dec_sel(r, one, muls(r, fn(r, "aten::sign.default", y), INFINITY),
+	x = dec_sel(r, one, dec_muls(r, fn(r, "aten::sign.default", y),
+	    INFINITY),
 	    x);
 	dec_bind(r, 0, x.v);
 	return 1;
@@ -289,11 +270,12 @@ erfc_pos(Rw *r, TV z, int scaled)
 	static const double c[] = {0.17087277, -0.82215223, 1.48851587,
 	    -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
 	    1.00002368, -1.26551223};
-	TV t = fn(r, "aten::reciprocal.default", adds(r, muls(r, z, 0.5), 1));
+	TV t = fn(r, "aten::reciprocal.default", dec_adds(r, dec_muls(r, z,
+	    0.5), 1));
 	TV e = dec_poly(r, t, c, 10);
 	if (!scaled)
-		e = sub(r, e, mul(r, z, z));
-	return mul(r, t, fn(r, "aten::exp.default", e));
+		e = dec_sub(r, e, dec_mul(r, z, z));
+	return dec_mul(r, t, fn(r, "aten::exp.default", e));
 }
 
 /* the log of erfc_pos: log t + P(t) - z^2 */
@@ -303,21 +285,23 @@ log_erfc_pos(Rw *r, TV z)
 	static const double c[] = {0.17087277, -0.82215223, 1.48851587,
 	    -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
 	    1.00002368, -1.26551223};
-	TV t = fn(r, "aten::reciprocal.default", adds(r, muls(r, z, 0.5), 1));
-	return sub(r, add(r, fn(r, "aten::log.default", t),
-	    dec_poly(r, t, c, 10)), mul(r, z, z));
+	TV t = fn(r, "aten::reciprocal.default", dec_adds(r, dec_muls(r, z,
+	    0.5), 1));
+	return dec_sub(r, dec_add(r, fn(r, "aten::log.default", t),
+	    dec_poly(r, t, c, 10)), dec_mul(r, z, z));
 }
 
 /* erfcx(x) = exp(x^2) erfc(x); for x < 0, 2 exp(x^2) - erfcx(-x) */
 int
 dec_erfcx(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	TV ax = fn(r, "aten::abs.default", x);
 	TV e = erfc_pos(r, ax, 1);
-	TV neg = sub(r, muls(r, fn(r, "aten::exp.default", mul(r, x, x)), 2),
+	TV neg = dec_sub(r, dec_muls(r, fn(r, "aten::exp.default", dec_mul(r, x,
+	    x)), 2),
 	    e);
 	dec_bind(r, 0, dec_sel(r, dec_cs(r, "aten::lt.Scalar", x, 0), neg,
 	    e).v);
@@ -328,16 +312,17 @@ dec_erfcx(Rw *r)
 static TV
 ndtr_of(Rw *r, TV x)
 {
-	TV h = muls(r, erfc_pos(r, muls(r, fn(r, "aten::abs.default", x),
+	TV h = dec_muls(r, erfc_pos(r, dec_muls(r, fn(r, "aten::abs.default",
+	    x),
 	    SQRT1_2), 0), 0.5);
 	return dec_sel(r, dec_cs(r, "aten::lt.Scalar", x, 0), h,
-	    rsubs(r, h, 1));
+	    dec_rsubs(r, h, 1));
 }
 
 int
 dec_ndtr(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, ndtr_of(r, x).v);
@@ -349,12 +334,13 @@ dec_ndtr(Rw *r)
 int
 dec_log_ndtr(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
-	TV z = muls(r, fn(r, "aten::abs.default", x), SQRT1_2);
-	TV lo = adds(r, log_erfc_pos(r, z), -0.69314718055994530942);
-	TV hi = fn(r, "aten::log1p.default", muls(r, erfc_pos(r, z, 0), -0.5));
+	TV z = dec_muls(r, fn(r, "aten::abs.default", x), SQRT1_2);
+	TV lo = dec_adds(r, log_erfc_pos(r, z), -0.69314718055994530942);
+	TV hi = fn(r, "aten::log1p.default", dec_muls(r, erfc_pos(r, z, 0),
+	    -0.5));
 	dec_bind(r, 0, dec_sel(r, dec_cs(r, "aten::lt.Scalar", x, 0), lo,
 	    hi).v);
 	return 1;
@@ -365,17 +351,18 @@ dec_log_ndtr(Rw *r)
 int
 dec_ndtri(Rw *r)
 {
-	TV p = fin(r, 0, "self");
+	TV p = dec_fin(r, 0, "self");
 	if (!p.v)
 		return 0;
 	TV w = fn(r, "aten::neg.default", fn(r, "aten::log.default",
-	    muls(r, mul(r, p, rsubs(r, p, 1)), 4)));
-	TV x = muls(r, erfinv_w(r, adds(r, muls(r, p, 2), -1), w),
+	    dec_muls(r, dec_mul(r, p, dec_rsubs(r, p, 1)), 4)));
+	TV x = dec_muls(r, erfinv_w(r, dec_adds(r, dec_muls(r, p, 2), -1), w),
 	    1.41421356237309504880);
 	/* x - (ndtr(x) - p) / phi(x) */
-	TV phi = muls(r, fn(r, "aten::exp.default", muls(r, mul(r, x, x),
+	TV phi = dec_muls(r, fn(r, "aten::exp.default", dec_muls(r, dec_mul(r,
+	    x, x),
 	    -0.5)), 0.39894228040143267794);
-	TV xn = sub(r, x, dv(r, sub(r, ndtr_of(r, x), p), phi));
+	TV xn = dec_sub(r, x, dec_div(r, dec_sub(r, ndtr_of(r, x), p), phi));
 	TV fine = dec_c(r, "aten::logical_and.default",
 	    dec_cs(r, "aten::gt.Scalar", p, 0), dec_cs(r, "aten::lt.Scalar", p,
 	    1));
@@ -390,10 +377,11 @@ dec_ndtri(Rw *r)
 int
 dec_entr(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
-	TV v = fn(r, "aten::neg.default", mul(r, x, fn(r, "aten::log.default",
+	TV v = fn(r, "aten::neg.default", dec_mul(r, x, fn(r,
+	    "aten::log.default",
 	    x)));
 	v = dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", x, 0), 0, v);
 	v = dec_sel_s(r, dec_cs(r, "aten::lt.Scalar", x, 0), -INFINITY, v);
@@ -405,11 +393,11 @@ dec_entr(Rw *r)
 int
 dec_sinc(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
-	TV px = muls(r, x, PI);
-	TV v = dv(r, fn(r, "aten::sin.default", px), px);
+	TV px = dec_muls(r, x, PI);
+	TV v = dec_div(r, fn(r, "aten::sin.default", px), px);
 	dec_bind(r, 0, dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", x, 0), 1,
 	    v).v);
 	return 1;
@@ -419,10 +407,10 @@ dec_sinc(Rw *r)
 int
 dec_spherical_j0(Rw *r)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
-	TV v = dv(r, fn(r, "aten::sin.default", x), x);
+	TV v = dec_div(r, fn(r, "aten::sin.default", x), x);
 	dec_bind(r, 0, dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", x, 0), 1,
 	    v).v);
 	return 1;
@@ -432,10 +420,10 @@ dec_spherical_j0(Rw *r)
 int
 dec_xlog1py(Rw *r)
 {
-	TV x = fin(r, 0, "self"), y = fin(r, 1, "other");
+	TV x = dec_fin(r, 0, "self"), y = dec_fin(r, 1, "other");
 	if (!x.v || !y.v)
 		return 0;
-	TV v = mul(r, x, fn(r, "aten::log1p.default", y));
+	TV v = dec_mul(r, x, fn(r, "aten::log1p.default", y));
 	v = dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", x, 0), 0, v);
 	v = dec_sel_s(r, fn(r, "aten::isnan.default", y), NAN, v);
 	dec_bind(r, 0, v.v);
@@ -474,20 +462,20 @@ bessel_i(Rw *r, TV x, int one, int scaled)
 	TV ax = fn(r, "aten::abs.default", x);
 	TV small = dec_s(r, "aten::clamp_max.default", ax, 3.75);
 	TV big = dec_s(r, "aten::clamp_min.default", ax, 3.75);
-	TV y = muls(r, mul(r, small, small), 1 / (3.75 * 3.75));
+	TV y = dec_muls(r, dec_mul(r, small, small), 1 / (3.75 * 3.75));
 	TV s = dec_poly(r, y, one ? I1S : I0S, 7);
 	if (one)
-		s = mul(r, s, small);
+		s = dec_mul(r, s, small);
 	if (scaled)
-		s = mul(r, s, fn(r, "aten::exp.default",
+		s = dec_mul(r, s, fn(r, "aten::exp.default",
 		    fn(r, "aten::neg.default", small)));
-	TV l = dv(r, dec_poly(r, rdiv(r, 3.75, big), one ? I1L : I0L, 9),
+	TV l = dec_div(r, dec_poly(r, rdiv(r, 3.75, big), one ? I1L : I0L, 9),
 	    fn(r, "aten::sqrt.default", big));
 	if (!scaled)
-		l = mul(r, l, fn(r, "aten::exp.default", big));
+		l = dec_mul(r, l, fn(r, "aten::exp.default", big));
 	TV v = dec_sel(r, dec_cs(r, "aten::le.Scalar", ax, 3.75), s, l);
 	if (one)
-		v = mul(r, v, fn(r, "aten::sign.default", x));
+		v = dec_mul(r, v, fn(r, "aten::sign.default", x));
 	return v;
 }
 
@@ -498,21 +486,21 @@ bessel_k(Rw *r, TV x, int one, int scaled)
 	TV small = dec_s(r, "aten::clamp.default", x, 0);
 	small = dec_s(r, "aten::clamp_max.default", small, 2);
 	TV big = dec_s(r, "aten::clamp_min.default", x, 2);
-	TV y = muls(r, mul(r, small, small), 0.25);
-	TV lg = fn(r, "aten::log.default", muls(r, small, 0.5));
+	TV y = dec_muls(r, dec_mul(r, small, small), 0.25);
+	TV lg = fn(r, "aten::log.default", dec_muls(r, small, 0.5));
 	TV s;
 	if (one)
-		s = add(r, mul(r, lg, bessel_i(r, small, 1, 0)),
-		    dv(r, dec_poly(r, y, K1S, 7), small));
+		s = dec_add(r, dec_mul(r, lg, bessel_i(r, small, 1, 0)),
+		    dec_div(r, dec_poly(r, y, K1S, 7), small));
 	else
-		s = sub(r, dec_poly(r, y, K0S, 7), mul(r, lg,
+		s = dec_sub(r, dec_poly(r, y, K0S, 7), dec_mul(r, lg,
 		    bessel_i(r, small, 0, 0)));
 	if (scaled)
-		s = mul(r, s, fn(r, "aten::exp.default", small));
-	TV l = dv(r, dec_poly(r, rdiv(r, 2, big), one ? K1L : K0L, 7),
+		s = dec_mul(r, s, fn(r, "aten::exp.default", small));
+	TV l = dec_div(r, dec_poly(r, rdiv(r, 2, big), one ? K1L : K0L, 7),
 	    fn(r, "aten::sqrt.default", big));
 	if (!scaled)
-		l = mul(r, l, fn(r, "aten::exp.default",
+		l = dec_mul(r, l, fn(r, "aten::exp.default",
 		    fn(r, "aten::neg.default", big)));
 	TV v = dec_sel(r, dec_cs(r, "aten::le.Scalar", x, 2), s, l);
 	v = dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", x, 0), INFINITY, v);
@@ -522,7 +510,7 @@ bessel_k(Rw *r, TV x, int one, int scaled)
 static int
 bessel(Rw *r, int k, int one, int scaled)
 {
-	TV x = fin(r, 0, "self");
+	TV x = dec_fin(r, 0, "self");
 	if (!x.v)
 		return 0;
 	dec_bind(r, 0, (k ? bessel_k(r, x, one, scaled) :
@@ -530,11 +518,51 @@ bessel(Rw *r, int k, int one, int scaled)
 	return 1;
 }
 
-int dec_i0(Rw *r) { return bessel(r, 0, 0, 0); }
-int dec_i0e(Rw *r) { return bessel(r, 0, 0, 1); }
-int dec_i1(Rw *r) { return bessel(r, 0, 1, 0); }
-int dec_i1e(Rw *r) { return bessel(r, 0, 1, 1); }
-int dec_k0(Rw *r) { return bessel(r, 1, 0, 0); }
-int dec_k1(Rw *r) { return bessel(r, 1, 1, 0); }
-int dec_k0e(Rw *r) { return bessel(r, 1, 0, 1); }
-int dec_k1e(Rw *r) { return bessel(r, 1, 1, 1); }
+int
+dec_i0(Rw *r)
+{
+	return bessel(r, 0, 0, 0);
+}
+
+int
+dec_i0e(Rw *r)
+{
+	return bessel(r, 0, 0, 1);
+}
+
+int
+dec_i1(Rw *r)
+{
+	return bessel(r, 0, 1, 0);
+}
+
+int
+dec_i1e(Rw *r)
+{
+	return bessel(r, 0, 1, 1);
+}
+
+int
+dec_k0(Rw *r)
+{
+	return bessel(r, 1, 0, 0);
+}
+
+int
+dec_k1(Rw *r)
+{
+	return bessel(r, 1, 1, 0);
+}
+
+int
+dec_k0e(Rw *r)
+{
+	return bessel(r, 1, 0, 1);
+}
+
+int
+dec_k1e(Rw *r)
+{
+	return bessel(r, 1, 1, 1);
+}
+

@@ -49,6 +49,7 @@ static const struct {
 	{"sym", lw_rules_sym}, {"cf", lw_rules_cf}, {"linalg", lw_rules_linalg},
 	{"fft", lw_rules_fft}, {"fft_stft", lw_rules_fft_stft},
 	{"cplx", lw_rules_cplx},
+	{"special", lw_rules_special},
 };
 enum { NFAM = sizeof families / sizeof *families };
 
