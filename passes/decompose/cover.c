@@ -451,3 +451,50 @@ dec_chunk_cat(Rw *r)
 	    dec_a_int(dim + 1)));
 	return 1;
 }
+
+/* ------------------------------------------ linear_cross_entropy */
+
+/* torch_nn::_linear_cross_entropy_batch_chunked(input, linear_weight,
+ * target, linear_bias?, weight?, reduction, ignore_index,
+ * label_smoothing, batch_chunk_size, acc_policy, acc_dtype, ...) ->
+ * (loss, grads precomputed for backward) and its _no_reduction form
+ * (input, linear_weight, target, linear_bias?, weight?, ignore_index,
+ * ...) -> per-sample loss: torch.nn's chunked linear + cross_entropy,
+ * here as one linear and one cross_entropy_loss (the chunking only saves
+ * memory; the gradient outputs must be unused) */
+int
+dec_linear_cross_entropy(Rw *r)
+{
+	TV x = dec_in(r, 0, "input"), w = dec_in(r, 1, "linear_weight");
+	TV t = dec_in(r, 2, "target"), o = dec_out(r, 0);
+	int none = strstr(r->h->str(r->ctx, r->ni.op), "no_reduction") != NULL;
+	onnxc_arg a;
+	int64_t red = 0, ign;
+	double ls = 0;
+	if (!x.v || !w.v || !t.v || !o.v || w.t.rank != 2 || x.t.rank < 1 ||
+	    x.t.dtype != o.t.dtype || x.t.rank >= MAXR)
+		return 0;
+	for (uint32_t k = 1; k < r->ni.nout; k++)
+		if (dec_out_used(r, k))
+			return 0;
+	if (!none) {
+		const char *s;
+		if (!dec_arg(r, 5, "reduction", &a) || a.kind != ONNXC_ARG_STR)
+			return 0;
+		s = r->h->str(r->ctx, a.ref);
+		red = !strcmp(s, "mean") ? 1 : !strcmp(s, "sum") ? 2 :
+		    !strcmp(s, "none") ? 0 : -1;
+		if (red < 0 || !dec_arg_float(r, 7, "label_smoothing", 0, &ls))
+			return 0;
+	}
+	if (!dec_arg_int(r, none ? 5 : 6, "ignore_index", -100, &ign))
+		return 0;
+	Ty tl = x.t;
+	tl.d[tl.rank - 1] = w.t.d[0];
+	TV lg = dec_tv(EMIT(r, "aten::linear.default", &tl, dec_a_val(x.v),
+	    dec_a_val(w.v), dec_arg_copy(r, 3, "linear_bias")), tl);
+	dec_bind(r, 0, EMIT(r, "aten::cross_entropy_loss.default", &o.t,
+	    dec_a_val(lg.v), dec_a_val(t.v), dec_arg_copy(r, 4, "weight"),
+	    dec_a_int(red), dec_a_int(ign), dec_a_float(ls)));
+	return 1;
+}
