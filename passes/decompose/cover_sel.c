@@ -296,3 +296,42 @@ dec_multilabel_margin_loss(Rw *r)
 	dec_bind(r, 0, dec_view(r, y.v, &o.t));
 	return 1;
 }
+
+/* max_pool2d/3d_with_indices_backward(grad_output, self, kernel, stride,
+ * padding, dilation, ceil_mode, indices): each gradient added at the
+ * flat spatial index its window's maximum came from (indices count
+ * within each [N, C] plane, as PyTorch's do): a scatter_add into zeros */
+int
+dec_max_pool_backward(Rw *r)
+{
+	TV g = dec_in(r, 0, "grad_output"), x = dec_in(r, 1, "self");
+	TV ix = dec_in(r, 7, "indices"), o = dec_out(r, 0);
+	if (!g.v || !x.v || !ix.v || !o.v || !dec_ty_static(&x.t) ||
+	    !dec_ty_static(&g.t) || !dec_ty_static(&ix.t) ||
+	    g.t.rank != ix.t.rank || x.t.rank != g.t.rank || x.t.rank < 3)
+		return 0;
+	int sp = strstr(r->h->str(r->ctx, r->ni.op), "pool3d") ? 3 : 2;
+	if (x.t.rank != sp + 1 && x.t.rank != sp + 2)
+		return 0;
+	/* planes first: [P, spatial] with P = numel / spatial */
+	int64_t xs = 1, gs = 1;
+	for (int i = x.t.rank - sp; i < x.t.rank; i++)
+		xs *= x.t.d[i].n, gs *= g.t.d[i].n;
+	if (xs < 1 || gs < 1)
+		return 0;
+	int64_t np = numel(&x.t) / xs;
+	Ty tx = {x.t.dtype, 2, {{np, 0}, {xs, 0}}};
+	Ty tg = {g.t.dtype, 2, {{np, 0}, {gs, 0}}};
+	Ty ti = {ix.t.dtype, 2, {{np, 0}, {gs, 0}}};
+	if (numel(&g.t) != np * gs || numel(&ix.t) != np * gs)
+		return 0;
+	TV z = dec_tv(EMIT(r, "aten::zeros_like.default", &x.t,
+	    dec_a_val(x.v)), x.t);
+	z = dec_tv(dec_view(r, z.v, &tx), tx);
+	TV gv = dec_cast(r, dec_tv(dec_view(r, g.v, &tg), tg), x.t.dtype);
+	TV iv = dec_tv(dec_view(r, ix.v, &ti), ti);
+	TV y = dec_tv(EMIT(r, "aten::scatter_add.default", &tx, dec_a_val(z.v),
+	    dec_a_int(1), dec_a_val(iv.v), dec_a_val(gv.v)), tx);
+	dec_bind(r, 0, dec_view(r, y.v, &o.t));
+	return 1;
+}

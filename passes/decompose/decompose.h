@@ -306,5 +306,6 @@ int dec_unsafe_masked_index_put_accumulate(Rw *r);
 int dec_multi_margin_loss(Rw *r);
 int dec_multilabel_margin_loss(Rw *r);
 int dec_linear_cross_entropy(Rw *r);
+int dec_max_pool_backward(Rw *r);
 
 #endif
