@@ -307,5 +307,6 @@ int dec_multi_margin_loss(Rw *r);
 int dec_multilabel_margin_loss(Rw *r);
 int dec_linear_cross_entropy(Rw *r);
 int dec_max_pool_backward(Rw *r);
+int dec_upsample_bilinear2d_aa(Rw *r);
 
 #endif
