@@ -14,7 +14,9 @@ enum { TRAINING = -1, INFERENCE = -2 };
 
 typedef struct BnArgs {
 	int rm, rv, training, momentum, eps;
-	bool functional; /* outputs 3, 4: the updated running stats */
+	bool functional; /* outputs upd, upd + 1: the updated running stats */
+	int upd;         /* 0: 3 */
+	int reserve;     /* an empty reserve-space output, or 0 */
 } BnArgs;
 
 /* An empty [0] tensor: what PyTorch returns for save_mean/save_invstd
@@ -53,8 +55,11 @@ batch_norm(Lower *L, const BnArgs *a)
 	    &err));
 	if (!x || err)
 		return -1;
+	int u = a->upd ? a->upd : 3;
+	if (a->reserve)
+		bind_empty(L, a->reserve);
 	bool stats_used = lwn_used(L, 1) || lwn_used(L, 2) || (a->functional &&
-	    (lwn_used(L, 3) || lwn_used(L, 4)));
+	    (lwn_used(L, u) || lwn_used(L, u + 1)));
 	if (training && L->training && L->bn_onnx && L->opset >= 14 &&
 	    !stats_used) {
 		/* ONNX's own training-mode batch norm, which ONNX Runtime's
@@ -89,10 +94,10 @@ batch_norm(Lower *L, const BnArgs *a)
 		bind_empty(L, 1);
 		bind_empty(L, 2);
 		if (a->functional) { /* stats unchanged in eval mode */
-			if (lwn_used(L, 3))
-				lwn_bind_out(L, 3, rm);
-			if (lwn_used(L, 4))
-				lwn_bind_out(L, 4, rv);
+			if (lwn_used(L, u))
+				lwn_bind_out(L, u, rm);
+			if (lwn_used(L, u + 1))
+				lwn_bind_out(L, u + 1, rv);
 		}
 		return 0;
 	}
@@ -121,18 +126,18 @@ batch_norm(Lower *L, const BnArgs *a)
 		lwn_bind_out(L, 1, lwn_reshape(L, mean, &flat, 1));
 	if (lwn_used(L, 2))
 		lwn_bind_out(L, 2, lwn_reshape(L, rstd, &flat, 1));
-	if (!a->functional || !(lwn_used(L, 3) || lwn_used(L, 4)))
+	if (!a->functional || !(lwn_used(L, u) || lwn_used(L, u + 1)))
 		return 0;
 	if (!rm || !rv)
 		return lw_fail(L, "running statistics are missing");
 	ValId m = lw_scalar(L, mom, DT_F32), keep = lw_scalar(L, 1 - mom,
 	    DT_F32);
-	if (lwn_used(L, 3)) {
+	if (lwn_used(L, u)) {
 		ValId bm = lwn_reshape(L, mean, &flat, 1);
-		lwn_bind_out(L, 3, lw_op2(L, "Add", lw_op2(L, "Mul", rm, keep),
+		lwn_bind_out(L, u, lw_op2(L, "Add", lw_op2(L, "Mul", rm, keep),
 		    lw_op2(L, "Mul", bm, m)));
 	}
-	if (lwn_used(L, 4)) {
+	if (lwn_used(L, u + 1)) {
 		/* n / (n - 1) with n = numel / C elements per channel */
 		NodeId sz = lw_emit(L, "Size", 1, &x, 1);
 		ValId numel = lw_cast(L, lwn_settyped(L, sz, 0, DT_I64),
@@ -144,7 +149,7 @@ batch_norm(Lower *L, const BnArgs *a)
 		    lw_scalar(L, 1, DT_F32)));
 		ValId bv = lw_op2(L, "Mul", lwn_reshape(L, var, &flat, 1),
 		    corr);
-		lwn_bind_out(L, 4, lw_op2(L, "Add", lw_op2(L, "Mul", rv, keep),
+		lwn_bind_out(L, u + 1, lw_op2(L, "Add", lw_op2(L, "Mul", rv, keep),
 		    lw_op2(L, "Mul", bv, m)));
 	}
 	return 0;
@@ -155,7 +160,7 @@ batch_norm(Lower *L, const BnArgs *a)
 static int
 bn_no_training(Lower *L)
 {
-	return batch_norm(L, &(BnArgs){3, 4, INFERENCE, 5, 6, false});
+	return batch_norm(L, &(BnArgs){3, 4, INFERENCE, 5, 6, false, 0, 0});
 }
 
 /* _native_batch_norm_legit_functional(input, weight?, bias?, running_mean,
@@ -164,7 +169,7 @@ bn_no_training(Lower *L)
 static int
 bn_functional(Lower *L)
 {
-	return batch_norm(L, &(BnArgs){3, 4, 5, 6, 7, true});
+	return batch_norm(L, &(BnArgs){3, 4, 5, 6, 7, true, 0, 0});
 }
 
 /* native_batch_norm, _native_batch_norm_legit, batch_norm: (input, weight?,
@@ -172,7 +177,25 @@ bn_functional(Lower *L)
 static int
 bn_native(Lower *L)
 {
-	return batch_norm(L, &(BnArgs){3, 4, 5, 6, 7, false});
+	return batch_norm(L, &(BnArgs){3, 4, 5, 6, 7, false, 0, 0});
+}
+
+/* _batch_norm_with_update(input, weight?, bias?, running_mean,
+ * running_var, momentum, eps) -> (out, save_mean, save_rstd, reserve):
+ * training mode; the running stats it updates in place are not outputs
+ * here (the functionalize pass makes the functional form of it) */
+static int
+bn_with_update(Lower *L)
+{
+	return batch_norm(L, &(BnArgs){3, 4, TRAINING, 5, 6, false, 0, 3});
+}
+
+/* _batch_norm_with_update_functional(...) -> (out, save_mean, save_rstd,
+ * reserve, new running mean, new running var) */
+static int
+bn_with_update_functional(Lower *L)
+{
+	return batch_norm(L, &(BnArgs){3, 4, TRAINING, 5, 6, true, 4, 3});
 }
 
 /* _native_batch_norm_legit.no_stats(input, weight?, bias?, training,
@@ -180,7 +203,7 @@ bn_native(Lower *L)
 static int
 bn_no_stats(Lower *L)
 {
-	return batch_norm(L, &(BnArgs){-1, -1, TRAINING, 4, 5, false});
+	return batch_norm(L, &(BnArgs){-1, -1, TRAINING, 4, 5, false, 0, 0});
 }
 
 /* instance_norm(input, weight?, bias?, running_mean?, running_var?,
@@ -190,7 +213,7 @@ instance_norm(Lower *L)
 {
 	if (!lw_bool(L, 5, "use_input_stats", true))
 		return batch_norm(L, &(BnArgs){3, 4, INFERENCE, 6, 7,
-		    false});
+		    false, 0, 0});
 	const Value *xv = lw_srcval(L, 0, "input");
 	if (!xv || xv->rank < 3)
 		return lw_fail(L, "input must be a tensor of rank >= 3");

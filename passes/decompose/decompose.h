@@ -312,4 +312,25 @@ int dec_index_fill(Rw *r);
 int dec_linspace(Rw *r);
 int dec_logspace(Rw *r);
 
+/* --- cover.c, cover_sel.c: issue 35's composite ops --- */
+/* a 1-D INT64 constant (a new constant graph input) */
+TV dec_const_i64(Rw *r, const int64_t *v, int64_t n);
+int dec_rrelu(Rw *r);
+int dec_rrelu_with_noise(Rw *r);
+int dec_pdist(Rw *r);
+int dec_trilinear(Rw *r);
+int dec_bilinear(Rw *r);
+int dec_combinations(Rw *r);
+int dec_gradient(Rw *r);
+int dec_chunk_cat(Rw *r);
+int dec_masked_scatter(Rw *r);
+int dec_put(Rw *r);
+int dec_unsafe_masked_index(Rw *r);
+int dec_unsafe_masked_index_put_accumulate(Rw *r);
+int dec_multi_margin_loss(Rw *r);
+int dec_multilabel_margin_loss(Rw *r);
+int dec_linear_cross_entropy(Rw *r);
+int dec_max_pool_backward(Rw *r);
+int dec_upsample_bilinear2d_aa(Rw *r);
+
 #endif

@@ -183,7 +183,11 @@ async function main(argv) {
 		console.error(`model inputs [${sess.inputNames.join(', ')}], expected [${meta.inputs.join(', ')}]`);
 		return 1;
 	}
-	if (sess.outputNames.length !== meta.outputs) {
+	/* a program that mutates inputs or buffers may also output their new
+	 * values, first, as its signature lists them (as ../shared's
+	 * ort-compare.js allows) */
+	const skip = sess.outputNames.length - meta.outputs;
+	if (skip !== 0 && skip !== (meta.mutations || 0)) {
 		console.error(`model has ${sess.outputNames.length} outputs, expected ${meta.outputs}`);
 		return 1;
 	}
@@ -205,7 +209,7 @@ async function main(argv) {
 			return 1;
 		}
 		for (let j = 0; j < meta.outputs; j++) {
-			const nm = sess.outputNames[j];
+			const nm = sess.outputNames[skip + j];
 			const want = io[`${k}/out/${j}`];
 			if (!want) {
 				console.error(`io.safetensors has no '${k}/out/${j}'`);

@@ -1,0 +1,140 @@
+/* cover_aa.c - inside the decompose plugin: antialiased bilinear
+ * resampling (_upsample_bilinear2d_aa) as two matrix products with
+ * interpolation matrices computed here, out = Wh @ x @ Ww^T, each row of
+ * weights as PyTorch's CPU kernel computes it (UpSampleKernel.cpp,
+ * _compute_weights_aa with the triangle filter). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decompose.h"
+
+/* ATen's area_pixel_compute_scale: input / output per output step */
+static double
+aa_scale(int64_t in, int64_t out, int ac, double given)
+{
+	if (ac)
+		return out > 1 ? (double)(in - 1) / (double)(out - 1) : 0;
+	return given > 0 ? 1 / given : (double)in / (double)out;
+}
+
+static double
+tri(double x)
+{
+	x = fabs(x);
+	return x < 1 ? 1 - x : 0;
+}
+
+/* w[out][in]: row i holds the normalized filter weights of output i */
+static void
+aa_weights(float *w, int64_t in, int64_t out, double scale)
+{
+	/* PyTorch computes in the input's type (float here) */
+	float sc = (float)scale;
+	float support = sc >= 1 ? sc : 1.0f;
+	float inv = sc >= 1 ? 1 / sc : 1.0f;
+	for (int64_t i = 0; i < out; i++) {
+		float *row = w + i * in, total = 0;
+		float center = sc * ((float)i + 0.5f);
+		int64_t lo = (int64_t)(center - support + 0.5f);
+		int64_t hi = (int64_t)(center + support + 0.5f);
+		lo = lo < 0 ? 0 : lo;
+		hi = hi > in ? in : hi;
+		for (int64_t j = 0; j < in; j++)
+			row[j] = 0;
+		for (int64_t j = lo; j < hi; j++) {
+			row[j] = (float)tri(((float)j - center + 0.5f) * inv);
+			total += row[j];
+		}
+		if (total != 0)
+			for (int64_t j = lo; j < hi; j++)
+				row[j] /= total;
+	}
+}
+
+/* a 2-D F32 constant */
+static TV
+const_f32(Rw *r, const float *v, int64_t rows, int64_t cols)
+{
+	char buf[160];
+	int64_t dims[2] = {rows, cols};
+	Ty t = {ONNXC_DT_F32, 2, {{rows, 0}, {cols, 0}}};
+	snprintf(buf, sizeof buf, "%s__aa%u", r->base, r->seq++);
+	onnxc_tensor c = r->h->tensor_new(r->ctx, ONNXC_DT_F32, 2, dims, v);
+	onnxc_value x = c ? r->h->constant_input(r->ctx, r->g, buf, c) : 0;
+	if (!x || r->h->value_set_type(r->ctx, r->g, x, t.dtype, t.rank,
+	    t.d) != ONNXC_OK)
+		r->bad = 1;
+	return dec_tv(x, t);
+}
+
+static TV
+matmul(Rw *r, TV a, TV b, const Ty *t)
+{
+	return dec_tv(EMIT(r, "aten::matmul.default", t, dec_a_val(a.v),
+	    dec_a_val(b.v)), *t);
+}
+
+/* _upsample_bilinear2d_aa.vec(input, output_size?, align_corners,
+ * scale_factors?) and .default(self, output_size, align_corners,
+ * scales_h=None, scales_w=None), float32, static sizes */
+int
+dec_upsample_bilinear2d_aa(Rw *r)
+{
+	TV x = dec_in(r, 0, "input"), o = dec_out(r, 0);
+	if (!x.v)
+		x = dec_in(r, 0, "self");
+	int64_t ac;
+	double sh = 0, sw = 0;
+	onnxc_arg a, it;
+	if (!x.v || !o.v || x.t.rank != 4 || o.t.rank != 4 ||
+	    x.t.dtype != ONNXC_DT_F32 || !dec_ty_static(&x.t) ||
+	    !dec_ty_static(&o.t) ||
+	    !dec_arg_int(r, 2, "align_corners", 0, &ac))
+		return 0;
+	int vec = strstr(r->h->str(r->ctx, r->ni.op), ".vec") != NULL;
+	if (vec && dec_arg(r, 3, "scale_factors", &a)) {
+		if ((a.kind != ONNXC_ARG_LIST && a.kind != ONNXC_ARG_TUPLE) ||
+		    a.len != 2)
+			return 0;
+		double s[2];
+		for (uint32_t i = 0; i < 2; i++) {
+			if (r->h->list_item(r->ctx, r->g, &a, i, &it) !=
+			    ONNXC_OK)
+				return 0;
+			if (it.kind == ONNXC_ARG_FLOAT)
+				s[i] = it.f;
+			else if (it.kind == ONNXC_ARG_INT)
+				s[i] = (double)it.i;
+			else
+				return 0;
+		}
+		sh = s[0], sw = s[1];
+	} else if (!vec && (!dec_arg_float(r, 3, "scales_h", 0, &sh) ||
+	    !dec_arg_float(r, 4, "scales_w", 0, &sw))) {
+		return 0;
+	}
+	int64_t h = x.t.d[2].n, w = x.t.d[3].n, oh = o.t.d[2].n, ow = o.t.d[3].n;
+	if (h < 1 || w < 1 || oh < 1 || ow < 1 || oh * h > (1 << 22) ||
+	    ow * w > (1 << 22))
+		return 0;
+	float *wh = r->h->alloc(r->ctx, (size_t)(oh * h + w * ow) *
+	    sizeof *wh);
+	if (!wh)
+		return 0;
+	float *wwt = wh + oh * h, *ww = r->h->alloc(r->ctx, (size_t)(ow * w) *
+	    sizeof *ww);
+	if (!ww)
+		return 0;
+	aa_weights(wh, h, oh, aa_scale(h, oh, (int)ac, sh));
+	aa_weights(ww, w, ow, aa_scale(w, ow, (int)ac, sw));
+	for (int64_t i = 0; i < ow; i++) /* transposed: [w, ow] */
+		for (int64_t j = 0; j < w; j++)
+			wwt[j * ow + i] = ww[i * w + j];
+	Ty t1 = x.t;
+	t1.d[2] = o.t.d[2];
+	TV y = matmul(r, const_f32(r, wh, oh, h), x, &t1);
+	y = matmul(r, y, const_f32(r, wwt, w, ow), &o.t);
+	dec_bind(r, 0, y.v);
+	return 1;
+}
