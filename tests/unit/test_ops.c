@@ -31,24 +31,7 @@ static const Row rows[] = {
 };
 enum { NROWS = sizeof rows / sizeof *rows };
 
-static const struct {
-	const char *family;
-	const LowerRule *rules;
-} families[] = {
-	{"elementwise", lw_rules_elementwise},
-	{"elementwise_act", lw_rules_elementwise_act},
-	{"elementwise_cmp", lw_rules_elementwise_cmp},
-	{"reduce", lw_rules_reduce}, {"reduce_norm", lw_rules_reduce_norm},
-	{"nn", lw_rules_nn}, {"nn_norm", lw_rules_nn_norm},
-	{"nn_pool", lw_rules_nn_pool}, {"nn_attn", lw_rules_nn_attn},
-	{"nn_rnn", lw_rules_nn_rnn}, {"nn_bag", lw_rules_nn_bag},
-	{"nn_win", lw_rules_nn_win},
-	{"shape", lw_rules_shape}, {"shape_join", lw_rules_shape_join},
-	{"index", lw_rules_index}, {"index_pad", lw_rules_index_pad},
-	{"index_sel", lw_rules_index_sel},
-	{"sym", lw_rules_sym}, {"cf", lw_rules_cf}, {"linalg", lw_rules_linalg},
-};
-enum { NFAM = sizeof families / sizeof *families };
+
 
 static int
 cmp_str(const void *a, const void *b)
@@ -149,11 +132,23 @@ schema_ok(const char *s)
 static const LowerRule *
 in_family(const char *family, const char *op)
 {
-	for (size_t f = 0; f < NFAM; f++)
-		if (!strcmp(families[f].family, family))
-			for (const LowerRule *x = families[f].rules; x->op; x++)
+	for (const LwFamily *f = lw_families; f->name; f++)
+		if (!strcmp(f->name, family))
+			for (const LowerRule *x = f->rules; x->op; x++)
 				if (!strcmp(x->op, op))
 					return x;
+	return NULL;
+}
+
+/* The rule of op in any family, by its text (the pass looks it up by
+ * StrId in a table built from the same families). */
+static LowerFn
+rule_of(const char *op)
+{
+	for (const LwFamily *f = lw_families; f->name; f++)
+		for (const LowerRule *x = f->rules; x->op; x++)
+			if (!strcmp(x->op, op))
+				return x->fn;
 	return NULL;
 }
 
@@ -237,11 +232,11 @@ static void
 test_rows_resolve_to_rules(void **state)
 {
 	(void)state;
-	Module *m = ir_module_new();
 	uint32_t nlow = 0, nrules = 0;
 	for (uint32_t k = 0; k < ir_nops; k++) {
 		const IrOp *r = &ir_ops[k];
-		LowerFn f = lw_find(m, ir_intern(m, r->op));
+		LowerFn f = rule_of(r->op);
+		assert_true(lw_has_rule(r->op) == (f != NULL));
 		if (!strcmp(r->family, "none")) {
 			if (f || strcmp(r->rule, "0"))
 				fail_msg("%s: a rule without a family", r->op);
@@ -252,17 +247,13 @@ test_rows_resolve_to_rules(void **state)
 		if (!x || x->fn != f)
 			fail_msg("%s: not in lw_rules_%s", r->op, r->family);
 	}
-	for (size_t i = 0; lw_rule_tables[i]; i++)
-		for (const LowerRule *x = lw_rule_tables[i]; x->op; x++)
+	for (const LwFamily *f = lw_families; f->name; f++)
+		for (const LowerRule *x = f->rules; x->op; x++)
 			nrules++;
 	assert_int_equal(nrules, nlow);
-	size_t ntables = 0;
-	while (lw_rule_tables[ntables])
-		ntables++;
-	assert_int_equal(ntables, NFAM);
-	assert_non_null(lw_find(m, ir_intern(m, "aten::add.Tensor")));
-	assert_null(lw_find(m, ir_intern(m, "aten::add_.Tensor")));
-	ir_free(m);
+	assert_true(lw_has_rule("aten::add.Tensor"));
+	assert_false(lw_has_rule("aten::add_.Tensor"));
+	assert_false(lw_has_rule("mylib::op.default"));
 }
 
 /* A row's op name (no namespace, no overload) and shape column. */
@@ -344,6 +335,28 @@ test_checker_keys(void **state)
 				fail_msg("check rule for %s: no lowered row",
 				    x->op);
 		}
+	/* each row of ir/checks.def is in its file's table, once */
+	static const struct {
+		const char *op, *file;
+	} checks[] = {
+#define CHECK(op, file, rule) {op, #file},
+#include "ir/checks.def"
+#undef CHECK
+	};
+	size_t ncheck = sizeof checks / sizeof *checks, nrules = 0;
+	for (size_t i = 0; i < 2; i++)
+		for (const LwcRule *x = t[i]; x->op; x++)
+			nrules++;
+	assert_int_equal(nrules, ncheck);
+	for (size_t k = 0; k < ncheck; k++) {
+		int found = 0;
+		for (const LwcRule *x = t[strcmp(checks[k].file, "shape") != 0];
+		    x->op; x++)
+			found += !strcmp(x->op, checks[k].op);
+		if (found != 1)
+			fail_msg("%s: %d rows in lwc_rules_%s", checks[k].op,
+			    found, checks[k].file);
+	}
 	assert_true(is_row("aten::add.Tensor"));
 	assert_false(is_row("aten::add_.Tensor"));
 }
