@@ -327,9 +327,15 @@ test_checker_keys(void **state)
 		if (lowered && !r->schema && !strncmp(r->op, "aten::", 6))
 			fail_msg("%s: lowered without a schema", r->op);
 	}
-	const LwcRule *const t[] = {lwc_rules_shape, lwc_rules_nn};
-	for (size_t i = 0; i < 2; i++)
-		for (const LwcRule *x = t[i]; x->op; x++) {
+#define LWC_TABLE(file) {#file, lwc_rules_##file},
+	static const struct {
+		const char *file;
+		const LwcRule *rules;
+	} t[] = {LWC_FILES(LWC_TABLE)};
+#undef LWC_TABLE
+	enum { NT = sizeof t / sizeof *t };
+	for (size_t i = 0; i < NT; i++)
+		for (const LwcRule *x = t[i].rules; x->op; x++) {
 			const IrOp *r = ir_op_find(x->op);
 			if (!r || !strcmp(r->family, "none"))
 				fail_msg("check rule for %s: no lowered row",
@@ -344,21 +350,72 @@ test_checker_keys(void **state)
 #undef CHECK
 	};
 	size_t ncheck = sizeof checks / sizeof *checks, nrules = 0;
-	for (size_t i = 0; i < 2; i++)
-		for (const LwcRule *x = t[i]; x->op; x++)
+	for (size_t i = 0; i < NT; i++)
+		for (const LwcRule *x = t[i].rules; x->op; x++)
 			nrules++;
 	assert_int_equal(nrules, ncheck);
 	for (size_t k = 0; k < ncheck; k++) {
 		int found = 0;
-		for (const LwcRule *x = t[strcmp(checks[k].file, "shape") != 0];
-		    x->op; x++)
-			found += !strcmp(x->op, checks[k].op);
+		for (size_t i = 0; i < NT; i++)
+			for (const LwcRule *x = t[i].rules; x->op &&
+			    !strcmp(t[i].file, checks[k].file); x++)
+				found += !strcmp(x->op, checks[k].op);
 		if (found != 1)
 			fail_msg("%s: %d rows in lwc_rules_%s", checks[k].op,
 			    found, checks[k].file);
 	}
 	assert_true(is_row("aten::add.Tensor"));
 	assert_false(is_row("aten::add_.Tensor"));
+}
+
+/* ir/views.def: each view op once, and a way to undo each inverse its
+ * views name (ALIAS needs none, REFUSE has none). */
+static void
+test_views_table(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *op, *inv;
+	} views[] = {
+#define VIEW(op, inv, contig, maybe) {op, #inv},
+#define MULTIVIEW(op, cut) {op, "multi"},
+#define UNDO(inv, op)
+#define REPLAY(inv, op)
+#include "ir/views.def"
+#undef VIEW
+#undef MULTIVIEW
+#undef UNDO
+#undef REPLAY
+	}, undo[] = {
+#define VIEW(op, inv, contig, maybe)
+#define MULTIVIEW(op, cut)
+#define UNDO(inv, op) {op, #inv},
+#define REPLAY(inv, op)
+#include "ir/views.def"
+#undef VIEW
+#undef MULTIVIEW
+#undef UNDO
+#undef REPLAY
+	};
+	enum {
+		NV = sizeof views / sizeof *views,
+		NU = sizeof undo / sizeof *undo
+	};
+	IrOp rows[NV];
+	for (size_t i = 0; i < NV; i++)
+		rows[i] = (IrOp){.op = views[i].op};
+	assert_null(first_shared(rows, NV));
+	for (size_t i = 0; i < NV; i++) {
+		bool found = !strcmp(views[i].inv, "ALIAS") ||
+		    !strcmp(views[i].inv, "REFUSE") ||
+		    !strcmp(views[i].inv, "multi");
+		for (size_t k = 0; k < NU && !found; k++)
+			found = !strcmp(undo[k].inv, views[i].inv) &&
+			    ir_op_find(undo[k].op);
+		if (!found)
+			fail_msg("%s: no UNDO row for %s", views[i].op,
+			    views[i].inv);
+	}
 }
 
 int
@@ -371,6 +428,7 @@ main(void)
 		cmocka_unit_test(test_rows_resolve_to_rules),
 		cmocka_unit_test(test_plugin_columns),
 		cmocka_unit_test(test_checker_keys),
+		cmocka_unit_test(test_views_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
