@@ -23,7 +23,9 @@ static const ViewOp views[] = {
 };
 
 /* How output k of a multiview op is cut from its input (views.def). */
-typedef enum Cut { CUT_SELECT, CUT_SPLIT, CUT_CHUNK, CUT_INDICES } Cut;
+typedef enum Cut {
+	CUT_SELECT, CUT_SPLIT, CUT_CHUNK, CUT_SECTIONS, CUT_INDICES
+} Cut;
 
 /* Ops whose several outputs are views of their input. */
 static const struct MultiOp {
@@ -287,6 +289,16 @@ fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k, Val *o)
 	}
 	if (sizes.kind != ONNXC_ARG_INT || sizes.i < 1)
 		return;
+	if (mv->cut == CUT_SECTIONS) {
+		/* tensor_split: the first len % n pieces one longer */
+		if (len < 0)
+			return;
+		int64_t q = len / sizes.i, r = len % sizes.i;
+		o->inv = INV_SLICE;
+		o->mstart = (int64_t)k * q + ((int64_t)k < r ? k : r);
+		o->mend = o->mstart + q + ((int64_t)k < r);
+		return;
+	}
 	if (mv->cut == CUT_CHUNK) {
 		if (len < 0)
 			return;
