@@ -80,16 +80,10 @@ static const char help[] =
     "  --external-data-threshold BYTES\n"
     "                        smaller initializers stay in the model (1024)\n"
     "\n"
-    "Passes (plugin modules; see --list-passes):\n"
-    "  -O0                   inline,functionalize,symbolize-shapes,lower\n"
-    "  -O1 (default)         inline,functionalize,decompose,symbolize-shapes,\n"
-    "                        fold,cse,dce,lower,cse,dce\n"
-    "  -O2                   -O1 up to lower, then fold{max-size=268435456},\n"
-    "                        drop-neutral,static-reshapes,simplify,\n"
-    "                        fuse-conv-bn,fuse-activations,dce,fold-scales,\n"
-    "                        fuse-einsum-transposes,merge-layout-chains,\n"
-    "                        fuse-pool-flatten,lift-constants,cse,dce,\n"
-    "                        prune-initializers (HardSwish for an .onnx)\n"
+    "Passes (plugin modules; see --list-passes):\n";
+
+/* after the presets (pm_presets_help) */
+static const char help_passes[] =
     "  --passes=PIPELINE     the passes to run, e.g.\n"
     "                        'decompose,fold{max-size=1024},cse,dce,lower'\n"
     "  --load-plugin PATH    load a plugin module (repeatable); plugins are\n"
@@ -262,6 +256,8 @@ parse_args(int argc, char **argv, Options *o)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
 			fputs(help, stdout);
+			pm_presets_help(stdout);
+			fputs(help_passes, stdout);
 			return 0;
 		}
 		if (!strcmp(a, "--version")) {
@@ -505,71 +501,14 @@ list_lowerings(const PlRegistry *r)
 			    "", "decomposition", "decompose pass");
 }
 
-/* The pipeline: --passes, else the -O preset (1 by default); a preset
- * fuses HardSwish when the output is an .onnx file. */
-static int
-make_pipeline(Module *m, const PlRegistry *r, const Options *o,
-    PmPipeline *p)
+/* What the run is for, as the pipeline builds presets and sets the
+ * options standing for flags from it. */
+static PmTarget
+target_of(const Options *o)
 {
-	char flag[16]; /* "-O" and any int */
-	if (o->passes)
-		return pm_parse(m, r, "--passes", o->passes, p);
-	int level = o->level < 0 ? 1 : o->level;
-	snprintf(flag, sizeof flag, "-O%d", level);
-	if (pm_check_preset(m, r, level) < 0 ||
-	    pm_parse(m, r, flag, pm_preset(level), p) < 0)
-		return -1;
-	/* HardSwish: ONNX Runtime inlines its function body when it loads
-	 * an .onnx, but an .ort file needs a kernel, which it has not */
-	for (uint32_t i = 0; o->writer->function_ops && i < p->n; i++) {
-		const onnxc_pass_info *pi = &p->steps[i].pass->info;
-		for (uint32_t k = 0; !strcmp(pi->name, "fuse-activations") &&
-		    k < pi->noptions; k++)
-			if (!strcmp(pi->options[k].name, "hardswish") &&
-			    pl_opt_parse(m->arena, pi->options[k].type, "true",
-			    4, &p->steps[i].opts[k]) < 0)
-				return -1;
-	}
-	return 0;
-}
-
-/* --dynamic, --static and --strict are the options of symbolize-shapes:
- * set on each of its steps (replacing what --passes gave them). */
-static int
-symbolize_options(Module *m, const Options *o, PmPipeline *p)
-{
-	int steps = 0;
-	for (uint32_t i = 0; i < p->n; i++) {
-		const onnxc_pass_info *pi = &p->steps[i].pass->info;
-		if (strcmp(pi->name, "symbolize-shapes"))
-			continue;
-		steps++;
-		for (uint32_t k = 0; k < pi->noptions; k++) {
-			const char *name = pi->options[k].name, *text = NULL;
-			if (!strcmp(name, "dynamic") && o->ndyn)
-				text = o->dynamic;
-			else if (!strcmp(name, "static") && o->nstat)
-				text = o->statics;
-			else if (!strcmp(name, "strict") && o->strict)
-				text = "true";
-			if (text && pl_opt_parse(m->arena, pi->options[k].type,
-			    text, strlen(text), &p->steps[i].opts[k]) < 0) {
-				fprintf(stderr, "onnxc: error: the pass "
-				    "symbolize-shapes loaded does not take "
-				    "option '%s' as text\n", name);
-				m->nerrors++;
-				return -1;
-			}
-		}
-	}
-	if (!steps && (o->ndyn || o->nstat)) {
-		fprintf(stderr, "onnxc: error: --dynamic and --static are "
-		    "options of the pass 'symbolize-shapes', which the "
-		    "--passes pipeline lacks\n");
-		m->nerrors++;
-		return -1;
-	}
-	return 0;
+	return (PmTarget){.opset = o->opset, .ort = o->writer && !o->writer->function_ops,
+		.training = o->training, .dynamic = o->dynamic,
+		.statics = o->statics, .strict = o->strict};
 }
 
 static double
@@ -605,7 +544,8 @@ compile(Module *m, Options *o, PlRegistry *r, PmPipeline *pipe,
 		/* --dynamic may name inputs by their new names */
 		dr_names_dynamic(m, ir_graph(m, fx), &o->in_names, o->dynamic,
 		    sizeof o->dynamic);
-		if (symbolize_options(m, o, pipe) < 0) {
+		PmTarget t = target_of(o);
+		if (pm_target_options(m, &t, pipe) < 0) {
 			fe_close(src);
 			return -1;
 		}
@@ -738,10 +678,9 @@ main(int argc, char **argv)
 			list_lowerings(reg);
 		goto done;
 	}
+	PmTarget target = target_of(&o);
 	if (rc == 0)
-		rc = make_pipeline(m, reg, &o, &pipe);
-	if (rc == 0)
-		rc = symbolize_options(m, &o, &pipe);
+		rc = pm_build(m, reg, &target, o.passes, o.level, &pipe);
 	if (rc == 0 && o.print_after &&
 	    !pl_find_pass(reg, o.print_after, strlen(o.print_after))) {
 		fprintf(stderr, "onnxc: error: --print-ir-after: no pass is "

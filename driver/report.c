@@ -250,8 +250,8 @@ find_unsupported(DrReport *r, Module *m, const PlRegistry *reg)
 				k = i + 1;   /* an op the passes introduced */
 		if (k && (r->rows[k - 1].unsupported || r->rows[k - 1].nvia))
 			continue;   /* known either way */
-		bool lowered = lw_find(m, p->op) != NULL;
 		const char *s = ir_str(m, p->op);
+		bool lowered = lw_has_rule(s);
 		for (uint32_t i = 0; !lowered && i < reg->nlowerings; i++)
 			lowered = !strcmp(reg->lowerings[i].info.target, s);
 		if (lowered)

@@ -61,7 +61,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	PlRegistry *r = registry(m);
 	int level = (int)(size % 3), opset = 17 + (int)(size / 3 % 7);
 	PmPipeline p = {0};
-	if (pm_parse(m, r, "-O", pm_preset(level), &p) != 0)
+	PmTarget t = {.opset = opset};
+	char text[PM_PRESET_MAX];
+	if (pm_parse(m, r, "-O", pm_preset(level, &t, text, sizeof text),
+	    &p) != 0)
 		abort(); /* the presets are ours */
 	GraphId fx = 0, g = 0;
 	int rc = fx_parse(m, &fx);

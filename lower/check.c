@@ -412,7 +412,9 @@ table_build(Module *m, Table *t)
 	for (uint32_t k = 0; k < ir_nops; k++)
 		if (ir_ops[k].schema)
 			ir_intern(m, ir_ops[k].op);
-	const LwcRule *const tables[] = {lwc_rules_shape, lwc_rules_nn};
+#define LWC_TABLE(file) lwc_rules_##file,
+	const LwcRule *const tables[] = {LWC_FILES(LWC_TABLE)};
+#undef LWC_TABLE
 	for (size_t k = 0; k < sizeof tables / sizeof *tables; k++)
 		for (const LwcRule *r = tables[k]; r->op; r++)
 			ir_intern(m, r->op);

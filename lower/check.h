@@ -17,9 +17,13 @@ typedef struct LwcRule {
 	const char *op;
 	LwcFn fn;
 } LwcRule;
-/* check_shape.c, check_nn.c: each ends with {NULL, NULL} */
-extern const LwcRule lwc_rules_shape[];
-extern const LwcRule lwc_rules_nn[];
+/* The checker's files, check_<file>.c, each with the table of its rows
+ * of ir/checks.def (check_rows.h) ending with {NULL, NULL}: written once,
+ * as LWC_FILES(X) calls X(file) for each. */
+#define LWC_FILES(X) X(shape) X(nn)
+#define LWC_DECLARE(file) extern const LwcRule lwc_rules_##file[];
+LWC_FILES(LWC_DECLARE)
+#undef LWC_DECLARE
 
 /* check.c: the checker.  Checks every node of L->src (L->node is left
  * 0); returns 0, or -1 after reporting each bad node. */

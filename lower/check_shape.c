@@ -396,40 +396,9 @@ ck_topk(Lower *L)
 	return 0;
 }
 
+/* The rows of ir/checks.def this file holds. */
+#define LWC_FILE_shape LW_THIS
 const LwcRule lwc_rules_shape[] = {
-	{"aten::full.default", ck_full},
-	{"aten::zeros.default", ck_full},
-	{"aten::ones.default", ck_full},
-	{"aten::empty.memory_format", ck_full},
-	{"aten::empty_strided.default", ck_full},
-	{"aten::new_zeros.default", ck_new_full},
-	{"aten::new_ones.default", ck_new_full},
-	{"aten::new_full.default", ck_new_full},
-	{"aten::new_empty.default", ck_new_full},
-	{"aten::new_empty_strided.default", ck_new_full},
-	{"aten::arange.default", ck_arange},
-	{"aten::arange.start", ck_arange},
-	{"aten::arange.start_step", ck_arange},
-	{"aten::view.default", ck_view},
-	{"aten::view_copy.default", ck_view},
-	{"aten::_unsafe_view.default", ck_view},
-	{"aten::reshape.default", ck_view},
-	{"aten::permute.default", ck_permute},
-	{"aten::permute_copy.default", ck_permute},
-	{"aten::expand.default", ck_expand},
-	{"aten::expand_copy.default", ck_expand},
-	{"aten::repeat.default", ck_repeat},
-	{"aten::select.int", ck_select},
-	{"aten::select_copy.int", ck_select},
-	{"aten::narrow.default", ck_narrow},
-	{"aten::narrow_copy.default", ck_narrow},
-	{"aten::split.Tensor", ck_split},
-	{"aten::split.sizes", ck_split},
-	{"aten::split_copy.Tensor", ck_split},
-	{"aten::unsafe_split.Tensor", ck_split},
-	{"aten::split_with_sizes.default", ck_split},
-	{"aten::split_with_sizes_copy.default", ck_split},
-	{"aten::unsafe_split_with_sizes.default", ck_split},
-	{"aten::topk.default", ck_topk},
+#include "check_rows.h"
 	{NULL, NULL},
 };

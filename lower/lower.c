@@ -18,15 +18,11 @@
 #include "lower_fft.h"
 
 /* The rows of ir/ops.def with a rule, by family (lower_rows.h). */
-const LowerRule *const lw_rule_tables[] = {
-	lw_rules_elementwise, lw_rules_elementwise_act,
-	lw_rules_elementwise_cmp, lw_rules_reduce, lw_rules_reduce_norm,
-	lw_rules_nn, lw_rules_nn_norm, lw_rules_nn_pool, lw_rules_nn_attn,
-	lw_rules_nn_rnn, lw_rules_nn_bag, lw_rules_nn_win,
-	lw_rules_shape, lw_rules_shape_join, lw_rules_index,
-	lw_rules_index_pad, lw_rules_index_sel, lw_rules_sym, lw_rules_cf,
-	lw_rules_linalg, lw_rules_fft, lw_rules_fft_stft, lw_rules_cplx,
-	lw_rules_special, NULL,
+const LwFamily lw_families[] = {
+#define FAMILY(f) {#f, lw_rules_##f},
+#include "../ir/families.def"
+#undef FAMILY
+	{NULL, NULL},
 };
 
 /* Rule lookup by the op's StrId; the array is built once per lowering,
@@ -39,13 +35,13 @@ typedef struct LwRegistry {
 static void
 registry_build(Module *m, Registry *r)
 {
-	for (size_t t = 0; lw_rule_tables[t]; t++)
-		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++)
+	for (const LwFamily *f = lw_families; f->name; f++)
+		for (const LowerRule *x = f->rules; x->op; x++)
 			ir_intern(m, x->op);
 	r->n = m->nstrs;
 	r->fn = arena_array(m->scratch, r->n, sizeof *r->fn);
-	for (size_t t = 0; lw_rule_tables[t]; t++)
-		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++) {
+	for (const LwFamily *f = lw_families; f->name; f++)
+		for (const LowerRule *x = f->rules; x->op; x++) {
 			StrId s = ir_intern(m, x->op);
 			if (!r->fn[s])
 				r->fn[s] = x->fn;
@@ -59,15 +55,11 @@ registry_find(Module *m, const Registry *r, StrId op)
 	return op < r->n ? r->fn[op] : NULL;
 }
 
-LowerFn
-lw_find(Module *m, StrId op)
+bool
+lw_has_rule(const char *op)
 {
-	const char *s = ir_str(m, op);
-	for (size_t t = 0; lw_rule_tables[t]; t++)
-		for (const LowerRule *x = lw_rule_tables[t]; x->op; x++)
-			if (!strcmp(x->op, s))
-				return x->fn;
-	return NULL;
+	const IrOp *row = ir_op_find(op);
+	return row && strcmp(row->family, "none") != 0;
 }
 
 /* -------------------------------------------------------------- the pass */
@@ -435,7 +427,7 @@ run_lower(onnxc_ctx *c, const onnxc_host_api *host, void *user)
 static bool
 has_rule(Module *m, StrId op)
 {
-	return lw_find(m, op) != NULL;
+	return lw_has_rule(ir_str(m, op));
 }
 
 static onnxc_status

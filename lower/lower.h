@@ -70,37 +70,36 @@ struct Lower {
 };
 
 /* Rule tables, one per lower_<family>.c, made from ir/ops.def. */
-extern const LowerRule lw_rules_elementwise[];
-extern const LowerRule lw_rules_elementwise_act[];
-extern const LowerRule lw_rules_elementwise_cmp[];
-extern const LowerRule lw_rules_nn[];
-extern const LowerRule lw_rules_nn_norm[];
-extern const LowerRule lw_rules_nn_pool[];
-extern const LowerRule lw_rules_nn_attn[];
-extern const LowerRule lw_rules_nn_rnn[];
-extern const LowerRule lw_rules_nn_bag[];
-extern const LowerRule lw_rules_nn_win[];
-extern const LowerRule lw_rules_shape[];
-extern const LowerRule lw_rules_shape_join[];
-extern const LowerRule lw_rules_index[];
-extern const LowerRule lw_rules_index_pad[];
-extern const LowerRule lw_rules_index_sel[];
-extern const LowerRule lw_rules_reduce[];
-extern const LowerRule lw_rules_reduce_norm[];
-extern const LowerRule lw_rules_sym[];
-extern const LowerRule lw_rules_cf[];
-extern const LowerRule lw_rules_linalg[];
-extern const LowerRule lw_rules_fft[];
-extern const LowerRule lw_rules_fft_stft[];
-extern const LowerRule lw_rules_cplx[];
-extern const LowerRule lw_rules_special[];
-/* all of them, in lookup order, ending with NULL */
-extern const LowerRule *const lw_rule_tables[];
+#define FAMILY(f) extern const LowerRule lw_rules_##f[];
+#include "../ir/families.def"
+#undef FAMILY
+/* all of them, in the order of ir/families.def, ending with {NULL, NULL} */
+typedef struct LwFamily {
+	const char *name;
+	const LowerRule *rules;
+} LwFamily;
+extern const LwFamily lw_families[];
+
+/* Picking one file's rows out of a table (ir/ops.def by family,
+ * ir/checks.def by checker file): the file defines its selector
+ * (LW_FAMILY_<family>, LWC_FILE_<file>) as LW_THIS, and
+ * LW_PICK(selector, op, rule) is "{op, rule}," where the selector is
+ * defined so and nothing where it is not defined at all. */
+#define LW_THIS ~, 1
+#define LW_2ND_(a, b, ...) b
+#define LW_2ND(...) LW_2ND_(__VA_ARGS__)
+#define LW_CAT_(a, b) a##b
+#define LW_CAT(a, b) LW_CAT_(a, b)
+#define LW_ROW_0(op, rule)
+#define LW_ROW_1(op, rule) {op, rule},
+#define LW_PICK(sel, op, rule) LW_CAT(LW_ROW_, LW_2ND(sel, 0, ~))(op, rule)
 
 /* lower.c: the pass.  Builds *out from graph src; returns 0 or -1 (with
  * diagnostics, listing every op that has no rule at once). */
 int pass_lower(Module *m, GraphId src, GraphId *out, int opset);
-LowerFn lw_find(Module *m, StrId op);
+/* whether onnxc has a rule of its own for op: its row of ir/ops.def
+ * names a family (the rule tables hold exactly those rows) */
+bool lw_has_rule(const char *op);
 
 /* --- the rule-author API: depends on ir/ only ---
  * lower_args.c: reading the FX node being lowered */

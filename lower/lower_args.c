@@ -58,16 +58,19 @@ lw_static_int(Lower *L, const Arg *a, int64_t *out)
 	return static_int(L, a, out);
 }
 
+/* "argument 'kw'" or "argument 3", in buf (char[64]) */
 static const char *
-argdesc(int i, const char *kw)
+argdesc(char *buf, int i, const char *kw)
 {
-	static char buf[64];
 	if (kw)
-		snprintf(buf, sizeof buf, "argument '%s'", kw);
+		snprintf(buf, 64, "argument '%s'", kw);
 	else
-		snprintf(buf, sizeof buf, "argument %d", i + 1);
+		snprintf(buf, 64, "argument %d", i + 1);
 	return buf;
 }
+
+/* in a buffer of the caller's block: a message may name two arguments */
+#define ARGDESC(i, kw) argdesc((char[64]){0}, i, kw)
 
 int64_t
 lw_int(Lower *L, int i, const char *kw, int64_t dflt)
@@ -78,7 +81,7 @@ lw_int(Lower *L, int i, const char *kw, int64_t dflt)
 		return dflt;
 	if (static_int(L, a, &n))
 		return n;
-	lw_fail(L, "%s must be a constant integer here", argdesc(i, kw));
+	lw_fail(L, "%s must be a constant integer here", ARGDESC(i, kw));
 	return dflt;
 }
 
@@ -93,7 +96,7 @@ lw_float(Lower *L, int i, const char *kw, double dflt)
 		return a->u.f;
 	if (static_int(L, a, &n))
 		return (double)n;
-	lw_fail(L, "%s must be a constant number here", argdesc(i, kw));
+	lw_fail(L, "%s must be a constant number here", ARGDESC(i, kw));
 	return dflt;
 }
 
@@ -112,21 +115,21 @@ lw_ints(Lower *L, int i, const char *kw, int64_t *out, int cap)
 	if (a->kind != A_LIST && a->kind != A_TUPLE) {
 		if (cap < 1 || !static_int(L, a, &out[0])) {
 			lw_fail(L, "%s must be a list of constant integers",
-			    argdesc(i, kw));
+			    ARGDESC(i, kw));
 			return -1;
 		}
 		return 1;
 	}
 	const Arg *it = ir_items(L->src, a);
 	if ((int)a->u.list.n > cap) {
-		lw_fail(L, "%s has too many elements (%u)", argdesc(i, kw),
+		lw_fail(L, "%s has too many elements (%u)", ARGDESC(i, kw),
 		    a->u.list.n);
 		return -1;
 	}
 	for (uint32_t k = 0; k < a->u.list.n; k++)
 		if (!static_int(L, &it[k], &out[k])) {
 			lw_fail(L, "element %u of %s must be a constant integer",
-			    k, argdesc(i, kw));
+			    k, ARGDESC(i, kw));
 			return -1;
 		}
 	return (int)a->u.list.n;
@@ -139,7 +142,7 @@ lw_dtype_arg(Lower *L, int i, const char *kw)
 	if (!a || a->kind == A_NONE)
 		return DT_UNDEF;
 	if (a->kind != A_DTYPE) {
-		lw_fail(L, "%s must be a dtype", argdesc(i, kw));
+		lw_fail(L, "%s must be a dtype", ARGDESC(i, kw));
 		return DT_UNDEF;
 	}
 	return (DType)a->u.i;
@@ -186,7 +189,7 @@ lw_in(Lower *L, int i, const char *kw)
 {
 	const Arg *a = lw_arg(L, i, kw);
 	if (!a || a->kind != A_VAL) {
-		lw_fail(L, "%s must be a tensor", argdesc(i, kw));
+		lw_fail(L, "%s must be a tensor", ARGDESC(i, kw));
 		return 0;
 	}
 	ValId v = L->map[a->u.v];
@@ -206,7 +209,7 @@ lw_operand(Lower *L, int i, const char *kw, DType dt)
 {
 	const Arg *a = lw_arg(L, i, kw);
 	if (!a) {
-		lw_fail(L, "%s is missing", argdesc(i, kw));
+		lw_fail(L, "%s is missing", ARGDESC(i, kw));
 		return 0;
 	}
 	switch (a->kind) {
@@ -221,7 +224,7 @@ lw_operand(Lower *L, int i, const char *kw, DType dt)
 	case A_FLOAT:
 		return lw_scalar(L, a->u.f, dt ? dt : DT_F32);
 	default:
-		lw_fail(L, "%s must be a tensor or a number", argdesc(i, kw));
+		lw_fail(L, "%s must be a tensor or a number", ARGDESC(i, kw));
 		return 0;
 	}
 }
@@ -231,7 +234,7 @@ lw_shape_list(Lower *L, int i, const char *kw)
 {
 	const Arg *a = lw_arg(L, i, kw);
 	if (!a || a->kind == A_NONE) {
-		lw_fail(L, "%s (a size list) is missing", argdesc(i, kw));
+		lw_fail(L, "%s (a size list) is missing", ARGDESC(i, kw));
 		return 0;
 	}
 	if (a->kind == A_VAL) {
@@ -247,7 +250,7 @@ lw_shape_list(Lower *L, int i, const char *kw)
 	if (a->kind != A_LIST && a->kind != A_TUPLE) {
 		int64_t n;
 		if (!static_int(L, a, &n)) {
-			lw_fail(L, "%s must be a list of sizes", argdesc(i, kw));
+			lw_fail(L, "%s must be a list of sizes", ARGDESC(i, kw));
 			return 0;
 		}
 		return lw_const_i64s(L, &n, 1);
@@ -279,7 +282,7 @@ lw_shape_list(Lower *L, int i, const char *kw)
 		}
 		if (it[k].kind != A_VAL || !L->map[it[k].u.v]) {
 			lw_fail(L, "element %u of %s is not a size", k,
-			    argdesc(i, kw));
+			    ARGDESC(i, kw));
 			goto out;
 		}
 		ValId s = lw_cast(L, L->map[it[k].u.v], DT_I64);

@@ -367,7 +367,7 @@ lower_map(Lower *L)
 }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_cf(op, rule) {op, rule},
+#define LW_FAMILY_cf LW_THIS
 const LowerRule lw_rules_cf[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

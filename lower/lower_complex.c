@@ -631,7 +631,7 @@ const LowerRule lw_rules_complex[] = {
 };
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_cplx(op, rule) {op, rule},
+#define LW_FAMILY_cplx LW_THIS
 const LowerRule lw_rules_cplx[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

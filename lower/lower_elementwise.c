@@ -479,7 +479,7 @@ pow_(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_elementwise(op, rule) {op, rule},
+#define LW_FAMILY_elementwise LW_THIS
 const LowerRule lw_rules_elementwise[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -445,7 +445,7 @@ hardswish(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_elementwise_act(op, rule) {op, rule},
+#define LW_FAMILY_elementwise_act LW_THIS
 const LowerRule lw_rules_elementwise_act[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

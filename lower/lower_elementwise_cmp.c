@@ -429,7 +429,7 @@ full_like(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_elementwise_cmp(op, rule) {op, rule},
+#define LW_FAMILY_elementwise_cmp LW_THIS
 const LowerRule lw_rules_elementwise_cmp[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -344,7 +344,7 @@ static int fft_hfftn(Lower *L) { return fftfn(L, K_HFFT, 0); }
 static int fft_ihfftn(Lower *L) { return fftfn(L, K_IHFFT, 0); }
 
 /* The rows of ir/ops.def this file and lower_fft_stft.c lower. */
-#define LW_ROWS_fft(op, rule) {op, rule},
+#define LW_FAMILY_fft LW_THIS
 const LowerRule lw_rules_fft[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -242,7 +242,7 @@ istft(Lower *L)
 }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_fft_stft(op, rule) {op, rule},
+#define LW_FAMILY_fft_stft LW_THIS
 const LowerRule lw_rules_fft_stft[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

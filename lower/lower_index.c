@@ -683,7 +683,7 @@ repeat_interleave_tensor(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_index(op, rule) {op, rule},
+#define LW_FAMILY_index LW_THIS
 const LowerRule lw_rules_index[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

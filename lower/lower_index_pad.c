@@ -321,7 +321,7 @@ diagonal(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_index_pad(op, rule) {op, rule},
+#define LW_FAMILY_index_pad LW_THIS
 const LowerRule lw_rules_index_pad[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -630,7 +630,7 @@ unique_consecutive(Lower *L)
 }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_index_sel(op, rule) {op, rule},
+#define LW_FAMILY_index_sel LW_THIS
 const LowerRule lw_rules_index_sel[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -638,7 +638,7 @@ with_effects(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_linalg(op, rule) {op, rule},
+#define LW_FAMILY_linalg LW_THIS
 const LowerRule lw_rules_linalg[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -547,7 +547,7 @@ einsum(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn(op, rule) {op, rule},
+#define LW_FAMILY_nn LW_THIS
 const LowerRule lw_rules_nn[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -307,7 +307,7 @@ one_hot(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn_attn(op, rule) {op, rule},
+#define LW_FAMILY_nn_attn LW_THIS
 const LowerRule lw_rules_nn_attn[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -390,7 +390,7 @@ segment_reduce(Lower *L)
 }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn_bag(op, rule) {op, rule},
+#define LW_FAMILY_nn_bag LW_THIS
 const LowerRule lw_rules_nn_bag[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

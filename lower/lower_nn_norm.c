@@ -334,7 +334,7 @@ group_norm_rule(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn_norm(op, rule) {op, rule},
+#define LW_FAMILY_nn_norm LW_THIS
 const LowerRule lw_rules_nn_norm[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -696,7 +696,7 @@ grid_sampler(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn_pool(op, rule) {op, rule},
+#define LW_FAMILY_nn_pool LW_THIS
 const LowerRule lw_rules_nn_pool[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -180,7 +180,7 @@ rnn_relu(Lower *L)
 }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn_rnn(op, rule) {op, rule},
+#define LW_FAMILY_nn_rnn LW_THIS
 const LowerRule lw_rules_nn_rnn[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

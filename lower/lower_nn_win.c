@@ -140,7 +140,7 @@ im2col(Lower *L)
 }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_nn_win(op, rule) {op, rule},
+#define LW_FAMILY_nn_win LW_THIS
 const LowerRule lw_rules_nn_win[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -637,7 +637,7 @@ sort_stable(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_reduce(op, rule) {op, rule},
+#define LW_FAMILY_reduce LW_THIS
 const LowerRule lw_rules_reduce[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

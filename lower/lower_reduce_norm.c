@@ -387,7 +387,7 @@ cumprod(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_reduce_norm(op, rule) {op, rule},
+#define LW_FAMILY_reduce_norm LW_THIS
 const LowerRule lw_rules_reduce_norm[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

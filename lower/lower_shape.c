@@ -690,7 +690,7 @@ repeat_interleave(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_shape(op, rule) {op, rule},
+#define LW_FAMILY_shape LW_THIS
 const LowerRule lw_rules_shape[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

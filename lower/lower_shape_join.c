@@ -559,7 +559,7 @@ scalar_tensor(Lower *L)
 /* ------------------------------------------------------------------ table */
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_shape_join(op, rule) {op, rule},
+#define LW_FAMILY_shape_join LW_THIS
 const LowerRule lw_rules_shape_join[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -370,7 +370,7 @@ POLY(laguerre_l, PF_LAGUERRE, false, 0, -1, 1, 0, -1, 2, 1, 1, 0, true)
 /* P: r = ((2k + 1) x q - k p) / (k + 1) */
 POLY(legendre_p, PF_LEGENDRE, false, 0, 1, 0, 2, 1, 0, 0, 1, 0, true)
 
-#define LW_ROWS_special(op, rule) {op, rule},
+#define LW_FAMILY_special LW_THIS
 const LowerRule lw_rules_special[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

@@ -262,7 +262,7 @@ static int
 op_or(Lower *L) { return binary(L, "Or", DT_BOOL); }
 
 /* The rows of ir/ops.def this file lowers. */
-#define LW_ROWS_sym(op, rule) {op, rule},
+#define LW_FAMILY_sym LW_THIS
 const LowerRule lw_rules_sym[] = {
 #include "lower_rows.h"
 	{NULL, NULL},

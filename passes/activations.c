@@ -135,15 +135,19 @@ gelu_div(onnxc_rw *r, onnxc_node n)
 	return 0;
 }
 
-static int with_hardswish;  /* option hardswish, for the run under way */
+/* The options of the run under way, for the visitor (r->user). */
+typedef struct Run {
+	int hardswish;
+} Run;
 
 static int
 visit(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 {
+	const Run *run = r->user;
 	int opset = r->h->opset(r->ctx);
 	if (!onnxc_rw_is(r, ni, "Mul") || ni->nout != 1)
 		return 0;
-	return (with_hardswish && opset >= 14 && hardswish(r, n, ni)) ||
+	return (run->hardswish && opset >= 14 && hardswish(r, n, ni)) ||
 	    (opset >= 20 && gelu(r, n, ni)) || (opset < 20 && gelu_div(r, n));
 }
 
@@ -151,9 +155,11 @@ static onnxc_status
 run(onnxc_ctx *ctx, const onnxc_host_api *host, void *user)
 {
 	(void)user;
-	if (host->opt_bool(ctx, "hardswish", &with_hardswish) != ONNXC_OK)
+	Run run = {0};
+	if (host->opt_bool(ctx, "hardswish", &run.hardswish) != ONNXC_OK)
 		return ONNXC_ERROR;
-	return onnxc_rw_run(ctx, host, "fuse-activations", visit, 1);
+	return onnxc_rw_run_with(ctx, host, "fuse-activations", visit, 1,
+	    &run);
 }
 
 static const onnxc_option options[] = {

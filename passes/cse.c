@@ -389,39 +389,11 @@ merge(Cse *c, const onnxc_node_info *ki, onnxc_node n,
 }
 
 /* a with merged values replaced by the kept ones; *changed if it differs */
-static onnxc_status
-canon_arg(Cse *c, const onnxc_arg *a, onnxc_arg *out, int *changed,
-    int depth)
+/* canon for onnxc_arg_map */
+static onnxc_value
+canon_of(const void *c, onnxc_value v)
 {
-	*out = *a;
-	if (a->kind == ONNXC_ARG_VALUE) {
-		out->ref = canon(c, a->ref);
-		*changed |= out->ref != a->ref;
-		return ONNXC_OK;
-	}
-	if ((a->kind != ONNXC_ARG_LIST && a->kind != ONNXC_ARG_TUPLE) ||
-	    a->len == 0)
-		return ONNXC_OK;
-	if (depth > MAXDEPTH)
-		return ONNXC_INVALID;
-	onnxc_arg *items = calloc(a->len, sizeof *items);
-	if (!items)
-		return ONNXC_NOMEM;
-	int any = 0;
-	onnxc_status s = ONNXC_OK;
-	for (uint32_t i = 0; i < a->len && s == ONNXC_OK; i++) {
-		onnxc_arg it;
-		s = c->h->list_item(c->ctx, c->g, a, i, &it);
-		if (s == ONNXC_OK)
-			s = canon_arg(c, &it, &items[i], &any, depth + 1);
-	}
-	if (s == ONNXC_OK && any) {
-		s = c->h->make_list(c->ctx, c->g, a->kind, items, a->len, out);
-		out->key = a->key;
-		*changed = 1;
-	}
-	free(items);
-	return s;
+	return canon(c, v);
 }
 
 static onnxc_status
@@ -433,7 +405,8 @@ rewrite(Cse *c, onnxc_node n, const onnxc_node_info *ni,
 		int changed = 0;
 		onnxc_status s = arg_of(c, n, args, i, &a);
 		if (s == ONNXC_OK)
-			s = canon_arg(c, &a, &b, &changed, 0);
+			s = onnxc_arg_map(c->ctx, c->h, c->g, &a, canon_of, c,
+			    &b, &changed, 0);
 		if (s == ONNXC_OK && changed)
 			s = c->h->node_set_arg(c->ctx, c->g, n, i, &b);
 		if (s != ONNXC_OK)

@@ -72,20 +72,6 @@ emit1(Lw *l, const char *op, uint32_t nin, const onnxc_value *in,
 	return m;
 }
 
-static int
-attr_f(Lw *l, onnxc_node m, const char *name, double f)
-{
-	onnxc_arg a = {.kind = ONNXC_ARG_FLOAT, .f = f};
-	return l->h->lower_attr(l->ctx, m, name, &a) == ONNXC_OK;
-}
-
-static int
-attr_i(Lw *l, onnxc_node m, const char *name, int64_t i)
-{
-	onnxc_arg a = {.kind = ONNXC_ARG_INT, .i = i};
-	return l->h->lower_attr(l->ctx, m, name, &a) == ONNXC_OK;
-}
-
 /* The static shape attribute of FX output 0. */
 static int
 attr_shape(Lw *l, onnxc_node m, const onnxc_value_info *oi, onnxc_value o)
@@ -144,10 +130,10 @@ lower(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 		m = emit1(&l, k == K_RANDN ? "RandomNormal" : "RandomUniform", 0,
 		    NULL, fdt, &y);
 		if (!m || !attr_shape(&l, m, &oi, ni.out) ||
-		    !attr_i(&l, m, "dtype", fdt))
+		    !onnxc_lower_attr_i(ctx, h, m, "dtype", fdt))
 			return fail(&l, "needs a static size");
-		if (k != K_RANDN && (!attr_f(&l, m, "low", lo) ||
-		    !attr_f(&l, m, "high", hi)))
+		if (k != K_RANDN && (!onnxc_lower_attr_f(ctx, h, m, "low",
+		    lo) || !onnxc_lower_attr_f(ctx, h, m, "high", hi)))
 			return ONNXC_ERROR;
 		if (k == K_RANDINT || k == K_RANDINT_LOW)
 			emit1(&l, "Floor", 1, &y, fdt, &y);
@@ -160,11 +146,12 @@ lower(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 			return ONNXC_ERROR;
 		m = emit1(&l, k == K_RANDN_LIKE ? "RandomNormalLike" :
 		    "RandomUniformLike", 1, &x, fdt, &y);
-		if (!m || !attr_i(&l, m, "dtype", fdt))
+		if (!m || !onnxc_lower_attr_i(ctx, h, m, "dtype", fdt))
 			return ONNXC_ERROR;
 		if (k == K_UNIFORM && (!num(&l, 1, "from", 0, &lo) ||
-		    !num(&l, 2, "to", 1, &hi) || !attr_f(&l, m, "low", lo) ||
-		    !attr_f(&l, m, "high", hi)))
+		    !num(&l, 2, "to", 1, &hi) ||
+		    !onnxc_lower_attr_f(ctx, h, m, "low", lo) ||
+		    !onnxc_lower_attr_f(ctx, h, m, "high", hi)))
 			return fail(&l, "needs number bounds");
 		if (k == K_BERNOULLI_P) {
 			if (!num(&l, 1, "p", 0.5, &p))
@@ -197,7 +184,7 @@ lower(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 		return ONNXC_ERROR;
 	if (isint) {
 		onnxc_node c = emit1(&l, "Cast", 1, &y, dt, &y);
-		if (!c || !attr_i(&l, c, "to", dt))
+		if (!c || !onnxc_lower_attr_i(ctx, h, c, "to", dt))
 			return ONNXC_ERROR;
 	}
 	return h->lower_bind(ctx, 0, y);

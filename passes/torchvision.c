@@ -44,27 +44,6 @@ emit(Lw *l, const char *op, uint32_t nin, const onnxc_value *in,
 	return mi.out;
 }
 
-static int
-attr_i(Lw *l, onnxc_node m, const char *name, int64_t i)
-{
-	onnxc_arg a = {.kind = ONNXC_ARG_INT, .i = i};
-	return l->h->lower_attr(l->ctx, m, name, &a) == ONNXC_OK;
-}
-
-static int
-attr_f(Lw *l, onnxc_node m, const char *name, double f)
-{
-	onnxc_arg a = {.kind = ONNXC_ARG_FLOAT, .f = f};
-	return l->h->lower_attr(l->ctx, m, name, &a) == ONNXC_OK;
-}
-
-static int
-attr_s(Lw *l, onnxc_node m, const char *name, const char *s)
-{
-	onnxc_arg a = {.kind = ONNXC_ARG_STR, .ref = l->h->intern(l->ctx, s)};
-	return l->h->lower_attr(l->ctx, m, name, &a) == ONNXC_OK;
-}
-
 /* argument pos: a number into *out */
 static int
 num(Lw *l, int pos, const char *key, double *out)
@@ -135,8 +114,9 @@ lower_nms(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	float t = (float)iou;
 	onnxc_value in[4] = {lead(&l, b, 1), lead(&l, s, 2), n,
 	    h->lower_const(ctx, ONNXC_DT_F32, 0, NULL, &t)};
-	if (!n || !attr_i(&l, sh, "start", 0) || !attr_i(&l, sh, "end", 1) ||
-	    !in[0] || !in[1] || !in[3])
+	if (!n || !onnxc_lower_attr_i(ctx, h, sh, "start", 0) ||
+	    !onnxc_lower_attr_i(ctx, h, sh, "end", 1) || !in[0] || !in[1] ||
+	    !in[3])
 		return ONNXC_ERROR;
 	onnxc_value sel = emit(&l, "NonMaxSuppression", 4, in, ONNXC_DT_I64,
 	    NULL);
@@ -145,7 +125,7 @@ lower_nms(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	onnxc_node g;
 	onnxc_value keep = sel && gin[1] ? emit(&l, "Gather", 2, gin,
 	    ONNXC_DT_I64, &g) : 0;
-	if (!keep || !attr_i(&l, g, "axis", 1))
+	if (!keep || !onnxc_lower_attr_i(ctx, h, g, "axis", 1))
 		return ONNXC_ERROR;
 	return h->lower_bind(ctx, 0, keep);
 }
@@ -160,10 +140,10 @@ split_rois(Lw *l, onnxc_value r, onnxc_value *bi, onnxc_value *box)
 	onnxc_node g, c;
 	onnxc_value col = gin[1] ? emit(l, "Gather", 2, gin, ONNXC_DT_F32, &g) :
 	    0;
-	if (!col || !attr_i(l, g, "axis", 1))
+	if (!col || !onnxc_lower_attr_i(l->ctx, l->h, g, "axis", 1))
 		return 0;
 	*bi = emit(l, "Cast", 1, &col, ONNXC_DT_I64, &c);
-	if (!*bi || !attr_i(l, c, "to", ONNXC_DT_I64))
+	if (!*bi || !onnxc_lower_attr_i(l->ctx, l->h, c, "to", ONNXC_DT_I64))
 		return 0;
 	onnxc_value sin[4] = {r,
 		l->h->lower_const(l->ctx, ONNXC_DT_I64, 1, &one, &one),
@@ -201,12 +181,13 @@ lower_roi_align(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	onnxc_value in[3] = {x, box, bi};
 	onnxc_node m;
 	onnxc_value y = emit(&l, "RoiAlign", 3, in, ONNXC_DT_F32, &m);
-	if (!y || !attr_s(&l, m, "mode", "avg") ||
-	    !attr_i(&l, m, "output_height", (int64_t)ph) ||
-	    !attr_i(&l, m, "output_width", (int64_t)pw) ||
-	    !attr_i(&l, m, "sampling_ratio", ratio > 0 ? (int64_t)ratio : 0) ||
-	    !attr_f(&l, m, "spatial_scale", scale) ||
-	    !attr_s(&l, m, "coordinate_transformation_mode",
+	if (!y || !onnxc_lower_attr_s(ctx, h, m, "mode", "avg") ||
+	    !onnxc_lower_attr_i(ctx, h, m, "output_height", (int64_t)ph) ||
+	    !onnxc_lower_attr_i(ctx, h, m, "output_width", (int64_t)pw) ||
+	    !onnxc_lower_attr_i(ctx, h, m, "sampling_ratio", ratio > 0 ?
+	    (int64_t)ratio : 0) ||
+	    !onnxc_lower_attr_f(ctx, h, m, "spatial_scale", scale) ||
+	    !onnxc_lower_attr_s(ctx, h, m, "coordinate_transformation_mode",
 	    aligned != 0 ? "half_pixel" : "output_half_pixel"))
 		return ONNXC_ERROR;
 	return h->lower_bind(ctx, 0, y);
@@ -243,7 +224,8 @@ lower_roi_pool(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 		{.kind = ONNXC_ARG_INT, .i = (int64_t)pw}}, shape;
 	if (!y || h->lower_list(ctx, ONNXC_ARG_LIST, items, 2, &shape) !=
 	    ONNXC_OK || h->lower_attr(ctx, m, "pooled_shape", &shape) !=
-	    ONNXC_OK || !attr_f(&l, m, "spatial_scale", scale))
+	    ONNXC_OK || !onnxc_lower_attr_f(ctx, h, m, "spatial_scale",
+	    scale))
 		return ONNXC_ERROR;
 	return h->lower_bind(ctx, 0, y);
 }

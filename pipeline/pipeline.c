@@ -14,17 +14,46 @@
 
 #include "pipeline.h"
 
-/* The presets, written out.  Passes after lower work on the ONNX graph. */
-static const char *const presets[] = {
-	"inline,functionalize,symbolize-shapes,lower",
-	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	"cse,dce",
-	"inline,functionalize,decompose,symbolize-shapes,fold,cse,dce,lower,"
-	    "fold{max-size=268435456},drop-neutral,static-reshapes,simplify,"
-	    "fuse-conv-bn,fuse-activations,dce,fold-scales,fuse-einsum-transposes,"
-	    "merge-layout-chains,fuse-pool-flatten,lift-constants,cse,dce,"
-	    "prune-initializers",
+/* The presets, one step a row: the -O levels it is in (bit l: -O<l>)
+ * and the targets it is for.  The pipeline text of a level is its rows in
+ * order; the usage text prints the same rows (pm_presets_help).  Passes
+ * after lower work on the ONNX graph. */
+enum { O0 = 1, O1 = 2, O2 = 4, O12 = O1 | O2, OALL = O0 | O1 | O2 };
+enum { FOR_ALL, FOR_ONNX, FOR_ORT };  /* which output a row is for */
+static const struct {
+	const char *step;
+	uint8_t levels, only;
+} presets[] = {
+	{"inline", OALL, FOR_ALL},
+	{"functionalize", OALL, FOR_ALL},
+	{"decompose", O12, FOR_ALL},
+	{"symbolize-shapes", OALL, FOR_ALL},
+	{"fold", O12, FOR_ALL},
+	{"cse", O12, FOR_ALL},
+	{"dce", O12, FOR_ALL},
+	{"lower", OALL, FOR_ALL},
+	{"cse", O1, FOR_ALL},
+	{"dce", O1, FOR_ALL},
+	{"fold{max-size=268435456}", O2, FOR_ALL},
+	{"drop-neutral", O2, FOR_ALL},
+	{"static-reshapes", O2, FOR_ALL},
+	{"simplify", O2, FOR_ALL},
+	{"fuse-conv-bn", O2, FOR_ALL},
+	/* HardSwish: ONNX Runtime inlines its function body when it loads
+	 * an .onnx, but an .ort file needs a kernel, which it has not */
+	{"fuse-activations{hardswish=true}", O2, FOR_ONNX},
+	{"fuse-activations", O2, FOR_ORT},
+	{"dce", O2, FOR_ALL},
+	{"fold-scales", O2, FOR_ALL},
+	{"fuse-einsum-transposes", O2, FOR_ALL},
+	{"merge-layout-chains", O2, FOR_ALL},
+	{"fuse-pool-flatten", O2, FOR_ALL},
+	{"lift-constants", O2, FOR_ALL},
+	{"cse", O2, FOR_ALL},
+	{"dce", O2, FOR_ALL},
+	{"prune-initializers", O2, FOR_ALL},
 };
+enum { NLEVELS = 3, DEFAULT_LEVEL = 1 };
 
 /* The module each built-in pass ships in (passes/<module>.c or <module>/). */
 static const struct {
@@ -50,12 +79,55 @@ static const struct {
 	{"drop-neutral", "neutral.so"},
 };
 
-const char *
-pm_preset(int level)
+static bool
+in_preset(int level, const PmTarget *t, size_t i)
 {
-	if (level < 0 || level >= (int)(sizeof presets / sizeof *presets))
+	return (presets[i].levels >> level & 1) && (presets[i].only == FOR_ALL
+	    || (presets[i].only == FOR_ORT) == t->ort);
+}
+
+const char *
+pm_preset(int level, const PmTarget *t, char *buf, size_t cap)
+{
+	size_t len = 0;
+	if (level < 0 || level >= NLEVELS || !cap)
 		return NULL;
-	return presets[level];
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+		if (in_preset(level, t, i))
+			len = str_addf(buf, cap, len, "%s%s", len ? "," : "",
+			    presets[i].step);
+	return len < cap - 1 ? buf : NULL;
+}
+
+void
+pm_presets_help(FILE *f)
+{
+	enum { WIDTH = 74, INDENT = 24 };
+	for (int level = 0; level < NLEVELS; level++) {
+		int col = fprintf(f, "  -O%d%s", level, level == DEFAULT_LEVEL ?
+		    " (default)" : "");
+		fprintf(f, "%*s", col < INDENT ? INDENT - col : 1, "");
+		col = INDENT;
+		bool first = true;
+		for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+			if (!(presets[i].levels >> level & 1))
+				continue;
+			const char *only = presets[i].only == FOR_ONNX ?
+			    " (.onnx)" : presets[i].only == FOR_ORT ? " (.ort)"
+			    : "";
+			int n = (int)(strlen(presets[i].step) + strlen(only));
+			if (!first && col + 1 + n > WIDTH) {
+				fprintf(f, ",\n%*s", INDENT, "");
+				col = INDENT;
+			} else if (!first) {
+				col += fprintf(f, ",");
+			}
+			first = false;
+			col += fprintf(f, "%s%s", presets[i].step, only);
+		}
+		fputc('\n', f);
+	}
 }
 
 /* A diagnostic with file shown as the file name and, when text is given,
@@ -104,9 +176,10 @@ join(char *buf, size_t cap, const char *const *items, uint32_t n,
 }
 
 int
-pm_check_preset(Module *m, const PlRegistry *r, int level)
+pm_check_preset(Module *m, const PlRegistry *r, int level, const PmTarget *t)
 {
-	const char *text = pm_preset(level);
+	char buf[PM_PRESET_MAX];
+	const char *text = pm_preset(level, t, buf, sizeof buf);
 	char flag[8], dirs[2048];
 	int bad = 0;
 	if (!text)
@@ -408,6 +481,85 @@ pm_free(PmPipeline *p)
 {
 	free(p->steps);
 	memset(p, 0, sizeof *p);
+}
+
+/* ------------------------------------------------------- the target */
+
+/* Pass options that stand for command-line flags: set from the target on
+ * every step of their pass, over what --passes gave them. */
+enum { T_DYNAMIC, T_STATIC, T_STRICT };
+static const struct {
+	const char *pass, *option;
+	uint8_t field;
+	const char *flag;  /* given without the pass: an error */
+} bound[] = {
+	{"symbolize-shapes", "dynamic", T_DYNAMIC, "--dynamic"},
+	{"symbolize-shapes", "static", T_STATIC, "--static"},
+	{"symbolize-shapes", "strict", T_STRICT, NULL},
+};
+
+/* The text the target gives bound option i, NULL when it gives none. */
+static const char *
+bound_text(const PmTarget *t, size_t i)
+{
+	switch (bound[i].field) {
+	case T_DYNAMIC: return t->dynamic && *t->dynamic ? t->dynamic : NULL;
+	case T_STATIC: return t->statics && *t->statics ? t->statics : NULL;
+	default: return t->strict ? "true" : NULL;
+	}
+}
+
+int
+pm_target_options(Module *m, const PmTarget *t, PmPipeline *p)
+{
+	for (size_t i = 0; i < sizeof bound / sizeof *bound; i++) {
+		const char *text = bound_text(t, i);
+		bool found = false;
+		for (uint32_t k = 0; k < p->n; k++) {
+			const onnxc_pass_info *pi = &p->steps[k].pass->info;
+			if (strcmp(pi->name, bound[i].pass))
+				continue;
+			found = true;
+			uint32_t o = find_option(pi, bound[i].option,
+			    strlen(bound[i].option));
+			if (!text || o == pi->noptions)
+				continue;
+			if (pl_opt_parse(m->arena, pi->options[o].type, text,
+			    strlen(text), &p->steps[k].opts[o]) < 0) {
+				report(m, "error", "onnxc", NULL, 0, "the pass "
+				    "%s loaded does not take option '%s' as "
+				    "text", bound[i].pass, bound[i].option);
+				return -1;
+			}
+		}
+		if (!found && text && bound[i].flag) {
+			report(m, "error", "onnxc", NULL, 0, "%s is an option "
+			    "of the pass '%s', which the --passes pipeline "
+			    "lacks", bound[i].flag, bound[i].pass);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+pm_build(Module *m, const PlRegistry *r, const PmTarget *t,
+    const char *passes, int level, PmPipeline *p)
+{
+	char flag[16], buf[PM_PRESET_MAX];  /* "-O" and any int */
+	if (passes) {
+		if (pm_parse(m, r, "--passes", passes, p) < 0)
+			return -1;
+	} else {
+		if (level < 0)
+			level = DEFAULT_LEVEL;
+		snprintf(flag, sizeof flag, "-O%d", level);
+		const char *text = pm_preset(level, t, buf, sizeof buf);
+		if (!text || pm_check_preset(m, r, level, t) < 0 ||
+		    pm_parse(m, r, flag, text, p) < 0)
+			return -1;
+	}
+	return pm_target_options(m, t, p);
 }
 
 /* ------------------------------------------------------------ contracts */

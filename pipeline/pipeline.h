@@ -48,11 +48,37 @@ typedef struct PmRun {
 	uint32_t want;           /* ... that must hold after the last one */
 } PmRun;
 
-/* The text of preset -O<level> (0, 1, 2), or NULL for another level. */
-const char *pm_preset(int level);
+/* What a run is for, from the command line: the pipeline builds the
+ * presets from it and sets the pass options that stand for its flags. */
+typedef struct PmTarget {
+	int opset;
+	bool ort;               /* writes an .ort file, not an .onnx */
+	bool training;          /* --training */
+	const char *dynamic;    /* --dynamic entries, comma-separated */
+	const char *statics;    /* --static entries, comma-separated */
+	bool strict;            /* --strict */
+} PmTarget;
+
+enum { PM_PRESET_MAX = 1024 };  /* room for a preset's text */
+
+/* The text of preset -O<level> (0, 1, 2) for target t, in buf; NULL for
+ * another level. */
+const char *pm_preset(int level, const PmTarget *t, char *buf, size_t cap);
+/* The presets as the usage text shows them, a line or more each. */
+void pm_presets_help(FILE *f);
 /* Each pass of a preset that no plugin registered is an error naming the
  * module expected to provide it and where it was looked for.  0 or -1. */
-int pm_check_preset(Module *m, const PlRegistry *r, int level);
+int pm_check_preset(Module *m, const PlRegistry *r, int level,
+    const PmTarget *t);
+/* The pipeline of a run: the text passes (--passes) when not NULL, else
+ * preset -O<level> (the default one for level < 0) for target t; then
+ * pm_target_options.  0, or -1 after reporting; p is freed by pm_free
+ * either way. */
+int pm_build(Module *m, const PlRegistry *r, const PmTarget *t,
+    const char *passes, int level, PmPipeline *p);
+/* Sets the options that stand for the target's flags (--dynamic, ...) on
+ * each step of their pass; one given for a pass p lacks is an error. */
+int pm_target_options(Module *m, const PmTarget *t, PmPipeline *p);
 /* Parse text into p.  Errors are reported with flag ("--passes") as the
  * file name, the text as its line and a caret under the offending part.
  * 0 or -1; p is freed by pm_free either way. */

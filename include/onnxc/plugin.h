@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -554,6 +556,84 @@ onnxc_read_node(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g,
 	for (i = 0; s == ONNXC_OK && i < ni->nargs && i < cap; i++)
 		s = h->node_arg(ctx, g, n, i, &args[i]);
 	return s;
+}
+
+/* Argument a with each value it refers to, in lists and tuples too (to
+ * depth 64), replaced by map(user, value), into *out: a list with an item
+ * changed is made anew (make_list) and *changed set; other arguments are
+ * copied.  What cse and fold do to every node after merging values. */
+static inline onnxc_status
+onnxc_arg_map(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g,
+    const onnxc_arg *a, onnxc_value (*map)(const void *user, onnxc_value v),
+    const void *user, onnxc_arg *out, int *changed, int depth)
+{
+	onnxc_arg *items;
+	onnxc_status s = ONNXC_OK;
+	int any = 0;
+	uint32_t i;
+	*out = *a;
+	if (a->kind == ONNXC_ARG_VALUE) {
+		out->ref = map(user, a->ref);
+		*changed |= out->ref != a->ref;
+		return ONNXC_OK;
+	}
+	if ((a->kind != ONNXC_ARG_LIST && a->kind != ONNXC_ARG_TUPLE) ||
+	    a->len == 0)
+		return ONNXC_OK;
+	if (depth > 64)
+		return ONNXC_INVALID;
+	items = (onnxc_arg *)calloc(a->len, sizeof *items);
+	if (!items)
+		return ONNXC_NOMEM;
+	for (i = 0; i < a->len && s == ONNXC_OK; i++) {
+		onnxc_arg it;
+		s = h->list_item(ctx, g, a, i, &it);
+		if (s == ONNXC_OK)
+			s = onnxc_arg_map(ctx, h, g, &it, map, user, &items[i],
+			    &any, depth + 1);
+	}
+	if (s == ONNXC_OK && any) {
+		s = h->make_list(ctx, g, a->kind, items, a->len, out);
+		out->key = a->key;
+		*changed = 1;
+	}
+	free(items);
+	return s;
+}
+
+/* Attribute name of node m, made by a lowering (lower_attr): an int, a
+ * float, a string.  1, or 0 when the host refused it. */
+static inline int
+onnxc_lower_attr_i(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_node m,
+    const char *name, int64_t i)
+{
+	onnxc_arg a;
+	memset(&a, 0, sizeof a);
+	a.kind = ONNXC_ARG_INT;
+	a.i = i;
+	return h->lower_attr(ctx, m, name, &a) == ONNXC_OK;
+}
+
+static inline int
+onnxc_lower_attr_f(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_node m,
+    const char *name, double f)
+{
+	onnxc_arg a;
+	memset(&a, 0, sizeof a);
+	a.kind = ONNXC_ARG_FLOAT;
+	a.f = f;
+	return h->lower_attr(ctx, m, name, &a) == ONNXC_OK;
+}
+
+static inline int
+onnxc_lower_attr_s(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_node m,
+    const char *name, const char *text)
+{
+	onnxc_arg a;
+	memset(&a, 0, sizeof a);
+	a.kind = ONNXC_ARG_STR;
+	a.ref = h->intern(ctx, text);
+	return h->lower_attr(ctx, m, name, &a) == ONNXC_OK;
 }
 
 /* ------------------------------------------------------------ export */

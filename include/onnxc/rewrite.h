@@ -53,6 +53,8 @@ typedef struct onnxc_rw {
 	uint8_t *frozen;      /* per value: computed from a parameter */
 	uint32_t changed;     /* replacements this round */
 	int failed;           /* a host call failed */
+	void *user;           /* the pass's own, for its visitor: the run's
+	                       * options (onnxc_rw_run_with) */
 } onnxc_rw;
 
 typedef int (*onnxc_rw_visit)(onnxc_rw *r, onnxc_node n,
@@ -609,11 +611,12 @@ onnxc_rw_point(onnxc_rw *r, onnxc_node n, const onnxc_node_info *ni)
 }
 
 /* Runs visit on every node of the current graph, round after round until
- * nothing changes or maxrounds have run.  ONNXC_ERROR (reported) when
- * the host refuses a change. */
+ * nothing changes or maxrounds have run, with r->user = user (what the
+ * visitor needs of this run: a pass keeps no state between runs).
+ * ONNXC_ERROR (reported) when the host refuses a change. */
 static inline onnxc_status
-onnxc_rw_run(onnxc_ctx *ctx, const onnxc_host_api *host, const char *who,
-    onnxc_rw_visit visit, int maxrounds)
+onnxc_rw_run_with(onnxc_ctx *ctx, const onnxc_host_api *host,
+    const char *who, onnxc_rw_visit visit, int maxrounds, void *user)
 {
 	onnxc_rw r;
 	memset(&r, 0, sizeof r);
@@ -622,6 +625,7 @@ onnxc_rw_run(onnxc_ctx *ctx, const onnxc_host_api *host, const char *who,
 	r.g = host->graph(ctx);
 	r.who = who;
 	r.training = host->training(ctx);
+	r.user = user;
 	for (int round = 0; round < maxrounds; round++) {
 		if (!onnxc_rw_begin(&r)) {
 			onnxc_rw_free(&r);
@@ -668,6 +672,14 @@ onnxc_rw_run(onnxc_ctx *ctx, const onnxc_host_api *host, const char *who,
 			break;
 	}
 	return ONNXC_OK;
+}
+
+/* onnxc_rw_run_with, for a visitor that needs nothing of the run */
+static inline onnxc_status
+onnxc_rw_run(onnxc_ctx *ctx, const onnxc_host_api *host, const char *who,
+    onnxc_rw_visit visit, int maxrounds)
+{
+	return onnxc_rw_run_with(ctx, host, who, visit, maxrounds, NULL);
 }
 
 #endif

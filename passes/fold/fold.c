@@ -238,39 +238,11 @@ canon(const Fold *f, onnxc_value v)
 	return v < f->nvals && f->repl[v] ? f->repl[v] : v;
 }
 
-static onnxc_status
-canon_arg(Fold *f, const onnxc_arg *a, onnxc_arg *out, int *changed,
-    int depth)
+/* canon for onnxc_arg_map */
+static onnxc_value
+canon_of(const void *f, onnxc_value v)
 {
-	*out = *a;
-	if (a->kind == ONNXC_ARG_VALUE) {
-		out->ref = canon(f, a->ref);
-		*changed |= out->ref != a->ref;
-		return ONNXC_OK;
-	}
-	if ((a->kind != ONNXC_ARG_LIST && a->kind != ONNXC_ARG_TUPLE) ||
-	    a->len == 0)
-		return ONNXC_OK;
-	if (depth > MAXDEPTH)
-		return ONNXC_INVALID;
-	onnxc_arg *items = calloc(a->len, sizeof *items);
-	if (!items)
-		return ONNXC_NOMEM;
-	int any = 0;
-	onnxc_status s = ONNXC_OK;
-	for (uint32_t i = 0; i < a->len && s == ONNXC_OK; i++) {
-		onnxc_arg it;
-		s = f->h->list_item(f->ctx, f->g, a, i, &it);
-		if (s == ONNXC_OK)
-			s = canon_arg(f, &it, &items[i], &any, depth + 1);
-	}
-	if (s == ONNXC_OK && any) {
-		s = f->h->make_list(f->ctx, f->g, a->kind, items, a->len, out);
-		out->key = a->key;
-		*changed = 1;
-	}
-	free(items);
-	return s;
+	return canon(f, v);
 }
 
 /* Point node n's arguments at the replacements; args: its first nread
@@ -288,7 +260,8 @@ rewrite_read(Fold *f, onnxc_node n, const onnxc_node_info *ni,
 		else
 			s = f->h->node_arg(f->ctx, f->g, n, i, &a);
 		if (s == ONNXC_OK)
-			s = canon_arg(f, &a, &b, &changed, 0);
+			s = onnxc_arg_map(f->ctx, f->h, f->g, &a, canon_of, f,
+			    &b, &changed, 0);
 		if (s == ONNXC_OK && changed)
 			s = f->h->node_set_arg(f->ctx, f->g, n, i, &b);
 		if (s != ONNXC_OK)

@@ -59,6 +59,7 @@ typedef struct Fn {
 	Val *v;
 	uint32_t nv;
 	int bad;      /* stop: something failed */
+	Val none;     /* what fn_val gives when its table cannot grow */
 	int reported; /* and it was reported */
 	onnxc_graph *todo; /* bodies of higher-order ops still to sweep */
 	uint32_t ntodo, ctodo;

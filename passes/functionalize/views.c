@@ -9,52 +9,68 @@
 
 #include "fn.h"
 
+/* The view ops (ir/views.def). */
 static const ViewOp views[] = {
-	{"aten::slice.Tensor", INV_SLICE, 0, 0},
-	{"aten::narrow.default", INV_NARROW, 0, 0},
-	{"aten::select.int", INV_SELECT, 0, 0},
-	{"aten::view.default", INV_RESHAPE, 1, 0},
-	{"aten::_unsafe_view.default", INV_RESHAPE, 1, 0},
-	{"aten::view_as.default", INV_RESHAPE, 1, 0},
-	{"aten::unsqueeze.default", INV_RESHAPE, 1, 0},
-	{"aten::squeeze.default", INV_RESHAPE, 1, 0},
-	{"aten::squeeze.dim", INV_RESHAPE, 1, 0},
-	{"aten::squeeze.dims", INV_RESHAPE, 1, 0},
-	{"aten::unflatten.int", INV_RESHAPE, 1, 0},
-	{"aten::reshape.default", INV_RESHAPE, 1, 1},
-	{"aten::flatten.using_ints", INV_RESHAPE, 1, 1},
-	{"aten::transpose.int", INV_TRANSPOSE, 0, 0},
-	{"aten::swapaxes.default", INV_TRANSPOSE, 0, 0},
-	{"aten::t.default", INV_T, 0, 0},
-	{"aten::permute.default", INV_PERMUTE, 0, 0},
-	{"aten::alias.default", INV_ALIAS, 1, 0},
-	{"aten::detach.default", INV_ALIAS, 1, 0},
-	{"aten::lift_fresh.default", INV_ALIAS, 1, 0},
-	{"aten::contiguous.default", INV_ALIAS, 1, 1},
-	{"aten::expand.default", INV_EXPAND, 0, 0},
-	{"aten::expand_as.default", INV_EXPAND, 0, 0},
-	{"aten::diagonal.default", INV_REFUSE, 0, 0},
-	{"aten::as_strided.default", INV_REFUSE, 0, 0},
-	{"aten::unfold.default", INV_REFUSE, 0, 0},
-	{"aten::view.dtype", INV_REFUSE, 0, 0},
-	{"aten::real.default", INV_REFUSE, 0, 0},
-	{"aten::imag.default", INV_REFUSE, 0, 0},
-	{"aten::view_as_real.default", INV_REFUSE, 0, 0},
-	{"aten::view_as_complex.default", INV_REFUSE, 0, 0},
+#define VIEW(op, inv, contig, maybe) {op, INV_##inv, contig, maybe},
+#define MULTIVIEW(op, cut)
+#define UNDO(inv, op)
+#define REPLAY(inv, op)
+#include "../../ir/views.def"
+#undef VIEW
+#undef MULTIVIEW
+#undef UNDO
+#undef REPLAY
 };
 
+/* How output k of a multiview op is cut from its input (views.def). */
+typedef enum Cut {
+	CUT_SELECT, CUT_SPLIT, CUT_CHUNK, CUT_SECTIONS, CUT_INDICES
+} Cut;
+
 /* Ops whose several outputs are views of their input. */
-static const char *const multiviews[] = {
-	"aten::split.Tensor", "aten::split_with_sizes.default",
-	"aten::chunk.default", "aten::unbind.int", "aten::tensor_split.sections",
-	"aten::tensor_split.indices", "aten::split.sizes",
-	"aten::unsafe_split.Tensor", "aten::unsafe_chunk.default",
+static const struct MultiOp {
+	const char *op;
+	Cut cut;
+} multiviews[] = {
+#define VIEW(op, inv, contig, maybe)
+#define MULTIVIEW(op, cut) {op, CUT_##cut},
+#define UNDO(inv, op)
+#define REPLAY(inv, op)
+#include "../../ir/views.def"
+#undef VIEW
+#undef MULTIVIEW
+#undef UNDO
+#undef REPLAY
+};
+
+/* By Inv: the op that undoes a write through such a view, and the one
+ * that cuts a multiview's piece again. */
+static const char *const undo_ops[INV_REFUSE + 1] = {
+#define VIEW(op, inv, contig, maybe)
+#define MULTIVIEW(op, cut)
+#define UNDO(inv, op) [INV_##inv] = op,
+#define REPLAY(inv, op)
+#include "../../ir/views.def"
+#undef VIEW
+#undef MULTIVIEW
+#undef UNDO
+#undef REPLAY
+};
+static const char *const replay_ops[INV_REFUSE + 1] = {
+#define VIEW(op, inv, contig, maybe)
+#define MULTIVIEW(op, cut)
+#define UNDO(inv, op)
+#define REPLAY(inv, op) [INV_##inv] = op,
+#include "../../ir/views.def"
+#undef VIEW
+#undef MULTIVIEW
+#undef UNDO
+#undef REPLAY
 };
 
 Val *
 fn_val(Fn *f, onnxc_value v)
 {
-	static Val none;
 	if (v >= f->nv) {
 		uint32_t n = f->h->value_end(f->ctx, f->g);
 		uint32_t cap = f->nv ? f->nv : 256;
@@ -65,8 +81,8 @@ fn_val(Fn *f, onnxc_value v)
 		Val *p = onnxc_table_calloc(cap, sizeof *p);
 		if (!p) {
 			f->bad = 1;
-			memset(&none, 0, sizeof none);
-			return &none;
+			memset(&f->none, 0, sizeof f->none);
+			return &f->none;
 		}
 		if (f->nv)
 			memcpy(p, f->v, f->nv * sizeof *p);
@@ -120,15 +136,21 @@ fn_view(const char *op)
 	return NULL;
 }
 
+static const struct MultiOp *
+multiview(const char *op)
+{
+	if (strncmp(op, "aten::", PREFIX))
+		return NULL;
+	for (size_t i = 0; i < sizeof multiviews / sizeof *multiviews; i++)
+		if (same_op(multiviews[i].op, op))
+			return &multiviews[i];
+	return NULL;
+}
+
 int
 fn_is_multiview(const char *op)
 {
-	if (strncmp(op, "aten::", PREFIX))
-		return 0;
-	for (size_t i = 0; i < sizeof multiviews / sizeof *multiviews; i++)
-		if (same_op(multiviews[i], op))
-			return 1;
-	return 0;
+	return multiview(op) != NULL;
 }
 
 /* Value v of the graph gets the type of value src. */
@@ -229,12 +251,13 @@ fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k, Val *o)
 	onnxc_value_info xi;
 	onnxc_dim d[MAXR];
 	int64_t dim, s, len = -1;
+	const struct MultiOp *mv = multiview(op);
 	o->inv = INV_REFUSE;
-	if (x.kind != ONNXC_ARG_VALUE || f->h->value_get(f->ctx, f->g, x.ref,
+	if (!mv || x.kind != ONNXC_ARG_VALUE || f->h->value_get(f->ctx, f->g, x.ref,
 	    &xi) != ONNXC_OK || xi.rank < 1 || xi.rank > MAXR ||
 	    f->h->value_dims(f->ctx, f->g, x.ref, d, MAXR) != ONNXC_OK)
 		return;
-	int unbind = !strcmp(op, "aten::unbind.int");
+	int unbind = mv->cut == CUT_SELECT;
 	if (!int_at(f, n, unbind ? 1 : 2, 0, &dim) || dim < -xi.rank ||
 	    dim >= xi.rank)
 		return;
@@ -250,7 +273,7 @@ fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k, Val *o)
 	}
 	sizes = fn_arg_at(f, n, 1);
 	if (sizes.kind == ONNXC_ARG_LIST || sizes.kind == ONNXC_ARG_TUPLE) {
-		if (strstr(op, "tensor_split"))
+		if (mv->cut != CUT_SPLIT)
 			return; /* indices, not sizes */
 		int64_t start = 0;
 		for (uint32_t i = 0; i <= k && i < sizes.len; i++) {
@@ -266,11 +289,21 @@ fn_multi_piece(Fn *f, onnxc_node n, const char *op, uint32_t k, Val *o)
 	}
 	if (sizes.kind != ONNXC_ARG_INT || sizes.i < 1)
 		return;
-	if (strstr(op, "chunk")) {
+	if (mv->cut == CUT_SECTIONS) {
+		/* tensor_split: the first len % n pieces one longer */
+		if (len < 0)
+			return;
+		int64_t q = len / sizes.i, r = len % sizes.i;
+		o->inv = INV_SLICE;
+		o->mstart = (int64_t)k * q + ((int64_t)k < r ? k : r);
+		o->mend = o->mstart + q + ((int64_t)k < r);
+		return;
+	}
+	if (mv->cut == CUT_CHUNK) {
 		if (len < 0)
 			return;
 		s = (len + sizes.i - 1) / sizes.i; /* PyTorch's chunk size */
-	} else if (strstr(op, "split")) {
+	} else if (mv->cut == CUT_SPLIT) {
 		s = sizes.i;
 	} else {
 		return;
@@ -298,12 +331,9 @@ replay(Fn *f, onnxc_value v)
 		args[1] = fn_a_int(x->mdim);
 		args[2] = fn_a_int(x->mstart);
 		args[3] = fn_a_int(x->mend);
-		if (x->inv == INV_SELECT)
-			return fn_emit(f, "aten::select.int", args, 3, x->view, v,
-			    "regen");
-		if (x->inv == INV_SLICE)
-			return fn_emit(f, "aten::slice.Tensor", args, 4, x->view,
-			    v, "regen");
+		if (x->inv == INV_SELECT || x->inv == INV_SLICE)
+			return fn_emit(f, replay_ops[x->inv], args,
+			    x->inv == INV_SELECT ? 3 : 4, x->view, v, "regen");
 		h->report(f->ctx, ONNXC_SEV_ERROR, f->g, x->view, "an output "
 		    "of this %s is read after a write to its input, which "
 		    "onnxc cannot follow", fn_opname(f, &ni));
@@ -380,10 +410,8 @@ fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
 		a[3] = fn_a_int(x->mstart);
 		a[4] = fn_a_int(x->mend);
 		a[5] = fn_a_int(1);
-		return x->inv == INV_SELECT ? fn_emit(f,
-		    "aten::select_scatter.default", a, 4, at, parent, "scatter") :
-		    fn_emit(f, "aten::slice_scatter.default", a, 6, at, parent,
-		    "scatter");
+		return fn_emit(f, undo_ops[x->inv], a, x->inv == INV_SELECT ?
+		    4 : 6, at, parent, "scatter");
 	}
 	switch (x->multi ? INV_REFUSE : (Inv)x->inv) {
 	case INV_SLICE:
@@ -395,7 +423,7 @@ fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
 			a[2] = fn_a_int(0);
 		if (a[5].kind == ONNXC_ARG_NONE)
 			a[5] = fn_a_int(1);
-		return fn_emit(f, "aten::slice_scatter.default", a, 6, at, parent,
+		return fn_emit(f, undo_ops[INV_SLICE], a, 6, at, parent,
 		    "scatter");
 	case INV_NARROW: {
 		onnxc_arg s = fn_arg_at(f, vn, 2), l = fn_arg_at(f, vn, 3);
@@ -406,7 +434,7 @@ fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
 		a[2] = fn_arg_at(f, vn, 1);
 		a[3] = s;
 		a[4] = fn_a_int(s.i + l.i);
-		return fn_emit(f, "aten::slice_scatter.default", a, 5, at, parent,
+		return fn_emit(f, undo_ops[INV_NARROW], a, 5, at, parent,
 		    "scatter");
 	}
 	case INV_SELECT:
@@ -414,7 +442,7 @@ fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
 		a[1] = fn_a_val(w);
 		a[2] = fn_arg_at(f, vn, 1);
 		a[3] = fn_arg_at(f, vn, 2);
-		return fn_emit(f, "aten::select_scatter.default", a, 4, at, parent,
+		return fn_emit(f, undo_ops[INV_SELECT], a, 4, at, parent,
 		    "scatter");
 	case INV_EXPAND: {
 		onnxc_dim dp[MAXR], dv[MAXR];
@@ -436,22 +464,22 @@ fn_unview(Fn *f, onnxc_value v, onnxc_value pc, onnxc_value w, onnxc_node at)
 	reshape:
 		a[0] = fn_a_val(w);
 		a[1] = fn_a_val(pc);
-		return fn_emit(f, "aten::view_as.default", a, 2, at, parent,
+		return fn_emit(f, undo_ops[INV_RESHAPE], a, 2, at, parent,
 		    "unview");
 	case INV_TRANSPOSE:
 		a[0] = fn_a_val(w);
 		a[1] = fn_arg_at(f, vn, 1);
 		a[2] = fn_arg_at(f, vn, 2);
-		return fn_emit(f, "aten::transpose.int", a, 3, at, parent,
+		return fn_emit(f, undo_ops[INV_TRANSPOSE], a, 3, at, parent,
 		    "unview");
 	case INV_T:
 		a[0] = fn_a_val(w);
-		return fn_emit(f, "aten::t.default", a, 1, at, parent, "unview");
+		return fn_emit(f, undo_ops[INV_T], a, 1, at, parent, "unview");
 	case INV_PERMUTE:
 		a[0] = fn_a_val(w);
 		if (!inverse_perm(f, vn, &a[1]))
 			break;
-		return fn_emit(f, "aten::permute.default", a, 2, at, parent,
+		return fn_emit(f, undo_ops[INV_PERMUTE], a, 2, at, parent,
 		    "unview");
 	case INV_ALIAS:
 		return w;

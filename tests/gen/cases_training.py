@@ -215,3 +215,20 @@ class MultiViews(nn.Module):
 
 
 CASES["func_multi_views"] = lambda: case(MultiViews(), (torch.randn(5, 4),))
+
+
+class TensorSplitViews(nn.Module):
+    """Writes through outputs of tensor_split into sections, whose first
+    len % n pieces are one longer (not split's pieces of n), then reads of
+    the base and of sibling outputs made before."""
+    def forward(self, x):
+        b = x.clone()
+        p, q, r = b.tensor_split(3, dim=0)
+        q.fill_(-1.0)
+        s0, s1 = b.tensor_split(2, dim=1)
+        s1.mul_(2.0)
+        return b, p * 1, r * 1, s0 * 1
+
+
+CASES["func_tensor_split_views"] = lambda: case(TensorSplitViews(),
+                                                (torch.randn(7, 5),))

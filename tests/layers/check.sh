@@ -4,7 +4,14 @@
 #   passes/; lower/ and pipeline/ include of plugins/ only the header it
 #   publishes (plugins/pl.h);
 # - passes/ (the built-in passes, plugin modules) includes nothing of the
-#   host: only the SDK (<onnxc/...>), its own files and the op table;
+#   host: only the SDK (<onnxc/...>), its own files and the op tables
+#   (ir/*.def);
+# - no mutable state outside a function's frame in lower/, pipeline/ or
+#   passes/ (no static variable that is not const): what a run needs
+#   travels in its context;
+# - op facts live in the op tables: the checker (lower/check*.c) and the
+#   functionalize pass's view list (passes/functionalize/views.c) name no
+#   "aten::" overload of their own, the driver no pass and no pass option;
 # - plugin code is called in one place: only plugins/host.c hands out
 #   pl_host (pl_invoke), nothing else calls a pass's, lowering's, init's
 #   or fini's function pointer;
@@ -25,7 +32,17 @@ done < <(grep -rn '#include "[^"]*plugins/' lower pipeline |
 	grep -v '"\.\./plugins/pl\.h"')
 while IFS= read -r l; do
 	breach "passes/ includes the host: $l"
-done < <(grep -rnE '#include "\.\./' passes | grep -vE '"(\.\./)+ir/ops\.def"')
+done < <(grep -rnE '#include "\.\./' passes | grep -vE '"(\.\./)+ir/[a-z_]+\.def"')
+while IFS= read -r l; do
+	breach "mutable static state: $l"
+done < <(grep -rnE '^\s*static\s+[^()]*[;=]' lower pipeline passes \
+	--include='*.c' --include='*.h' | grep -vE ':\s*static\s+(inline\s+)?const\b')
+while IFS= read -r l; do
+	breach "an op named outside the op tables: $l"
+done < <(grep -nE '"aten::[A-Za-z_]' lower/check*.c passes/functionalize/views.c)
+while IFS= read -r l; do
+	breach "the driver names a pass: $l"
+done < <(grep -nE '"(inline|functionalize|decompose|symbolize-shapes|fold|cse|dce|lower|fuse-[a-z-]+)[",{]' driver/*.c)
 while IFS= read -r l; do
 	breach "plugin code called outside pl_invoke: $l"
 done < <(grep -rnE '&pl_host\b|info(\.|->)(run|lower|init|fini)\(' \

@@ -276,10 +276,17 @@ static void
 test_preset_missing_module(void **state)
 {
 	Fix *f = *state;
-	assert_string_equal(pm_preset(0),
+	PmTarget onnx = {.opset = 18}, ort = {.opset = 18, .ort = true};
+	char buf[PM_PRESET_MAX];
+	assert_string_equal(pm_preset(0, &onnx, buf, sizeof buf),
 	    "inline,functionalize,symbolize-shapes,lower");
-	assert_null(pm_preset(3));
-	assert_int_equal(pm_check_preset(f->m, f->r, 1), -1);
+	assert_null(pm_preset(3, &onnx, buf, sizeof buf));
+	/* the target decides HardSwish in -O2: an .ort has no kernel */
+	assert_non_null(strstr(pm_preset(2, &onnx, buf, sizeof buf),
+	    ",fuse-activations{hardswish=true},dce,"));
+	assert_non_null(strstr(pm_preset(2, &ort, buf, sizeof buf),
+	    ",fuse-activations,dce,"));
+	assert_int_equal(pm_check_preset(f->m, f->r, 1, &onnx), -1);
 	const char *d = captured(f->m, &f->cap);
 	assert_non_null(strstr(d, "-O1:1:1: error: no plugin provides pass "
 	    "'inline': its module inline.so was expected"));
