@@ -33,15 +33,7 @@ static onnxc_value
 emit(Lw *l, const char *op, uint32_t nin, const onnxc_value *in,
     uint32_t dtype, onnxc_node *made)
 {
-	onnxc_node m = l->h->lower_emit(l->ctx, "", op, nin, in, 1);
-	onnxc_node_info mi;
-	if (!m || l->h->node_get(l->ctx, l->h->lower_graph(l->ctx), m, &mi) !=
-	    ONNXC_OK)
-		return 0;
-	l->h->lower_set_dtype(l->ctx, mi.out, dtype);
-	if (made)
-		*made = m;
-	return mi.out;
+	return onnxc_lower_op(l->ctx, l->h, op, nin, in, dtype, made);
 }
 
 /* argument pos: a number into *out */
@@ -245,12 +237,8 @@ init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 	(void)ctx;
 	if (!ONNXC_HOST_HAS(host, lower_list))
 		return ONNXC_VERSION;
-	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
-		onnxc_status s = host->register_lowering(reg, &rules[i]);
-		if (s != ONNXC_OK)
-			return s;
-	}
-	return ONNXC_OK;
+	return onnxc_register_lowerings(host, reg, rules,
+	    sizeof rules / sizeof *rules);
 }
 
 ONNXC_PLUGIN_NAMED(torchvision, "torchvision", "1.0", init, NULL);

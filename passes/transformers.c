@@ -32,18 +32,7 @@ static onnxc_value
 emit(Lw *l, const char *op, uint32_t nin, const onnxc_value *in,
     uint32_t dtype, onnxc_node *made)
 {
-	for (uint32_t i = 0; i < nin; i++)
-		if (!in[i])
-			return 0;
-	onnxc_node m = l->h->lower_emit(l->ctx, "", op, nin, in, 1);
-	onnxc_node_info mi;
-	if (!m || l->h->node_get(l->ctx, l->h->lower_graph(l->ctx), m, &mi) !=
-	    ONNXC_OK)
-		return 0;
-	l->h->lower_set_dtype(l->ctx, mi.out, dtype);
-	if (made)
-		*made = m;
-	return mi.out;
+	return onnxc_lower_op(l->ctx, l->h, op, nin, in, dtype, made);
 }
 
 static onnxc_value
@@ -69,8 +58,7 @@ scalar(Lw *l, int64_t v)
 static onnxc_value
 with_int(Lw *l, onnxc_value v, onnxc_node m, const char *name, int64_t i)
 {
-	onnxc_arg a = {.kind = ONNXC_ARG_INT, .i = i};
-	return v && l->h->lower_attr(l->ctx, m, name, &a) == ONNXC_OK ? v : 0;
+	return v && onnxc_lower_attr_i(l->ctx, l->h, m, name, i) ? v : 0;
 }
 
 /* op on n inputs with one int attribute */
@@ -186,12 +174,8 @@ init(onnxc_ctx *ctx, const onnxc_host_api *host, onnxc_registry *reg)
 	(void)ctx;
 	if (!ONNXC_HOST_HAS(host, lower_list))
 		return ONNXC_VERSION;
-	for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
-		onnxc_status s = host->register_lowering(reg, &rules[i]);
-		if (s != ONNXC_OK)
-			return s;
-	}
-	return ONNXC_OK;
+	return onnxc_register_lowerings(host, reg, rules,
+	    sizeof rules / sizeof *rules);
 }
 
 ONNXC_PLUGIN_NAMED(transformers, "transformers", "1.0", init, NULL);

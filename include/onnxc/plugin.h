@@ -636,6 +636,43 @@ onnxc_lower_attr_s(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_node m,
 	return h->lower_attr(ctx, m, name, &a) == ONNXC_OK;
 }
 
+/* One ONNX node op(in[0..nin)) of the default domain, made by a lowering,
+ * with one output of the given dtype: that output, or 0 when the host
+ * refused the node or an input is 0 (so calls may nest); the node into
+ * *made when made is not NULL. */
+static inline onnxc_value
+onnxc_lower_op(onnxc_ctx *ctx, const onnxc_host_api *h, const char *op,
+    uint32_t nin, const onnxc_value *in, uint32_t dtype, onnxc_node *made)
+{
+	onnxc_node_info mi;
+	onnxc_node m;
+	uint32_t i;
+	for (i = 0; i < nin; i++)
+		if (!in[i])
+			return 0;
+	m = h->lower_emit(ctx, "", op, nin, in, 1);
+	if (!m || h->node_get(ctx, h->lower_graph(ctx), m, &mi) != ONNXC_OK ||
+	    h->lower_set_dtype(ctx, mi.out, dtype) != ONNXC_OK)
+		return 0;
+	if (made)
+		*made = m;
+	return mi.out;
+}
+
+/* Registers n lowerings from init: ONNXC_OK, or the first refusal. */
+static inline onnxc_status
+onnxc_register_lowerings(const onnxc_host_api *h, onnxc_registry *reg,
+    const onnxc_lowering_info *rules, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		onnxc_status s = h->register_lowering(reg, &rules[i]);
+		if (s != ONNXC_OK)
+			return s;
+	}
+	return ONNXC_OK;
+}
+
 /* ------------------------------------------------------------ export */
 
 #define ONNXC_PLUGIN_SYMBOL "onnxc_plugin"
