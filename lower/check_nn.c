@@ -189,6 +189,18 @@ ck_upsample(Lower *L)
 	LwcShape in;
 	bool have = lwc_shape(L, 0, "input", &in) ||
 	    lwc_shape(L, 0, "self", &in);
+	if (have && n > 0 && n == in.rank - 2) {
+		/* (N, C, *output_size): an annotation that says otherwise
+		 * contradicts the op */
+		int64_t out[LW_MAXRANK];
+		bool ok[LW_MAXRANK];
+		for (int d = 0; d < in.rank; d++) {
+			out[d] = d < 2 ? in.d[d] : v[d - 2];
+			ok[d] = d < 2 ? in.k[d] : k[d - 2];
+		}
+		if (lwc_result(L, 0, out, ok, in.rank) < 0)
+			return -1;
+	}
 	for (uint32_t j = 1; j < nd->nargs; j++) {
 		const Arg *a = &args[j];
 		const char *kw = a->key ? ir_str(L->m, a->key) : NULL;

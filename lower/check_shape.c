@@ -268,6 +268,52 @@ ck_repeat(Lower *L)
 	return lwc_result(L, 0, out, ok, n);
 }
 
+/* repeat_interleave.self_int(self, repeats, dim=None): repeats >= 0; the
+ * repeated dim (all elements flattened without dim) fits in int64 and is
+ * what the annotation says */
+static int
+ck_repeat_interleave(Lower *L)
+{
+	LwcShape in;
+	int64_t r, d, out[LW_MAXRANK];
+	bool ok[LW_MAXRANK];
+	if (!lwc_shape(L, 0, "self", &in) || !lwc_int(L, 1, "repeats", 0, &r))
+		return 0;
+	if (r < 0)
+		return lwc_fail(L, 1, "repeats", -1, "repeats can not be "
+		    "negative");
+	int n = in.rank;
+	if (!lwc_int(L, 2, "dim", INT64_MIN, &d) || d == INT64_MIN) {
+		int64_t numel = 1;
+		bool known = true;
+		for (int k = 0; k < in.rank; k++)
+			known = known && in.k[k] && ck_mul(numel, in.d[k],
+			    &numel);
+		if (!known)
+			return 0;
+		n = 1;
+		out[0] = numel;
+		ok[0] = true;
+		d = 0;
+	} else {
+		if (in.rank == 0)
+			return 0;
+		if (lwc_dim(L, 2, "dim", -1, &d, in.rank) < 0)
+			return -1;
+		for (int k = 0; k < n; k++) {
+			out[k] = in.d[k];
+			ok[k] = in.k[k];
+		}
+		if (!ok[d])
+			return 0;
+	}
+	int64_t size = out[d];
+	if (!ck_mul(size, r, &out[d]))
+		return lwc_fail(L, 1, "repeats", -1, "the repeated size %lld * "
+		    "%lld overflows int64", (long long)size, (long long)r);
+	return lwc_result(L, 0, out, ok, n);
+}
+
 /* ---------------------------------------------------- select, narrow */
 
 static int
