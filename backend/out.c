@@ -42,6 +42,7 @@ struct BeOut {
 	uint64_t pos;      /* bytes appended */
 	uint64_t at;       /* the file offset of buf[0] */
 	uint64_t kicked;   /* bytes whose writeback was started */
+	int stop_at;       /* ONNXC_TEST_STOP, read at open: STOP_* */
 	int err;
 	/* be_out_patch: bytes to put at patch_at once all is written */
 	unsigned char patch[16];
@@ -309,6 +310,17 @@ open_target(Module *m, BeOut *o)
 	return open_named(o);
 }
 
+/* Tests stop the process at a known point of writing (test_stop). */
+enum { STOP_NONE, STOP_FIRST, STOP_MID };
+
+static int
+test_stop_at(void)
+{
+	const char *e = getenv("ONNXC_TEST_STOP");
+	return !e ? STOP_NONE : !strcmp(e, "write") ? STOP_FIRST
+	    : !strcmp(e, "mid-write") ? STOP_MID : STOP_NONE;
+}
+
 BeOut *
 be_out_open(Module *m, const char *path)
 {
@@ -320,6 +332,7 @@ be_out_open(Module *m, const char *path)
 	int err = o->path && o->buf ? open_target(m, o) : ENOMEM;
 	const char *no = getenv("ONNXC_NO_DIRECT_IO");  /* benchmarks */
 	o->dio_ok = !o->direct && (!no || !*no);
+	o->stop_at = test_stop_at();
 	if (err == 0)
 		return o;
 	if (err > 0)
@@ -428,16 +441,11 @@ flush(BeOut *o)
  * ONNXC_TEST_STOP=write (before the first byte) or =mid-write (before the
  * write that reaches 1 MiB), never racing it with a sleep. */
 static void
-test_stop(uint64_t pos, size_t n)
+test_stop(BeOut *o, uint64_t pos, size_t n)
 {
-	static enum { UNSET, NONE, FIRST, MID } at;
-	if (at == UNSET) {
-		const char *e = getenv("ONNXC_TEST_STOP");
-		at = !e ? NONE : !strcmp(e, "write") ? FIRST
-		    : !strcmp(e, "mid-write") ? MID : NONE;
-	}
-	if (at == FIRST || (at == MID && pos + n >= BUFSZ)) {
-		at = NONE;
+	if (o->stop_at == STOP_FIRST ||
+	    (o->stop_at == STOP_MID && pos + n >= BUFSZ)) {
+		o->stop_at = STOP_NONE;
 		raise(SIGSTOP);
 	}
 }
@@ -512,7 +520,7 @@ be_out_write(BeOut *o, const void *p, size_t n)
 {
 	if (o->err || n == 0)
 		return o->err;
-	test_stop(o->pos, n);
+	test_stop(o, o->pos, n);
 	if (write_piece(o, p, n) == 0)
 		kick(o);
 	return o->err;
@@ -533,7 +541,7 @@ be_out_put(BeOut *o, size_t k)
 {
 	if (o->err || k == 0)
 		return;
-	test_stop(o->pos, k);
+	test_stop(o, o->pos, k);
 	o->len += k;
 	o->pos += k;
 	kick(o);

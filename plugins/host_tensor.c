@@ -62,6 +62,7 @@ static struct {
 	unsigned char *wbuf;         /* WPIECE: pieces made as written */
 	uint64_t page;               /* (read in the signal handler) */
 	struct sigaction old_segv;
+	unsigned char *piece;        /* PIECE: pieces made into the file */
 } spill = {.fd = -1};
 
 static int
@@ -159,10 +160,10 @@ spill_make(uint64_t nb, size_t es, int (*fill)(void *, uint64_t, uint64_t,
 		return NULL;
 	/* one buffer for every tensor: fresh memory for each costs its page
 	 * faults again */
-	static unsigned char *buf;
-	if (!buf)
-		buf = malloc(PIECE);
-	if (!buf || fill_file(at, nb, es, fill, user, buf, PIECE))
+	if (!spill.piece)
+		spill.piece = malloc(PIECE);
+	if (!spill.piece || fill_file(at, nb, es, fill, user, spill.piece,
+	    PIECE))
 		return NULL;
 	spill.len = at + nb;
 	return spill.map + at;
