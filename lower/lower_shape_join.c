@@ -254,6 +254,53 @@ unbind(Lower *L)
 	return 0;
 }
 
+/* tensor_split(x, tensor, dim) of a 1-d tensor of indices, known only at
+ * run time: piece k is x[idx[k-1]:idx[k]] along d, Python's slice (ONNX
+ * Slice clamps and wraps negative bounds alike), the first from 0 and the
+ * last to the end.  A 0-d tensor (a number of sections) makes sizes that
+ * the program's annotations cannot hold but as unbacked symbols: refused. */
+static int
+split_at_tensor(Lower *L, ValId x, int64_t d, int nout)
+{
+	const Value *iv = lw_srcval(L, 1, "tensor_indices_or_sections");
+	if (!iv || iv->rank != 1)
+		return lw_fail(L, "a number of sections given as a tensor is "
+		    "not supported (pass it as an int)");
+	int64_t n;
+	if (!lw_sdim(L, iv, 0, &n) || n + 1 != nout)
+		return lw_fail(L, "the indices tensor needs a static length "
+		    "one less than the number of pieces");
+	ValId idx = lw_in(L, 1, "tensor_indices_or_sections");
+	if (!idx)
+		return -1;
+	if (lw_dtype(L, idx) != DT_I64)
+		idx = lw_cast(L, idx, DT_I64);
+	for (int k = 0; k < nout; k++) {
+		ValId s = k ? lw_slice_const(L, idx, 0, k - 1, k, 1)
+		    : lw_const_i64s(L, (int64_t[]){0}, 1);
+		ValId e = k < n ? lw_slice_const(L, idx, 0, k, k + 1, 1)
+		    : lw_const_i64s(L, (int64_t[]){INT64_MAX}, 1);
+		lw_bind(L, k, lw_slice(L, x, s, e, &d, 1, 0));
+	}
+	return 0;
+}
+
+/* tensor_split(x, tensor, dim) */
+static int
+tensor_split_tensor(Lower *L)
+{
+	ValId x = lw_in(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
+	if (!x || r < 0)
+		return -1;
+	if (r == 0)
+		return lw_fail(L, "cannot split a 0-d tensor");
+	int64_t d = lw_int(L, 2, "dim", 0);
+	if (lw_normdim(L, &d, r) < 0)
+		return -1;
+	return split_at_tensor(L, x, d, (int)lw_node(L)->nout);
+}
+
 /* tensor_split(x, sections | indices, dim) */
 static int
 tensor_split(Lower *L)
