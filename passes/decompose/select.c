@@ -221,9 +221,19 @@ quantile(Rw *r, int nan)
 	    !dec_arg_float(r, 1, "q", 0.5, &q) || q < 0 || q > 1 ||
 	    !dec_arg_int(r, 3, "keepdim", 0, &keep))
 		return 0;
-	if (dec_arg(r, 4, "interpolation", &ia) && (ia.kind != ONNXC_ARG_STR ||
-	    strcmp(r->h->str(r->ctx, ia.ref), "linear")))
-		return 0;
+	/* interpolation between the two neighbours of the rank q (k - 1) */
+	static const char *const modes[] = {"linear", "lower", "higher",
+		"midpoint", "nearest"};
+	int mode = 0;
+	if (dec_arg(r, 4, "interpolation", &ia)) {
+		if (ia.kind != ONNXC_ARG_STR)
+			return 0;
+		const char *m = r->h->str(r->ctx, ia.ref);
+		for (mode = 0; mode < 5 && strcmp(m, modes[mode]); mode++)
+			;
+		if (mode == 5)
+			return 0;
+	}
 	int hasdim = dec_arg(r, 2, "dim", &da);
 	if (hasdim && !dec_arg_int(r, 2, "dim", 0, &dim))
 		return 0;
@@ -254,15 +264,19 @@ quantile(Rw *r, int nan)
 	TV pos = dec_s(r, "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor", k, 1),
 	    q);
 	pos = dec_s(r, "aten::clamp_min.default", pos, 0);
-	TV lo = dec_u(r, "aten::floor.default", pos);
-	TV hi = dec_u(r, "aten::ceil.default", pos);
+	/* nearest: torch rounds the rank half to even, as round does */
+	TV lo = dec_u(r, mode == 4 ? "aten::round.default" :
+	    "aten::floor.default", pos);
+	TV hi = mode == 4 ? lo : dec_u(r, "aten::ceil.default", pos);
 	TV w = dec_b(r, "aten::sub.Tensor", pos, lo);
 	Ty tk = lo.t;
 	TV vlo = dec_tv(EMIT(r, "aten::gather.default", &tk, dec_a_val(s.v),
 	    dec_a_int(dim), dec_a_val(dec_cast(r, lo, ONNXC_DT_I64).v)), tk);
 	TV vhi = dec_tv(EMIT(r, "aten::gather.default", &tk, dec_a_val(s.v),
 	    dec_a_int(dim), dec_a_val(dec_cast(r, hi, ONNXC_DT_I64).v)), tk);
-	TV v = dec_b(r, "aten::add.Tensor", vlo, dec_b(r, "aten::mul.Tensor",
+	TV v = mode == 1 || mode == 4 ? vlo : mode == 2 ? vhi : mode == 3 ?
+	    dec_s(r, "aten::mul.Tensor", dec_b(r, "aten::add.Tensor", vlo, vhi),
+	    0.5) : dec_b(r, "aten::add.Tensor", vlo, dec_b(r, "aten::mul.Tensor",
 	    dec_b(r, "aten::sub.Tensor", vhi, vlo), w));
 	Ty tb = dec_ty_dtype(tk, ONNXC_DT_BOOL);
 	TV bad = nan ? dec_cs(r, "aten::eq.Scalar", k, 0) :
