@@ -505,7 +505,9 @@ lu_solve_common(Lower *L, int ilu, const char *klu, int ipiv,
 	lu = la_expand(L, lu, &bo, n, n);
 	b = la_expand(L, b, &bo, n, bc);
 	ValId x = b;
-	if (n > 0) {
+	/* no columns: nothing to solve (ONNX Runtime refuses the gathers
+	 * of the permutation on an empty B) */
+	if (n > 0 && bc != 0) {
 		ValId perm = la_pivots_perm(L, piv, n, n);
 		if (!adjoint) {
 			x = la_lu_solve(L, lu, perm, b, n);
