@@ -28,6 +28,17 @@ out_empty(Lower *L, int k)
 	return false;
 }
 
+/* whether a batch dim is 0: no matrices, nothing to iterate over (ONNX
+ * Runtime's Loop and gathers fail on an empty batch) */
+static bool
+no_matrices(const LaBatch *b)
+{
+	for (int i = 0; i < b->nb; i++)
+		if (b->d[i] == 0)
+			return true;
+	return false;
+}
+
 /* bind output k, when it has no elements, to an empty constant */
 static void
 bind_empty(Lower *L, int k)
@@ -97,7 +108,7 @@ la_eigh(Lower *L)
 		return -1;
 	if (vectors_out(L, 1, "eigenvectors", "syevd") < 0)
 		return -1;
-	if (n == 0) {
+	if (n == 0 || no_matrices(&b)) {
 		bind_empty(L, 0);
 		return lw_failed(L) ? -1 : 0;
 	}
@@ -124,7 +135,7 @@ la_svd_rule(Lower *L)
 	if (!vals_only && (vectors_out(L, 0, "singular vectors", "gesdd") < 0 ||
 	    vectors_out(L, 2, "singular vectors", "gesdd") < 0))
 		return -1;
-	if (m == 0 || n == 0) {
+	if (m == 0 || n == 0 || no_matrices(&b)) {
 		bind_empty(L, ks);
 		return lw_failed(L) ? -1 : 0;
 	}
@@ -228,7 +239,7 @@ la_pinv(Lower *L)
 	if (t.hermitian && m != n)
 		return lw_fail(L, "linalg_pinv: hermitian=True needs square "
 		    "matrices, not %lldx%lld", (long long)m, (long long)n);
-	if (m == 0 || n == 0) {
+	if (m == 0 || n == 0 || no_matrices(&b)) {
 		bind_empty(L, 0);
 		return lw_failed(L) ? -1 : 0;
 	}
@@ -264,7 +275,7 @@ la_matrix_rank(Lower *L)
 	if (t.hermitian && m != n)
 		return lw_fail(L, "linalg_matrix_rank: hermitian=True needs "
 		    "square matrices, not %lldx%lld", (long long)m, (long long)n);
-	if (m == 0 || n == 0) {
+	if (m == 0 || n == 0 || no_matrices(&b)) {
 		la_bind_out(L, 0, lw_op2(L, "Expand", lw_scalar_i64(L, 0),
 		    lw_const_i64s(L, b.d, b.nb)));
 		return lw_failed(L) ? -1 : 0;
@@ -326,6 +337,10 @@ la_cond(Lower *L)
 	    p != 2 && p != -2 && fabs(p) != 1 && !isinf(p))
 		return lw_fail(L, "linalg_cond: p must be None, 'fro', 'nuc', "
 		    "inf, -inf, 1, -1, 2 or -2");
+	if (no_matrices(&b) && m > 0 && n > 0) {
+		bind_empty(L, 0);
+		return lw_failed(L) ? -1 : 0;
+	}
 	if (m == 0 || n == 0)
 		return lw_fail(L, "linalg_cond of an empty matrix is not "
 		    "supported");
@@ -376,7 +391,7 @@ la_matrix_sqrth(Lower *L)
 	ValId a;
 	if (la_square_in(L, 0, "self", "linalg_matrix_sqrth", &b, &n, &a) < 0)
 		return -1;
-	if (n == 0) {
+	if (n == 0 || no_matrices(&b)) {
 		la_bind_out(L, 0, a);
 		return lw_failed(L) ? -1 : 0;
 	}
@@ -438,7 +453,7 @@ la_polar(Lower *L)
 	if (m < n)
 		return lw_fail(L, "linalg_polar: input must have at least as many "
 		    "rows as columns, not %lldx%lld", (long long)m, (long long)n);
-	if (n == 0) {
+	if (n == 0 || no_matrices(&b)) {
 		bind_empty(L, 0);
 		bind_empty(L, 1);
 		return lw_failed(L) ? -1 : 0;
