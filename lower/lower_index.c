@@ -576,6 +576,45 @@ mask_put(Lower *L, ValId x, ValId mask, int mr, ValId v, bool acc)
 	return 0;
 }
 
+/* index_put(x, [None] * p + idx[0..k), v): the indexed dims p..p+k
+ * moved to the front, where ScatterND writes, and back.  v broadcasts to
+ * the indexed shape x[:p] + B + x[p+k:] (B the broadcast index shape);
+ * it is moved alike, B first. */
+static int
+put_after_nones(Lower *L, const Value *sv, ValId x, ValId v, ValId *iv,
+    const Value **is, const int64_t *pos, int k, bool acc)
+{
+	int r = sv->rank, p = (int)pos[0], nb = 0;
+	for (int j = 0; j < k; j++)
+		nb = is[j]->rank > nb ? is[j]->rank : nb;
+	int64_t perm[LW_MAXRANK], inv[LW_MAXRANK], pv[LW_MAXRANK];
+	ValId xt = front(L, x, r, pos, k, perm);
+	for (int d = 0; d < r; d++)
+		inv[perm[d]] = d;
+	ValId st = stack_indices(L, sv, x, iv, is, pos, k);
+	ValId sst = lw_op1(L, "Shape", st);
+	lw_settype(L, sst, DT_I64);
+	ValId parts[3] = {lw_dims_of(L, sv, x, 0, p),
+	    lw_slice_const(L, sst, 0, 0, -1, 1),
+	    p + k < r ? lw_dims_of(L, sv, x, p + k, r) : 0};
+	ValId u = lw_op2(L, "Expand", v, lw_concat_shape(L, parts, 3));
+	int n = 0, vr = p + nb + (r - p - k);
+	for (int d = 0; d < nb; d++)
+		pv[n++] = p + d;
+	for (int d = 0; d < p; d++)
+		pv[n++] = d;
+	for (int d = p + nb; d < vr; d++)
+		pv[n++] = d;
+	u = lw_transpose(L, u, pv, vr);
+	NodeId s = lw_emit(L, "ScatterND", 3, (ValId[]){xt, st, u}, 1);
+	if (acc)
+		lw_attr_str(L, s, "reduction", "add");
+	ValId y = lw_typed(L, s, lw_dtype(L, x));
+	lw_bind(L, 0, lw_is_identity_perm(inv, r) ? y : lw_transpose(L, y, inv,
+	    r));
+	return 0;
+}
+
 /* index_put(x, indices, values, accumulate): a boolean mask is a Where;
  * integer index tensors on the leading dims are a ScatterND. */
 static int
@@ -627,9 +666,9 @@ index_put(Lower *L)
 			continue;
 		if (!ir_dtype_is_int((DType)isv[j]->dtype))
 			return lw_fail(L, "index tensors must be integers");
-		if (j != k)
-			return lw_fail(L, "index_put with None before an index "
-			    "tensor is not supported");
+		if (k && j != pos[k - 1] + 1)
+			return lw_fail(L, "index_put with index tensors apart "
+			    "(None between them) is not supported");
 		pos[k] = j;
 		iv[k] = lw_cast(L, idx[j], DT_I64);
 		is[k++] = isv[j];
@@ -637,6 +676,8 @@ index_put(Lower *L)
 	if (!k)
 		return lw_fail(L, "index_put without index tensors");
 	const Value *sv = lw_srcval(L, 0, "self");
+	if (pos[0] > 0)
+		return put_after_nones(L, sv, x, v, iv, is, pos, k, acc);
 	ValId st = stack_indices(L, sv, x, iv, is, pos, k);
 	ValId sst = lw_op1(L, "Shape", st);
 	lw_settype(L, sst, DT_I64);
