@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs ../shared/tools/corpus-check on every case of the shared corpus and of
 # the real exports (../shared/exports: dumps, and .pt2 archives), in ONNX and
-# .ort form, and PyTorch's OpInfo samples (../shared/opinfo: every case's dump,
-# the training-IR cases' archives too), after checking that every output is byte-identical to the one
+# .ort form, and PyTorch's OpInfo samples (../shared/opinfo: every case's
+# dump; their archives are left to corpus-check --pt2 by hand, to keep CI
+# under 45 minutes), after checking that every output is byte-identical to the one
 # tests/corpus/golden.sha256 lists (tests/e2e/golden.sh).  A failing case
 # that stands on tests/corpus/known-failures (a glob over "torch-VERSION/CASE:FORM" and the issue that will fix it) is
 # reported as KNOWN without failing the run; any other failure fails it.
@@ -78,6 +79,5 @@ if [ -d "$shared/exports" ]; then
 fi
 if [ -d "$shared/opinfo" ]; then
   check "opinfo dumps (onnx)" opinfo/ dump "$shared/opinfo"
-  check "opinfo .pt2 (onnx)" opinfo/ pt2 --pt2 "$shared/opinfo"
 fi
 exit $rc
