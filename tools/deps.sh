@@ -6,10 +6,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 # build: cmake, protobuf-c, zlib (.pt2 archives); tests: cmocka, python3-onnx (checker), node+npm
 # (ONNX Runtime), flatc (decodes .ort files), GNU time (peak memory of the
-# hostile-archive tests); fuzz: clang (libFuzzer ships with it)
+# hostile-archive tests), valgrind (instruction counts of the scaling
+# tests); fuzz: clang (libFuzzer ships with it)
 pkgs="build-essential cmake pkg-config libprotobuf-c-dev protobuf-c-compiler
       libcmocka-dev python3 python3-onnx clang flatbuffers-compiler
-      zlib1g-dev time"
+      zlib1g-dev time valgrind"
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
