@@ -26,6 +26,7 @@ typedef struct P {
 	Loc at;
 	uint32_t *count;      /* kids of each container, in opening order */
 	uint32_t ncount, next;
+	unsigned flags;       /* JSON_* */
 } P;
 
 static Loc
@@ -418,7 +419,7 @@ container(P *p, JVal *v, int depth)
 		return fail(p, obj ? "expected ',' or '}'" :
 		    "expected ',' or ']'");
 	}
-	return !obj || unique_keys(p, v);
+	return !obj || (p->flags & JSON_DUPLICATES) || unique_keys(p, v);
 }
 
 static bool
@@ -455,9 +456,11 @@ value(P *p, JVal *v, int depth)
 }
 
 JVal *
-json_parse(Arena *a, const char *s, size_t n, const char **err, Loc *at)
+json_parse(Arena *a, const char *s, size_t n, unsigned flags,
+    const char **err, Loc *at)
 {
-	P p = {.a = a, .s = s, .p = s, .end = s + n, .bol = s, .line = 1};
+	P p = {.a = a, .s = s, .p = s, .end = s + n, .bol = s, .line = 1,
+	    .flags = flags};
 	p.count = count_kids(s, n, &p.ncount);
 	JVal *root = arena_alloc(a, sizeof *root);
 	bool ok = value(&p, root, 0);

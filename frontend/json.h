@@ -23,10 +23,17 @@ struct JVal {
 	double f;         /* J_NUM */
 };
 
+/* json_parse's flags */
+enum {
+	/* an object may name a member twice (json_get finds the first):
+	 * for readers that report repeats in their own words */
+	JSON_DUPLICATES = 1,
+};
+
 /* Parses s[0..n) into a tree allocated in a; on a syntax error returns
  * NULL with *err (a static message) and *at set. */
-JVal *json_parse(Arena *a, const char *s, size_t n, const char **err,
-    Loc *at);
+JVal *json_parse(Arena *a, const char *s, size_t n, unsigned flags,
+    const char **err, Loc *at);
 /* the member named key of an object, NULL if absent or not an object */
 const JVal *json_get(const JVal *obj, const char *key);
 bool json_is(const JVal *v, JKind k);

@@ -42,7 +42,7 @@ pt2_doc(Pt2 *a, const char *name, bool required)
 	m->srclen = n;
 	const char *err = NULL;
 	Loc at;
-	JVal *v = json_parse(a->ja, (const char *)d, n, &err, &at);
+	JVal *v = json_parse(a->ja, (const char *)d, n, 0, &err, &at);
 	if (!v)
 		ir_error(m, at, "not JSON: %s", err);
 	return v;

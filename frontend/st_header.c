@@ -1,334 +1,21 @@
-/* st_header.c - the JSON header of a .safetensors file: a strict reader
- * for the subset the format uses (an object of tensor entries and an
- * optional "__metadata__" object of strings), each entry checked against
- * the data section as it is read.  Errors name the byte of the header
- * where they are.
+/* st_header.c - the JSON header of a .safetensors file: an object of
+ * tensor entries and an optional "__metadata__" object of strings, read
+ * with the frontends' JSON reader (json.c) and each entry checked against
+ * the data section.  Errors name the tensor, or the byte of the header
+ * where the text is wrong.
  */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "st_int.h"
 
-/* ---------------------------------------------------------- JSON reading */
-
-/* A strict reader for the header's JSON subset.  On a syntax error it
- * reports once and sets failed; callers then unwind. */
-typedef struct Json {
-	StFile *f;
-	const char *s, *p, *end;
-	bool failed;
-	char *buf;               /* decoded string, grown as needed */
-	size_t cap;
-} Json;
-
-static void
-jfail(Json *j, const char *what)
-{
-	if (j->failed)
-		return;
-	j->failed = true;
-	st_bad(j->f, NULL, "malformed JSON header at byte %zu: %s",
-	    (size_t)(j->p - j->s), what);
-}
-
-static void
-jspace(Json *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
-	    *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-/* Consume c after optional white space. */
-static bool
-jeat(Json *j, char c)
-{
-	jspace(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return true;
-	}
-	return false;
-}
-
-static bool
-jexpect(Json *j, char c)
-{
-	if (jeat(j, c))
-		return true;
-	char what[32];
-	snprintf(what, sizeof what, "expected '%c'", c);
-	jfail(j, what);
-	return false;
-}
-
-static void
-jputc(Json *j, size_t *len, char c)
-{
-	if (*len + 2 > j->cap) {
-		j->cap = j->cap ? j->cap * 2 : 64;
-		j->buf = xrealloc(j->buf, j->cap);
-	}
-	j->buf[(*len)++] = c;
-	j->buf[*len] = 0;
-}
-
-static bool
-jhex4(Json *j, uint32_t *out)
-{
-	uint32_t v = 0;
-	if (j->end - j->p < 4) {
-		jfail(j, "truncated \\u escape");
-		return false;
-	}
-	for (int i = 0; i < 4; i++) {
-		char c = *j->p++;
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (uint32_t)(c - 'A' + 10);
-		else {
-			jfail(j, "bad hex digit in \\u escape");
-			return false;
-		}
-	}
-	*out = v;
-	return true;
-}
-
-static void
-jpututf8(Json *j, size_t *len, uint32_t cp)
-{
-	if (cp < 0x80) {
-		jputc(j, len, (char)cp);
-	} else if (cp < 0x800) {
-		jputc(j, len, (char)(0xc0 | cp >> 6));
-		jputc(j, len, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		jputc(j, len, (char)(0xe0 | cp >> 12));
-		jputc(j, len, (char)(0x80 | (cp >> 6 & 0x3f)));
-		jputc(j, len, (char)(0x80 | (cp & 0x3f)));
-	} else {
-		jputc(j, len, (char)(0xf0 | cp >> 18));
-		jputc(j, len, (char)(0x80 | (cp >> 12 & 0x3f)));
-		jputc(j, len, (char)(0x80 | (cp >> 6 & 0x3f)));
-		jputc(j, len, (char)(0x80 | (cp & 0x3f)));
-	}
-}
-
-/* A string into j->buf (NUL-terminated, *len bytes).  A \u0000 escape
- * is refused: names with NUL cannot be interned. */
-static bool
-jstring(Json *j, size_t *len)
-{
-	*len = 0;
-	jputc(j, len, 0);   /* j->buf is "" even for an empty string */
-	*len = 0;
-	if (!jexpect(j, '"'))
-		return false;
-	for (;;) {
-		if (j->p >= j->end) {
-			jfail(j, "unterminated string");
-			return false;
-		}
-		unsigned char c = (unsigned char)*j->p++;
-		if (c == '"')
-			return true;
-		if (c < 0x20) {
-			j->p--;
-			jfail(j, "control character in string");
-			return false;
-		}
-		if (c != '\\') {
-			jputc(j, len, (char)c);
-			continue;
-		}
-		if (j->p >= j->end) {
-			jfail(j, "unterminated string");
-			return false;
-		}
-		c = (unsigned char)*j->p++;
-		switch (c) {
-		case '"': case '\\': case '/':
-			jputc(j, len, (char)c);
-			break;
-		case 'b': jputc(j, len, '\b'); break;
-		case 'f': jputc(j, len, '\f'); break;
-		case 'n': jputc(j, len, '\n'); break;
-		case 'r': jputc(j, len, '\r'); break;
-		case 't': jputc(j, len, '\t'); break;
-		case 'u': {
-			uint32_t cp, lo;
-			if (!jhex4(j, &cp))
-				return false;
-			if (cp >= 0xdc00 && cp <= 0xdfff) {
-				jfail(j, "unpaired low surrogate");
-				return false;
-			}
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (j->end - j->p < 2 || j->p[0] != '\\' ||
-				    j->p[1] != 'u') {
-					jfail(j, "unpaired high surrogate");
-					return false;
-				}
-				j->p += 2;
-				if (!jhex4(j, &lo))
-					return false;
-				if (lo < 0xdc00 || lo > 0xdfff) {
-					jfail(j, "bad low surrogate");
-					return false;
-				}
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				    (lo - 0xdc00);
-			}
-			if (cp == 0) {
-				jfail(j, "\\u0000 in string");
-				return false;
-			}
-			jpututf8(j, len, cp);
-			break;
-		}
-		default:
-			j->p--;
-			jfail(j, "bad escape in string");
-			return false;
-		}
-	}
-}
-
-/* A non-negative integer that fits in max.  JSON has no leading zeros,
- * and sizes here are never negative, fractional or in exponent form. */
-static bool
-juint(Json *j, uint64_t max, uint64_t *out, const char *what)
-{
-	jspace(j);
-	const char *start = j->p;
-	uint64_t v = 0;
-	bool over = false;
-	while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
-		unsigned d = (unsigned)(*j->p++ - '0');
-		if (v > (max - d) / 10)
-			over = true;
-		else
-			v = v * 10 + d;
-	}
-	if (j->p == start) {
-		char msg[64];
-		snprintf(msg, sizeof msg, "expected a non-negative integer "
-		    "in %s", what);
-		jfail(j, msg);
-		return false;
-	}
-	if (j->p - start > 1 && *start == '0') {
-		j->p = start;
-		jfail(j, "leading zero in number");
-		return false;
-	}
-	if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')) {
-		char msg[64];
-		snprintf(msg, sizeof msg, "expected an integer in %s", what);
-		jfail(j, msg);
-		return false;
-	}
-	if (over) {
-		j->p = start;
-		char msg[64];
-		snprintf(msg, sizeof msg, "number too large in %s", what);
-		jfail(j, msg);
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool
-jdigits(Json *j)
-{
-	const char *start = j->p;
-	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
-		j->p++;
-	return j->p != start;
-}
-
-/* Any JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static bool
-jnumber(Json *j)
-{
-	if (j->p < j->end && *j->p == '-')
-		j->p++;
-	const char *start = j->p;
-	if (!jdigits(j) || (*start == '0' && j->p - start > 1)) {
-		jfail(j, "bad number");
-		return false;
-	}
-	if (j->p < j->end && *j->p == '.') {
-		j->p++;
-		if (!jdigits(j)) {
-			jfail(j, "bad number");
-			return false;
-		}
-	}
-	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
-		j->p++;
-		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
-			j->p++;
-		if (!jdigits(j)) {
-			jfail(j, "bad number");
-			return false;
-		}
-	}
-	return true;
-}
-
-/* Skip any JSON value (unknown keys of a tensor entry). */
-static bool
-jskip(Json *j, int depth)
-{
-	size_t len;
-	if (depth > 64) {
-		jfail(j, "nesting too deep");
-		return false;
-	}
-	jspace(j);
-	if (j->p >= j->end) {
-		jfail(j, "expected a value");
-		return false;
-	}
-	char c = *j->p;
-	if (c == '"')
-		return jstring(j, &len);
-	if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-		j->p++;
-		if (jeat(j, close))
-			return true;
-		do {
-			if (c == '{' && (!jstring(j, &len) || !jexpect(j, ':')))
-				return false;
-			if (!jskip(j, depth + 1))
-				return false;
-		} while (jeat(j, ','));
-		return jexpect(j, close);
-	}
-	static const char *const words[] = {"true", "false", "null"};
-	for (int i = 0; i < 3; i++) {
-		size_t n = strlen(words[i]);
-		if ((size_t)(j->end - j->p) >= n &&
-		    memcmp(j->p, words[i], n) == 0) {
-			j->p += n;
-			return true;
-		}
-	}
-	if (c == '-' || (c >= '0' && c <= '9'))
-		return jnumber(j);
-	jfail(j, "expected a value");
-	return false;
-}
-
-/* ------------------------------------------------------------- the header */
+/* safetensors' own reader refuses longer headers (HeaderTooLarge); the
+ * tree costs a 64-byte node per value, so this also bounds its memory */
+enum { MAXHEADER = 100000000, MAXRANK = 64 };
 
 static const struct {
 	const char *name;
@@ -370,8 +57,6 @@ st_shape_text(char *buf, size_t cap, const int64_t *dims, int32_t rank)
 	return buf;
 }
 
-enum { MAXRANK = 64 };
-
 /* One tensor entry as read, before it is checked. */
 typedef struct Entry {
 	const char *name;
@@ -383,98 +68,118 @@ typedef struct Entry {
 	uint64_t off[2];
 } Entry;
 
-static bool
-read_dtype(Json *j, Entry *e)
+/* The byte of s[0..n) at a line and column of json.c's. */
+static size_t
+byte_at(const char *s, size_t n, Loc at)
 {
-	size_t len;
-	if (!jstring(j, &len))
-		return false;
+	size_t i = 0;
+	for (uint32_t line = 1; line < at.line && i < n; i++)
+		if (s[i] == '\n')
+			line++;
+	return i + (at.col ? at.col - 1 : 0);
+}
+
+/* The entry's first problem is reported; the rest follow from it. */
+static void
+bad(Entry *e, StFile *f, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (e->okay)
+		st_bad(f, e->name, "%s", msg);
+	e->okay = false;
+}
+
+/* A size: an integer in [0, 2^63). */
+static bool
+size_of(Entry *e, StFile *f, const JVal *v, const char *what, uint64_t *out)
+{
+	if (json_is(v, J_NUM) && v->isint && v->i >= 0) {
+		*out = (uint64_t)v->i;
+		return true;
+	}
+	if (json_is(v, J_NUM) && v->f >= 0x1p63 && v->f == floor(v->f))
+		bad(e, f, "number too large in %s (sizes are below 2^63)", what);
+	else
+		bad(e, f, "expected a non-negative integer in %s", what);
+	return false;
+}
+
+static void
+read_dtype(Entry *e, StFile *f, const JVal *v)
+{
+	if (!json_is(v, J_STR)) {
+		bad(e, f, "'dtype' is not a string");
+		return;
+	}
 	e->dt = DT_UNDEF;
 	for (size_t i = 0; i < sizeof stdtypes / sizeof *stdtypes; i++)
-		if (strcmp(j->buf, stdtypes[i].name) == 0)
+		if (strcmp(v->s, stdtypes[i].name) == 0)
 			e->dt = stdtypes[i].dt;
-	if (e->dt == DT_UNDEF) {
-		st_bad(j->f, e->name, "unsupported dtype '%s'", j->buf);
-		e->okay = false;
-	}
-	return true;
+	if (e->dt == DT_UNDEF)
+		bad(e, f, "unsupported dtype '%s'", v->s);
 }
 
-static bool
-read_shape(Json *j, Entry *e)
-{
-	e->rank = 0;
-	if (!jexpect(j, '['))
-		return false;
-	if (jeat(j, ']'))
-		return true;
-	do {
-		uint64_t d;
-		if (!juint(j, INT64_MAX, &d, "shape"))
-			return false;
-		if (e->rank == MAXRANK) {
-			if (e->okay)
-				st_bad(j->f, e->name, "shape has more than %d "
-				    "dims", MAXRANK);
-			e->okay = false;
-			continue;
-		}
-		e->dims[e->rank++] = (int64_t)d;
-	} while (jeat(j, ','));
-	return jexpect(j, ']');
-}
-
-static bool
-read_offsets(Json *j, Entry *e)
-{
-	return jexpect(j, '[') &&
-	    juint(j, UINT64_MAX, &e->off[0], "data_offsets") &&
-	    jexpect(j, ',') &&
-	    juint(j, UINT64_MAX, &e->off[1], "data_offsets") &&
-	    jexpect(j, ']');
-}
-
-/* Note a key seen; a repeated one is reported. */
 static void
-seen(Json *j, Entry *e, bool *have, const char *key)
+read_shape(Entry *e, StFile *f, const JVal *v)
 {
-	if (*have) {
-		st_bad(j->f, e->name, "duplicate key '%s'", key);
-		e->okay = false;
+	uint64_t d;
+	e->rank = 0;
+	if (!json_is(v, J_ARR)) {
+		bad(e, f, "'shape' is not a list");
+		return;
 	}
-	*have = true;
+	if (v->n > MAXRANK) {
+		bad(e, f, "shape has more than %d dims", MAXRANK);
+		return;
+	}
+	for (uint32_t i = 0; i < v->n; i++)
+		if (size_of(e, f, &v->kids[i], "shape", &d))
+			e->dims[e->rank++] = (int64_t)d;
 }
 
-/* {"dtype": ..., "shape": [...], "data_offsets": [b, e]}; unknown keys
- * are skipped.  False on a JSON syntax error only. */
-static bool
-read_entry(Json *j, Entry *e)
+static void
+read_offsets(Entry *e, StFile *f, const JVal *v)
 {
-	size_t len;
-	if (!jexpect(j, '{'))
-		return false;
-	if (jeat(j, '}'))
-		return true;
-	do {
-		if (!jstring(j, &len) || !jexpect(j, ':'))
-			return false;
-		bool ok;
-		if (strcmp(j->buf, "dtype") == 0) {
-			seen(j, e, &e->have_dt, "dtype");
-			ok = read_dtype(j, e);
-		} else if (strcmp(j->buf, "shape") == 0) {
-			seen(j, e, &e->have_shape, "shape");
-			ok = read_shape(j, e);
-		} else if (strcmp(j->buf, "data_offsets") == 0) {
-			seen(j, e, &e->have_off, "data_offsets");
-			ok = read_offsets(j, e);
-		} else {
-			ok = jskip(j, 0);
+	if (!json_is(v, J_ARR) || v->n != 2) {
+		bad(e, f, "'data_offsets' is not a list of two integers");
+		return;
+	}
+	size_of(e, f, &v->kids[0], "data_offsets", &e->off[0]);
+	size_of(e, f, &v->kids[1], "data_offsets", &e->off[1]);
+}
+
+/* {"dtype": ..., "shape": [...], "data_offsets": [b, e]}; other keys are
+ * skipped, a repeated one is reported. */
+static void
+read_entry(Entry *e, StFile *f, const JVal *v)
+{
+	static const char *const keys[] = {"dtype", "shape", "data_offsets"};
+	if (!json_is(v, J_OBJ)) {
+		bad(e, f, "expected an object of dtype, shape and "
+		    "data_offsets");
+		return;
+	}
+	bool *have[] = {&e->have_dt, &e->have_shape, &e->have_off};
+	for (uint32_t i = 0; i < v->n; i++) {
+		const JVal *k = &v->kids[i];
+		for (int w = 0; w < 3; w++) {
+			if (strcmp(k->key, keys[w]) != 0)
+				continue;
+			if (*have[w])
+				bad(e, f, "duplicate key '%s'", keys[w]);
+			*have[w] = true;
+			if (w == 0)
+				read_dtype(e, f, k);
+			else if (w == 1)
+				read_shape(e, f, k);
+			else
+				read_offsets(e, f, k);
 		}
-		if (!ok)
-			return false;
-	} while (jeat(j, ','));
-	return jexpect(j, '}');
+	}
 }
 
 /* Check an entry against the data section; the byte count is computed
@@ -528,19 +233,17 @@ check_entry(StFile *f, const Entry *e, uint64_t *nbytes)
 	return true;
 }
 
-/* The entry for the tensor named name (interned): read, check, keep.
- * False on a JSON syntax error; other problems are reported and the
- * entry is dropped. */
-static bool
-tensor_entry(Json *j, StrId name)
+/* The entry for the tensor named by v's key: read, check, keep; a
+ * problem is reported and the entry dropped. */
+static void
+tensor_entry(StFile *f, const JVal *v)
 {
-	StFile *f = j->f;
+	StrId name = ir_internn(f->m, v->key, v->klen);
 	Entry e = {.name = ir_str(f->m, name), .okay = true};
 	uint64_t nbytes;
-	if (!read_entry(j, &e))
-		return false;
-	if (!check_entry(f, &e, &nbytes))
-		return true;
+	read_entry(&e, f, v);
+	if (!e.okay || !check_entry(f, &e, &nbytes))
+		return;
 	vgrow((void **)&f->t, &f->cap, f->n + 1, sizeof *f->t);
 	Tensor *t = &f->t[f->n++];
 	t->name = name;
@@ -554,23 +257,17 @@ tensor_entry(Json *j, StrId name)
 	}
 	t->data = f->data + e.off[0];
 	t->nbytes = nbytes;
-	return true;
 }
 
 /* __metadata__: an object of strings, which we do not need. */
-static bool
-metadata(Json *j)
+static void
+metadata(StFile *f, const JVal *v)
 {
-	size_t len;
-	if (!jexpect(j, '{'))
-		return false;
-	if (jeat(j, '}'))
-		return true;
-	do {
-		if (!jstring(j, &len) || !jexpect(j, ':') || !jstring(j, &len))
-			return false;
-	} while (jeat(j, ','));
-	return jexpect(j, '}');
+	bool ok = json_is(v, J_OBJ);
+	for (uint32_t i = 0; ok && i < v->n; i++)
+		ok = json_is(&v->kids[i], J_STR);
+	if (!ok)
+		st_bad(f, NULL, "'__metadata__' is not an object of strings");
 }
 
 static int
@@ -627,37 +324,41 @@ overlaps(StFile *f)
 bool
 st_header(StFile *f, const char *s, size_t n)
 {
-	Json j = {.f = f, .s = s, .p = s, .end = s + n};
 	int errs = f->m->nerrors;
-	size_t len;
-	bool seen_meta = false;
-
-	if (jexpect(&j, '{') && !jeat(&j, '}')) {
-		do {
-			if (!jstring(&j, &len) || !jexpect(&j, ':'))
-				break;
-			if (strcmp(j.buf, "__metadata__") == 0) {
-				if (seen_meta)
-					st_bad(f, NULL, "duplicate key "
-					    "'__metadata__'");
-				seen_meta = true;
-				if (!metadata(&j))
-					break;
-				continue;
-			}
-			StrId name = ir_internn(f->m, j.buf, len);
-			if (!tensor_entry(&j, name))
-				break;
-		} while (jeat(&j, ','));
-		if (!j.failed)
-			jexpect(&j, '}');
-	}
-	jspace(&j);
-	if (!j.failed && j.p != j.end)
-		jfail(&j, "text after the header object");
-	free(j.buf);
-	if (j.failed)
+	const char *err;
+	Loc at;
+	if (n > MAXHEADER) {
+		st_bad(f, NULL, "header of %zu bytes is over the format's limit "
+		    "of %d", n, MAXHEADER);
 		return false;
+	}
+	/* repeats are reported below, naming the tensor */
+	Arena *a = arena_new();
+	const JVal *root = json_parse(a, s, n, JSON_DUPLICATES, &err, &at);
+	if (!root) {
+		st_bad(f, NULL, "malformed JSON header at byte %zu: %s",
+		    byte_at(s, n, at), err);
+		arena_free(a);
+		return false;
+	}
+	if (!json_is(root, J_OBJ)) {
+		st_bad(f, NULL, "the header is not a JSON object");
+		arena_free(a);
+		return false;
+	}
+	bool seen_meta = false;
+	for (uint32_t i = 0; i < root->n; i++) {
+		const JVal *v = &root->kids[i];
+		if (strcmp(v->key, "__metadata__") != 0) {
+			tensor_entry(f, v);
+		} else {
+			if (seen_meta)
+				st_bad(f, NULL, "duplicate key '__metadata__'");
+			seen_meta = true;
+			metadata(f, v);
+		}
+	}
+	arena_free(a);
 
 	/* sorted names give st_find a binary search and show duplicates */
 	f->byname = xrealloc(NULL, (f->n ? f->n : 1) * sizeof *f->byname);

@@ -18,7 +18,7 @@ static const JVal *
 parse(Arena *a, const char *s, const char **err, Loc *at)
 {
 	*err = NULL;
-	return json_parse(a, s, strlen(s), err, at);
+	return json_parse(a, s, strlen(s), 0, err, at);
 }
 
 static void

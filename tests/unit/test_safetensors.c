@@ -240,30 +240,30 @@ test_bad_json(void **state)
 	Fix *f = *state;
 	write_st(f, "{\"a\": {\"dtype\": \"F32\", \"shape\": [1], "
 	    "\"data_offsets\": [0, 4]}", "abcd", 4);
-	expect_bad(f, "malformed JSON header at byte 60: expected '}'");
+	expect_bad(f, "malformed JSON header at byte 60: expected ',' or '}'");
 }
 
 static void
 test_bad_json_variants(void **state)
 {
 	static const char *const cases[][2] = {
-		{"[]", "expected '{'"},
-		{"{\"a\": 1}", "expected '{'"},
+		{"[]", "the header is not a JSON object"},
+		{"{\"a\": 1}", "tensor 'a': expected an object of dtype"},
 		{"{\"a\" {}}", "expected ':'"},
 		{"{\"a\": {\"shape\": [01]}}", "leading zero"},
 		{"{\"a\": {\"shape\": [-1]}}", "non-negative integer"},
-		{"{\"a\": {\"shape\": [1.5]}}", "expected an integer"},
-		{"{\"a\": {\"dtype\": \"F32\\x\"}}", "bad escape"},
+		{"{\"a\": {\"shape\": [1.5]}}", "expected a non-negative integer in shape"},
+		{"{\"a\": {\"dtype\": \"F32\\x\"}}", "invalid escape"},
 		{"{\"a\": {\"dtype\": \"F\n\"}}", "control character"},
-		{"{\"a\\ud800\": {}}", "unpaired high surrogate"},
+		{"{\"a\\ud800\": {}}", "unpaired surrogate"},
 		{"{\"a\\u0000\": {}}", "\\u0000"},
 		{"{\"a\": {\"x\": tru}}", "expected a value"},
-		{"{\"a\": {\"x\": 1.}}", "bad number"},
-		{"{\"a\": {\"x\": -01}}", "bad number"},
-		{"{\"a\": {\"x\": 1e}}", "bad number"},
-		{"{} x", "text after the header object"},
+		{"{\"a\": {\"x\": 1.}}", "expected digits after '.'"},
+		{"{\"a\": {\"x\": -01}}", "leading zero in a number"},
+		{"{\"a\": {\"x\": 1e}}", "expected digits in an exponent"},
+		{"{} x", "at byte 3: text after the JSON document"},
 		{"{\"a\": {\"dtype\": \"U8\", \"shape\": [0], "
-		    "\"data_offsets\": [0, 0]},}", "expected '\"'"},
+		    "\"data_offsets\": [0, 0]},}", "expected a member name"},
 		{"{\"a", "unterminated string"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -337,13 +337,43 @@ test_overflowing_bytes(void **state)
 	expect_bad(f, "has too many bytes");
 }
 
+/* a key repeated inside an entry, and __metadata__ given twice or not of
+ * strings: each named, the JSON itself being well-formed */
+static void
+test_repeated_keys(void **state)
+{
+	Fix *f = *state;
+	write_st(f, "{\"w\": {\"dtype\": \"U8\", \"dtype\": \"U8\", "
+	    "\"shape\": [1], \"data_offsets\": [0, 1]}}", "a", 1);
+	expect_bad(f, "tensor 'w': duplicate key 'dtype'");
+	teardown(state);
+	setup(state);
+	f = *state;
+	write_st(f, "{\"__metadata__\": {}, \"__metadata__\": {}}", NULL, 0);
+	expect_bad(f, "duplicate key '__metadata__'");
+	teardown(state);
+	setup(state);
+	f = *state;
+	write_st(f, "{\"__metadata__\": {\"format\": 1}}", NULL, 0);
+	expect_bad(f, "'__metadata__' is not an object of strings");
+}
+
+/* the byte of an error on a later line counts the lines before it */
+static void
+test_error_byte_multiline(void **state)
+{
+	Fix *f = *state;
+	write_st(f, "{\n  \"a\": {\n    \"dtype\": F32}}", NULL, 0);
+	expect_bad(f, "malformed JSON header at byte 24: expected a value");
+}
+
 static void
 test_dim_too_large(void **state)
 {
 	Fix *f = *state;
 	write_st(f, "{\"w\": {\"dtype\": \"F32\", \"shape\": "
 	    "[9223372036854775808], \"data_offsets\": [0, 0]}}", NULL, 0);
-	expect_bad(f, "number too large in shape");
+	expect_bad(f, "tensor 'w': number too large in shape");
 }
 
 static void
@@ -539,6 +569,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_overflowing_shape, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_overflowing_bytes, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_repeated_keys, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_error_byte_multiline, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_dim_too_large, setup,
 		    teardown),
