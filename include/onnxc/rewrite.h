@@ -525,6 +525,96 @@ onnxc_rw_scaled(onnxc_rw *r, const char *name, const onnxc_tensor_info *t,
 	return v;
 }
 
+/* f32 matrices [K, cols] side by side (onnxc_rw_concat): one part. */
+typedef struct onnxc_rw_concat_part {
+	const float *data;
+	uint64_t cols;
+} onnxc_rw_concat_part;
+
+/* onnxc_rw_concat's recipe in one block the host can copy: the n parts
+ * follow this header. */
+typedef struct onnxc_rw_concat_block {
+	uint64_t n, total;    /* parts, and the columns of all together */
+} onnxc_rw_concat_block;
+
+/* Elements [first, first + count) of the matrix made of the block's
+ * parts side by side, a run of one part's row at a time. */
+static inline int
+onnxc_rw_concat_fill(void *user, uint64_t first, uint64_t count, void *out)
+{
+	const onnxc_rw_concat_block *b = (const onnxc_rw_concat_block *)user;
+	const onnxc_rw_concat_part *p =
+	    (const onnxc_rw_concat_part *)(const void *)(b + 1);
+	float *o = (float *)out;
+	uint64_t row, col, k = 0, at = 0, i = 0;  /* part k starts at col at */
+	if (!count)
+		return 0;
+	if (!b->total || !b->n)
+		return -1;
+	row = first / b->total;
+	col = first % b->total;
+	while (col >= at + p[k].cols)
+		at += p[k++].cols;
+	while (i < count) {
+		uint64_t run = at + p[k].cols - col;
+		if (run > count - i)
+			run = count - i;
+		memcpy(o + i, p[k].data + row * p[k].cols + (col - at),
+		    (size_t)run * sizeof *o);
+		i += run;
+		col += run;
+		while (k < b->n && col == at + p[k].cols)
+			at += p[k++].cols;
+		if (k == b->n) {
+			k = 0;
+			at = col = 0;
+			row++;
+		}
+	}
+	return 0;
+}
+
+/* A new f32 initializer [dims[0], dims[1]] holding the n parts side by
+ * side (their columns together make a row; parts of one row each, whole
+ * matrices, stack them), made as onnxc_rw_scaled makes its weights: as
+ * it is written, or a piece at a time. */
+static inline onnxc_value
+onnxc_rw_concat(onnxc_rw *r, const char *name, const int64_t dims[2],
+    const onnxc_rw_concat_part *parts, uint64_t n)
+{
+	onnxc_tensor x = 0;
+	uint64_t size = sizeof(onnxc_rw_concat_block) + n * sizeof *parts;
+	onnxc_rw_concat_block *b = (onnxc_rw_concat_block *)malloc(
+	    (size_t)size);
+	if (b) {
+		b->n = n;
+		b->total = 0;
+		for (uint64_t i = 0; i < n; i++)
+			b->total += parts[i].cols;
+		memcpy(b + 1, parts, (size_t)(n * sizeof *parts));
+	}
+	if (!b) {
+		;
+	} else if (ONNXC_HOST_HAS(r->h, tensor_make_deferred)) {
+		x = r->h->tensor_make_deferred(r->ctx, ONNXC_DT_F32, 2, dims,
+		    onnxc_rw_concat_fill, b, size);
+	} else if (ONNXC_HOST_HAS(r->h, tensor_make)) {
+		x = r->h->tensor_make(r->ctx, ONNXC_DT_F32, 2, dims,
+		    onnxc_rw_concat_fill, b);
+	} else {
+		uint64_t k = (uint64_t)dims[0] * (uint64_t)dims[1];
+		float *o = (float *)malloc((k ? k : 1) * sizeof *o);
+		if (o && onnxc_rw_concat_fill(b, 0, k, o) == 0)
+			x = r->h->tensor_new(r->ctx, ONNXC_DT_F32, 2, dims, o);
+		free(o);
+	}
+	free(b);
+	onnxc_value v = x ? r->h->constant_input(r->ctx, r->g, name, x) : 0;
+	if (!v)
+		r->failed = 1;
+	return v;
+}
+
 /* --------------------------------------------------------------- rounds */
 
 static inline void

@@ -42,7 +42,7 @@ setup(void **state)
 	f->reg = pl_registry_new(f->m);
 	static const char *const mods[] = {"fold", "cse", "dce", "simplify",
 	    "lift", "convbn", "prune", "activations", "reshapes",
-	    "scales", "einsum", "layout", "pool", "neutral", "inline",
+	    "scales", "matmuls", "einsum", "layout", "pool", "neutral", "inline",
 	    "functionalize", "decompose"};
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++) {
 		char path[4200];

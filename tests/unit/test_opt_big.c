@@ -6,7 +6,7 @@
  * Transpose alone, and cse tells big constants apart by where their bytes
  * are.  A deferred tensor (tensor_make_deferred) is made only as the
  * writer streams it, or into the scratch file when something reads it
- * first.  Weights here are mapped from a file, as onnxc maps them. */
+ * first; merge-matmuls puts weights side by side so too.  Weights here are mapped from a file, as onnxc maps them. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -428,6 +428,173 @@ scales_scale_a_big_weight_as_it_streams(void **state)
 	unmapped(w, n);
 }
 
+/* ------------------------------------------------------- merge-matmuls */
+
+/* x times three weights, each plus its bias (the third Add with the bias
+ * first), become one MatMul by the weights side by side (made as it is
+ * streamed, from the mapped bytes), one Add of the biases end to end and
+ * a Split back into the three results. */
+static void
+matmuls_merge_projections_and_biases(void **state)
+{
+	Fix *f = *state;
+	enum { K = 256, NQ = 512, NK = 384, NV = 128 };
+	const int64_t cols[3] = {NQ, NK, NV};
+	const uint64_t n = (uint64_t)K * (NQ + NK + NV);
+	const float *w = mapped(n);
+	static float b[NQ + NK + NV];
+	for (int i = 0; i < NQ + NK + NV; i++)
+		b[i] = (float)i / 8;
+	const int64_t sx[] = {2, 3, K};
+	ValId x = input(f, "x", DT_F32, 3, sx, ROLE_USER_INPUT, NULL);
+	uint64_t at = 0, bat = 0;
+	ValId r[3];
+	for (int i = 0; i < 3; i++) {
+		char nm[32];
+		const int64_t sw[] = {K, cols[i]}, so[] = {2, 3, cols[i]};
+		snprintf(nm, sizeof nm, "w%d", i);
+		ValId wt = input(f, nm, DT_F32, 2, sw, ROLE_PARAM, w + at);
+		snprintf(nm, sizeof nm, "b%d", i);
+		ValId bi = input(f, nm, DT_F32, 1, &cols[i], ROLE_CONST, b + bat);
+		snprintf(nm, sizeof nm, "mm%d", i);
+		ValId mm = onnx(f, "MatMul", nm, DT_F32, 3, so, 2,
+		    (Arg[]){arg_val(x), arg_val(wt)});
+		snprintf(nm, sizeof nm, "add%d", i);
+		ValId ad = onnx(f, "Add", nm, DT_F32, 3, so, 2, i == 2 ?
+		    (Arg[]){arg_val(bi), arg_val(mm)} :
+		    (Arg[]){arg_val(mm), arg_val(bi)});
+		snprintf(nm, sizeof nm, "r%d", i);
+		output(f, r[i] = relu(f, nm, ad, 3, so));
+		at += (uint64_t)K * (uint64_t)cols[i];
+		bat += (uint64_t)cols[i];
+	}
+	if (run(f, "merge-matmuls,dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "MatMul"), 1);
+	assert_int_equal(count_op(f, "Add"), 1);
+	NodeId mn = find_op(f, "MatMul"), an = find_op(f, "Add");
+	NodeId sn = find_op(f, "Split");
+	assert_int_equal(operand(f, mn, 0), x);
+	assert_int_equal(operand(f, an, 0), ir_nodep(f->g, mn)->out);
+	assert_int_equal(operand(f, sn, 0), ir_nodep(f->g, an)->out);
+	const Value *sv = ir_val(f->g, ir_nodep(f->g, sn)->out);
+	assert_int_equal(sv->rank, 3);
+	int64_t sizes[4];
+	assert_int_equal(const_ints(f, sn, 1, sizes), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(sizes[i], cols[i]);
+		NodeId rn = ir_val(f->g, r[i])->def;
+		assert_int_equal(operand(f, rn, 0), ir_nodep(f->g, sn)->out + i);
+	}
+	const Tensor *bt = const_of(f, operand(f, an, 1));
+	assert_memory_equal(bt->data, b, sizeof b);
+	/* row k of the new weight: row k of each weight in turn */
+	const Tensor *nw = weight_of(f, mn, 1);
+	assert_int_equal(nw->rank, 2);
+	assert_int_equal(nw->dims[1], NQ + NK + NV);
+	assert_streamed(nw, w, n);
+	const float *o = nw->data;
+	for (uint64_t k = 0, i = 0; k < K; k++)
+		for (int p = 0, base = 0; p < 3; base += K * (int)cols[p++])
+			for (int64_t c = 0; c < cols[p]; c++, i++)
+				if (o[i] != wv((uint64_t)base + k *
+				    (uint64_t)cols[p] + (uint64_t)c))
+					fail_msg("element %llu",
+					    (unsigned long long)i);
+	unmapped(w, n);
+}
+
+/* A Linear's weight comes transposed (V [N, K] under a Transpose, which
+ * fold leaves from 1 MiB on): the V_i are stacked, one after another,
+ * under one Transpose. */
+static void
+matmuls_stack_transposed_weights(void **state)
+{
+	Fix *f = *state;
+	enum { K = 512, N0 = 256, N1 = 768 };
+	const int64_t rows[2] = {N0, N1};
+	const uint64_t n = (uint64_t)K * (N0 + N1);
+	const float *w = mapped(n);
+	const int64_t sx[] = {7, K};
+	ValId x = input(f, "x", DT_F32, 2, sx, ROLE_USER_INPUT, NULL);
+	uint64_t at = 0;
+	for (int i = 0; i < 2; i++) {
+		char nm[32];
+		const int64_t sv[] = {rows[i], K}, st[] = {K, rows[i]};
+		const int64_t so[] = {7, rows[i]};
+		snprintf(nm, sizeof nm, "v%d", i);
+		ValId v = input(f, nm, DT_F32, 2, sv, ROLE_PARAM, w + at);
+		snprintf(nm, sizeof nm, "t%d", i);
+		ValId t = onnx(f, "Transpose", nm, DT_F32, 2, st, 2,
+		    (Arg[]){arg_val(v), kw(f, "perm", ints(f, 2,
+		    (int64_t[]){1, 0}))});
+		snprintf(nm, sizeof nm, "mm%d", i);
+		ValId mm = onnx(f, "MatMul", nm, DT_F32, 2, so, 2,
+		    (Arg[]){arg_val(x), arg_val(t)});
+		snprintf(nm, sizeof nm, "r%d", i);
+		output(f, relu(f, nm, mm, 2, so));
+		at += (uint64_t)K * (uint64_t)rows[i];
+	}
+	if (run(f, "merge-matmuls,dce", false))
+		fail_msg("%s", diags(f));
+	assert_int_equal(count_op(f, "MatMul"), 1);
+	assert_int_equal(count_op(f, "Transpose"), 1);
+	NodeId mn = find_op(f, "MatMul"), tn = find_op(f, "Transpose");
+	assert_int_equal(operand(f, mn, 1), ir_nodep(f->g, tn)->out);
+	const Dim *td = ir_dims(f->g, ir_nodep(f->g, tn)->out);
+	assert_non_null(td);
+	assert_int_equal(td[0].n, K);
+	assert_int_equal(td[1].n, N0 + N1);
+	const Tensor *nw = weight_of(f, tn, 0);
+	assert_int_equal(nw->dims[0], N0 + N1);
+	assert_int_equal(nw->dims[1], K);
+	assert_streamed(nw, w, n);
+	const float *o = nw->data;
+	for (uint64_t i = 0; i < n; i++)
+		if (o[i] != wv(i))
+			fail_msg("element %llu", (unsigned long long)i);
+	unmapped(w, n);
+}
+
+/* Two MatMuls of x where one has no bias merge without the biases; one of
+ * another input, and one whose result is a graph output, stay. */
+static void
+matmuls_leave_what_does_not_match(void **state)
+{
+	Fix *f = *state;
+	enum { K = 4, N = 3 };
+	static float wb[4][K * N], bias[N] = {1, 2, 3};
+	const int64_t sx[] = {5, K}, sw[] = {K, N}, so[] = {5, N}, sn = N;
+	ValId x = input(f, "x", DT_F32, 2, sx, ROLE_USER_INPUT, NULL);
+	ValId y = input(f, "y", DT_F32, 2, sx, ROLE_USER_INPUT, NULL);
+	ValId bi = input(f, "bias", DT_F32, 1, &sn, ROLE_CONST, bias);
+	ValId in[4] = {x, x, y, x}, mm[4];
+	for (int i = 0; i < 4; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "w%d", i);
+		ValId wt = input(f, nm, DT_F32, 2, sw, ROLE_CONST, wb[i]);
+		snprintf(nm, sizeof nm, "mm%d", i);
+		mm[i] = onnx(f, "MatMul", nm, DT_F32, 2, so, 2,
+		    (Arg[]){arg_val(in[i]), arg_val(wt)});
+	}
+	output(f, relu(f, "r0", onnx(f, "Add", "a0", DT_F32, 2, so, 2,
+	    (Arg[]){arg_val(mm[0]), arg_val(bi)}), 2, so));
+	output(f, relu(f, "r1", mm[1], 2, so));
+	output(f, relu(f, "r2", mm[2], 2, so));
+	output(f, mm[3]);
+	if (run(f, "merge-matmuls,dce", false))
+		fail_msg("%s", diags(f));
+	/* mm0 and mm1 are one, the Add stays after the Split */
+	assert_int_equal(count_op(f, "MatMul"), 3);
+	assert_int_equal(count_op(f, "Split"), 1);
+	assert_int_equal(count_op(f, "Add"), 1);
+	NodeId sn2 = find_op(f, "Split");
+	NodeId a0 = find_op(f, "Add");
+	assert_int_equal(operand(f, a0, 0), ir_nodep(f->g, sn2)->out);
+	assert_int_equal(ir_val(f->g, f->g->outputs[3])->def,
+	    ir_val(f->g, mm[3])->def);
+}
+
 /* ---------------------------------------------------------------- fold */
 
 static void
@@ -528,6 +695,9 @@ main(void)
 		T(convbn_scales_a_big_weight_as_it_streams),
 		T(scales_scale_a_big_weight_as_it_streams),
 		T(scales_on_a_deferred_weight_make_it_on_the_way),
+		T(matmuls_merge_projections_and_biases),
+		T(matmuls_stack_transposed_weights),
+		T(matmuls_leave_what_does_not_match),
 		T(fold_shares_views_streams_slices_and_leaves_transposes),
 		T(cse_tells_big_constants_apart_by_place),
 #undef T
