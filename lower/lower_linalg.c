@@ -619,6 +619,9 @@ static int ormqr(Lower *L) { return la_ormqr(L); }
 static int vander(Lower *L) { return la_vander(L); }
 /* linalg_polar (lower_linalg_spec.c) */
 static int polar(Lower *L) { return la_polar(L); }
+/* linalg_ldl_factor(_ex), linalg_ldl_solve (lower_linalg_ldl.c) */
+static int ldl_factor(Lower *L) { return la_ldl_factor(L); }
+static int ldl_solve(Lower *L) { return la_ldl_solve(L); }
 
 /* higher_order::with_effects(token, op, args...): only the effect of
  * _linalg_check_errors, which raises in PyTorch when an info is not zero

@@ -113,5 +113,8 @@ int la_geqrf(Lower *L);
 int la_ormqr(Lower *L);
 int la_vander(Lower *L);
 int la_polar(Lower *L);
+/* linalg_ldl_factor(_ex), linalg_ldl_solve (lower_linalg_ldl.c) */
+int la_ldl_factor(Lower *L);
+int la_ldl_solve(Lower *L);
 
 #endif
