@@ -52,3 +52,58 @@ CASES = {
     "grid_sample3d_f64_thin": lambda: case(Grid3d(), grid_samples(1, 2, 1, 3, 4, 2, 3, 5, 2,
                                                                   torch.float64), core=True),
 }
+
+
+class HashFloat(nn.Module):
+    """hash_tensor on float32/float64/float16/bfloat16: over everything, one
+    dim, several, negative dims, keepdim; per element (a dim of size 1: the
+    bit pattern itself) on zeros,
+    an empty result, -0.0, subnormals, extremes, inf and NaN."""
+    def forward(self, x, y, s32, s64, h, b):
+        ht = torch.hash_tensor
+        return (ht(x), ht(x, 1), ht(x, [0, 2], keepdim=True), ht(x, -1, keepdim=True),
+                ht(y), ht(y, 0), ht(y, [1, 0]), ht(s32.unsqueeze(-1), -1),
+                ht(s64.unsqueeze(-1), -1), ht(s32), ht(s64, 0, keepdim=True), ht(h, 1), ht(b.bfloat16()),
+                ht(x[:, :0], 0), ht(x[:, :0], [0, 2], keepdim=True))
+
+
+def special_values(dtype):
+    fi = torch.finfo(dtype)
+    v = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 1.5, -3.75, 1e-3, 123456.789, fi.max, -fi.max,
+         fi.tiny, -fi.tiny, fi.smallest_normal * 0.5, fi.tiny * fi.eps, -fi.tiny * fi.eps,
+         fi.tiny * (1 - fi.eps), fi.eps, 1 + fi.eps, 1 - fi.eps / 2, 2 ** 60, 2.0 ** -60,
+         float("inf"), float("-inf"), float("nan")]
+    return torch.tensor(v, dtype=dtype)
+
+
+def hash_float_samples():
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 7, 5, generator=g)
+    y = torch.randn(6, 5, generator=g, dtype=torch.float64) * 1e10
+    h = torch.randn(3, 9, generator=g).half()
+    b = torch.randn(4, 3, generator=g)  # made bfloat16 in the graph: ORT cannot feed it
+    return (x, y, special_values(torch.float32), special_values(torch.float64), h, b)
+
+
+class HashInt(nn.Module):
+    """hash_tensor on int8/int32/int64 (sign-extended), uint8 and bool."""
+    def forward(self, a, b, c, d, e):
+        ht = torch.hash_tensor
+        return (ht(a), ht(a, 1), ht(b, 0, keepdim=True), ht(b.unsqueeze(-1), -1), ht(c),
+                ht(c, [0, 1]), ht(d, 1), ht(e), ht(e, 0))
+
+
+def hash_int_samples():
+    g = torch.Generator().manual_seed(4)
+    a = torch.randint(-128, 128, (5, 11), generator=g, dtype=torch.int8)
+    b = torch.tensor([0, 1, -1, 2 ** 31 - 1, -2 ** 31, 12345, -98765], dtype=torch.int32)
+    c = torch.randint(-2 ** 62, 2 ** 62, (3, 4, 2), generator=g, dtype=torch.int64)
+    c[0, 0, 0] = -2 ** 63
+    c[0, 0, 1] = 2 ** 63 - 1
+    d = torch.randint(0, 256, (2, 13), generator=g, dtype=torch.uint8)
+    e = torch.rand(6, 3, generator=g) > 0.5
+    return (a, b, c, d, e)
+
+
+CASES["hash_tensor_float"] = lambda: case(HashFloat(), hash_float_samples(), core=True)
+CASES["hash_tensor_int"] = lambda: case(HashInt(), hash_int_samples())
