@@ -47,55 +47,80 @@ reshape0(Lower *L, ValId x, ValId shape)
 
 /* PyTorch's clip_coordinates, min(size - 1, max(c, 0)) as std::min and
  * std::max spell it, so that a NaN coordinate lands on size - 1 as there */
-static ValId
-clip_coord(Lower *L, ValId c, int64_t size, DType dt)
+/* An input axis of `n` pixels (-1: known at run time only): n, n - 1 in
+ * the compute type, and n as INT64 for the flat index. */
+typedef struct Ax {
+	int64_t n;
+	ValId f, fm1, i;
+} Ax;
+
+static Ax
+axis_of(Lower *L, const Value *xv, ValId x, int d, DType dt)
 {
-	ValId zero = lw_scalar(L, 0, dt), hi = lw_scalar(L, (double)(size - 1), dt);
+	Ax a = {-1, 0, 0, 0};
+	if (lw_dim_static(xv, L->src, d, &a.n)) {
+		a.f = lw_scalar(L, (double)a.n, dt);
+		a.fm1 = lw_scalar(L, (double)(a.n - 1), dt);
+		a.i = lw_scalar_i64(L, a.n);
+		return a;
+	}
+	a.i = lwn_squeeze(L, lwn_shape_of(L, x, d, d + 1), 0);
+	a.f = lw_cast(L, a.i, dt);
+	a.fm1 = lw_op2(L, "Sub", a.f, lw_scalar(L, 1, dt));
+	return a;
+}
+
+/* PyTorch's clip_coordinates, min(size - 1, max(c, 0)) as std::min and
+ * std::max spell it, so that a NaN coordinate lands on size - 1 as there */
+static ValId
+clip_coord(Lower *L, ValId c, const Ax *ax, DType dt)
+{
+	ValId zero = lw_scalar(L, 0, dt);
 	ValId m = where(L, less(L, c, zero), zero, c);
-	return where(L, less(L, m, hi), m, hi);
+	return where(L, less(L, m, ax->fm1), m, ax->fm1);
 }
 
 /* PyTorch's reflect_coordinates(c, twice_low, twice_high): c mirrored
- * into [low, high] by as many flips as it takes. */
+ * into [low, high] by as many flips as it takes; low = 0, high = size - 1
+ * with align_corners, else low = -0.5, high = size - 0.5.  An axis of one
+ * pixel with align_corners has nothing to mirror in: 0. */
 static ValId
-reflect_coord(Lower *L, ValId c, int64_t twice_lo, int64_t twice_hi, DType dt)
+reflect_coord(Lower *L, ValId c, const Ax *ax, bool align, DType dt)
 {
-	if (twice_lo == twice_hi)
+	if (align && ax->n == 1)
 		return lwn_fill(L, lwn_shape_of(L, c, 0, INT64_MAX), 0, dt);
-	double lo = (double)twice_lo / 2, span = (double)(twice_hi - twice_lo) / 2;
-	ValId in = lw_op1(L, "Abs", lw_op2(L, "Sub", c, lw_scalar(L, lo, dt)));
-	ValId sp = lw_scalar(L, span, dt);
+	ValId sp = align ? ax->fm1 : ax->f, lo = lw_scalar(L, align ? 0 : -0.5,
+	    dt);
+	ValId in = lw_op1(L, "Abs", lw_op2(L, "Sub", c, lo));
 	ValId extra = fmod_(L, in, sp);
 	ValId flips = lw_op1(L, "Floor", lw_op2(L, "Div", in, sp));
-	ValId two = lw_scalar(L, 2, dt);
-	ValId odd_n = fmod_(L, flips, two);
+	ValId odd_n = fmod_(L, flips, lw_scalar(L, 2, dt));
 	ValId even = lw_op2t(L, "Equal", odd_n, lw_scalar(L, 0, dt), DT_BOOL);
-	ValId lo_c = lw_scalar(L, lo, dt);
-	ValId a = lw_op2(L, "Add", extra, lo_c);
-	ValId b = lw_op2(L, "Add", lw_op2(L, "Sub", sp, extra), lo_c);
-	return where(L, even, a, b);
+	ValId a = lw_op2(L, "Add", extra, lo);
+	ValId b = lw_op2(L, "Add", lw_op2(L, "Sub", sp, extra), lo);
+	ValId r = where(L, even, a, b);
+	if (align && ax->n < 0) /* the one-pixel case at run time */
+		r = where(L, lw_op2t(L, "Equal", sp, lw_scalar(L, 0, dt),
+		    DT_BOOL), lw_scalar(L, 0, dt), r);
+	return r;
 }
 
 /* grid_sampler_compute_source_index: the grid coordinate g in [-1, 1]
- * as a position along an axis of `size` pixels, padded. */
+ * as a position along the axis, padded. */
 static ValId
-source_index(Lower *L, ValId g, int64_t size, int pad, bool align, DType dt)
+source_index(Lower *L, ValId g, const Ax *ax, int pad, bool align, DType dt)
 {
 	ValId one = lw_scalar(L, 1, dt), two = lw_scalar(L, 2, dt);
 	ValId c = lw_op2(L, "Add", g, one);
 	if (align)
-		c = lw_op2(L, "Mul", lw_op2(L, "Div", c, two),
-		    lw_scalar(L, (double)(size - 1), dt));
+		c = lw_op2(L, "Mul", lw_op2(L, "Div", c, two), ax->fm1);
 	else
 		c = lw_op2(L, "Div", lw_op2(L, "Sub", lw_op2(L, "Mul", c,
-		    lw_scalar(L, (double)size, dt)), one), two);
+		    ax->f), one), two);
 	if (pad == 1)
-		return clip_coord(L, c, size, dt);
-	if (pad == 2) {
-		c = align ? reflect_coord(L, c, 0, 2 * (size - 1), dt) :
-		    reflect_coord(L, c, -1, 2 * size - 1, dt);
-		return clip_coord(L, c, size, dt);
-	}
+		return clip_coord(L, c, ax, dt);
+	if (pad == 2)
+		return clip_coord(L, reflect_coord(L, c, ax, align, dt), ax, dt);
 	return c;
 }
 
@@ -107,11 +132,11 @@ typedef struct Tap {
 } Tap;
 
 static Tap
-tap(Lower *L, ValId i, ValId w, int64_t size, DType dt)
+tap(Lower *L, ValId i, ValId w, const Ax *ax, DType dt)
 {
 	ValId zero = lw_scalar(L, 0, dt);
 	ValId ge = lw_op1(L, "Not", less(L, i, zero));
-	ValId lt = less(L, i, lw_scalar(L, (double)size, dt));
+	ValId lt = less(L, i, ax->f);
 	Tap t = {lw_op2t(L, "And", ge, lt, DT_BOOL), 0, w};
 	t.idx = lw_cast(L, where(L, t.ok, i, zero), DT_I64);
 	return t;
@@ -126,25 +151,24 @@ tap(Lower *L, ValId i, ValId w, int64_t size, DType dt)
 static int
 grid_sample_3d(Lower *L, const Value *xv, int64_t im, int64_t pm, bool align)
 {
-	int64_t sz[3]; /* W, H, D: the order of the grid's last dim */
-	if (!lw_dim_static(xv, L->src, 4, &sz[0]) ||
-	    !lw_dim_static(xv, L->src, 3, &sz[1]) ||
-	    !lw_dim_static(xv, L->src, 2, &sz[2]))
-		return lw_fail(L, "3-D grid sampling below opset 20 needs static "
-		    "input depth, height and width");
-	if (sz[0] < 1 || sz[1] < 1 || sz[2] < 1)
-		return lw_fail(L, "3-D grid sampling of an empty input");
+	int64_t n;
+	for (int d = 2; d < 5; d++)
+		if (lw_dim_static(xv, L->src, d, &n) && n < 1)
+			return lw_fail(L, "3-D grid sampling of an empty input");
 	ValId x = lw_in(L, 0, "input"), g = lw_in(L, 1, "grid");
 	if (!x || !g)
 		return -1;
 	DType dt = lw_dtype(L, x) == DT_F64 ? DT_F64 : DT_F32;
 	x = lw_cast(L, x, dt);
 	g = lw_cast(L, g, dt);
+	Ax sz[3]; /* W, H, D: the order of the grid's last dim */
+	for (int a = 0; a < 3; a++)
+		sz[a] = axis_of(L, xv, x, 4 - a, dt);
 
 	/* input as [N, C, D*H*W]; the output positions as [N, 1, P] */
 	ValId nc = lwn_shape_of(L, x, 0, 2), opos = lwn_shape_of(L, g, 1, 4);
-	ValId parts[2] = {nc, lw_const_i64s(L, (int64_t[]){sz[0] * sz[1] *
-	    sz[2]}, 1)};
+	ValId parts[2] = {nc, lwn_reduce(L, "ReduceProd", lwn_shape_of(L, x, 2,
+	    5), (int64_t[]){0}, 1, true)};
 	ValId xf = reshape0(L, x, lw_concat(L, parts, 2, 0, DT_I64));
 	ValId np = lwn_reduce(L, "ReduceProd", opos, (int64_t[]){0}, 1, true);
 	ValId pshape[3] = {lwn_shape_of(L, g, 0, 1), lw_const_i64s(L,
@@ -158,24 +182,26 @@ grid_sample_3d(Lower *L, const Value *xv, int64_t im, int64_t pm, bool align)
 		NodeId gn = lw_emit(L, "Gather", 2, (ValId[]){g,
 		    lw_scalar_i64(L, a)}, 1);
 		lw_attr_int(L, gn, "axis", 4);
-		ValId c = source_index(L, lwn_settyped(L, gn, 0, dt), sz[a],
+		ValId c = source_index(L, lwn_settyped(L, gn, 0, dt), &sz[a],
 		    (int)pm, align, dt);
 		c = reshape0(L, c, col);
 		if (im == 1) {
 			/* nearbyint: half to even, as ONNX Round */
-			taps[a][0] = tap(L, lw_op1(L, "Round", c), 0, sz[a], dt);
+			taps[a][0] = tap(L, lw_op1(L, "Round", c), 0, &sz[a],
+			    dt);
 			continue;
 		}
 		ValId c0 = lw_op1(L, "Floor", c);
 		ValId c1 = lw_op2(L, "Add", c0, lw_scalar(L, 1, dt));
 		/* PyTorch's weights: (c0 + 1) - c for c0, c - c0 for c0 + 1 */
-		taps[a][0] = tap(L, c0, lw_op2(L, "Sub", c1, c), sz[a], dt);
-		taps[a][1] = tap(L, c1, lw_op2(L, "Sub", c, c0), sz[a], dt);
+		taps[a][0] = tap(L, c0, lw_op2(L, "Sub", c1, c), &sz[a], dt);
+		taps[a][1] = tap(L, c1, lw_op2(L, "Sub", c, c0), &sz[a], dt);
 	}
 
 	ValId eshape[2] = {nc, np}, out = 0;
 	ValId expand = lw_concat(L, eshape, 2, 0, DT_I64);
-	ValId hw = lw_scalar_i64(L, sz[0] * sz[1]), w = lw_scalar_i64(L, sz[0]);
+	ValId w = sz[0].i, hw = sz[0].n >= 0 && sz[1].n >= 0 ?
+	    lw_scalar_i64(L, sz[0].n * sz[1].n) : lw_op2(L, "Mul", sz[1].i, w);
 	for (int kz = 0; kz < nt; kz++)
 		for (int ky = 0; ky < nt; ky++)
 			for (int kx = 0; kx < nt; kx++) {

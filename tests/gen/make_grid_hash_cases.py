@@ -107,3 +107,20 @@ def hash_int_samples():
 
 CASES["hash_tensor_float"] = lambda: case(HashFloat(), hash_float_samples(), core=True)
 CASES["hash_tensor_int"] = lambda: case(HashInt(), hash_int_samples())
+
+
+def dyn(*dims):
+    return {d: torch.export.Dim.AUTO for d in dims}
+
+
+# symbolic batch, input depth/height/width and output grid: every size read
+# at run time (three samples of other sizes, one of them with a 1-pixel
+# axis)
+CASES["grid_sample3d_dynamic"] = lambda: dict(
+    model=Grid3d(), core=False, pt2=False,
+    samples=[grid_samples(2, 2, 3, 4, 5, 2, 3, 2, 5), grid_samples(1, 2, 1, 6, 2, 3, 1, 4, 6),
+             grid_samples(3, 2, 4, 2, 3, 1, 2, 2, 7)],
+    dynamic_shapes=({0: torch.export.Dim("n"), 2: torch.export.Dim("d"),
+                     3: torch.export.Dim("h"), 4: torch.export.Dim("w")},
+                    {0: torch.export.Dim("n"), 1: torch.export.Dim("do"),
+                     2: torch.export.Dim("ho"), 3: torch.export.Dim("wo")}))
