@@ -153,6 +153,60 @@ xor_tree(Lower *L, ValId v, int64_t k)
 	return v;
 }
 
+/* The same for a count k known at run time only (an INT64 0-d value):
+ * v[:, i] ^= v[:, i + s] (zeros past the end) for s = 1, 2, 4 ... while
+ * s < k, in a Loop whose v keeps its shape; column 0 ends up the xor of
+ * all. */
+static ValId
+xor_loop(Lower *L, ValId v, ValId k)
+{
+	GraphId sg = lw_subgraph(L, "hash_xor_step");
+	Graph *g = ir_graph(L->m, sg);
+	Lower S = *L;
+	S.dst = g;
+	S.dstid = sg;
+	const char *names[] = {"i", "cond_in", "stride", "bits"};
+	ValId in[4];
+	for (int j = 0; j < 4; j++) {
+		in[j] = ir_value(g, ir_intern(L->m, names[j]));
+		if (j < 3)
+			ir_set_tensor(g, in[j], j == 1 ? DT_BOOL : DT_I64, 0,
+			    NULL);
+		else
+			ir_set_tensor(g, in[j], DT_U64, ir_val(L->dst, v)->rank,
+			    ir_dims(L->dst, v));
+		ir_add_input(g, in[j]);
+	}
+	ValId kk = lw_outer(L, sg, k, 0);
+	int64_t zero = 0, one = 1;
+	ValId s1 = lw_axes_op(&S, "Unsqueeze", in[2], &zero, 1);
+	ValId tail = lw_slice(&S, in[3], s1, lw_i64v(&S, INT64_MAX), &one, 1, 0);
+	ValId pad = lw_axes_op(&S, "Unsqueeze", lw_op2(&S, "Min", in[2], kk),
+	    &zero, 1);
+	ValId pads[2] = {lw_const_i64s(&S, (int64_t[]){0, 0, 0}, 3), pad};
+	ValId pin[2] = {tail, lw_concat(&S, pads, 2, 0, DT_I64)};
+	NodeId pn = lw_emit(&S, "Pad", 2, pin, 1);
+	ValId shifted = lw_res(&S, pn, 0);
+	lw_settype(&S, shifted, DT_U64);
+	ValId nv = lw_op2t(&S, "BitwiseXor", in[3], shifted, DT_U64);
+	ValId ns = lw_op2(&S, "Mul", in[2], lw_scalar_i64(&S, 2));
+	lw_sub_output(L, sg, lw_op2t(&S, "Less", ns, kk, DT_BOOL));
+	lw_sub_output(L, sg, ns);
+	lw_sub_output(L, sg, nv);
+	if (S.failed)
+		L->failed = true;
+	/* s doubles from 1: past any int64 count within 63 steps */
+	ValId lin[4] = {lw_scalar_i64(L, 64), lw_op2t(L, "Less",
+	    lw_scalar_i64(L, 1), k, DT_BOOL), lw_scalar_i64(L, 1), v};
+	NodeId lp = lw_emit(L, "Loop", 4, lin, 2);
+	lw_attr_graph(L, lp, "body", sg);
+	lw_attr_capture(L, lp, k);
+	lw_settype(L, lw_res(L, lp, 0), DT_I64);
+	ValId r = lw_res(L, lp, 1);
+	lw_settype(L, r, DT_U64);
+	return lw_slice_const(L, r, 1, 0, 1, 1);
+}
+
 static int
 hash_tensor(Lower *L)
 {
@@ -179,12 +233,15 @@ hash_tensor(Lower *L)
 	for (int k = 0; ax.n > 0 && k < ax.n; k++)
 		red[ax.v[k]] = true;
 	int64_t cnt = 1, n;
+	int64_t rax[LW_MAXRANK];
+	int nr = 0;
 	for (int d = 0; d < r; d++)
 		if (red[d]) {
-			if (!lw_sdim(L, sv, d, &n))
-				return lw_fail(L, "hash_tensor needs static sizes "
-				    "of the reduced dims");
-			cnt *= n;
+			rax[nr++] = d;
+			if (cnt >= 0 && lw_sdim(L, sv, d, &n))
+				cnt *= n;
+			else
+				cnt = -1; /* known at run time */
 		}
 	if (cnt == 0)
 		return lw_fail(L, "hash_tensor over zero elements (PyTorch raises "
@@ -210,8 +267,25 @@ hash_tensor(Lower *L)
 			perm[np++] = d;
 	ValId v = lw_is_identity_perm(perm, r) ? bits :
 	    lw_transpose(L, bits, perm, r);
-	v = lw_reshape(L, v, lw_const_i64s(L, (int64_t[]){-1, cnt}, 2));
-	v = xor_tree(L, v, cnt);
+	if (cnt > 0) {
+		v = lw_reshape(L, v, lw_const_i64s(L, (int64_t[]){-1, cnt}, 2));
+		v = xor_tree(L, v, cnt);
+	} else {
+		ValId gin[2] = {lwr_op1t(L, "Shape", x, DT_I64),
+		    lw_const_i64s(L, rax, nr)};
+		NodeId gn = lw_emit(L, "Gather", 2, gin, 1);
+		ValId dims = lw_res(L, gn, 0);
+		lw_settype(L, dims, DT_I64);
+		NodeId pn = lw_emit(L, "ReduceProd", 1, &dims, 1);
+		lw_attr_int(L, pn, "keepdims", 1);
+		ValId k1 = lw_res(L, pn, 0); /* [1] */
+		lw_settype(L, k1, DT_I64);
+		int64_t zero = 0;
+		ValId k = lw_axes_op(L, "Squeeze", k1, &zero, 1);
+		ValId sh[2] = {lw_i64v(L, -1), k1};
+		v = lw_reshape(L, v, lw_concat(L, sh, 2, 0, DT_I64));
+		v = xor_loop(L, v, k);
+	}
 
 	/* back to the kept dims (with 1 for each reduced one if keepdim) */
 	ValId parts[LW_MAXRANK];

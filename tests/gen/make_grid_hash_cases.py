@@ -124,3 +124,32 @@ CASES["grid_sample3d_dynamic"] = lambda: dict(
                      3: torch.export.Dim("h"), 4: torch.export.Dim("w")},
                     {0: torch.export.Dim("n"), 1: torch.export.Dim("do"),
                      2: torch.export.Dim("ho"), 3: torch.export.Dim("wo")}))
+
+
+class HashDyn(nn.Module):
+    """hash_tensor over symbolic dims (a Loop of doubling strides) and over a
+    static dim of a tensor with symbolic ones (-0.0 first)."""
+    def forward(self, x, i):
+        ht = torch.hash_tensor
+        return ht(x, 1), ht(x), ht(x, [0, 2], keepdim=True), ht(x, 2), ht(i, 0)
+
+
+def hash_dyn_samples(b, n, seed):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(b, n, 3, generator=g, dtype=torch.float64)
+    x[0, 0, 0] = -0.0
+    i = torch.randint(-2 ** 40, 2 ** 40, (n,), generator=g)
+    return (x, i)
+
+
+# torch.export specializes hash_tensor's sizes (its meta function), and the
+# exported program then takes no other sizes, so the dims are made symbolic
+# by onnxc's --dynamic, and a second case has other sizes (a count of 2: one
+# step of the Loop; a size of 1 --dynamic refuses)
+def hash_dyn(b, n, seed):
+    return dict(model=HashDyn(), core=False, pt2=False, samples=[hash_dyn_samples(b, n, seed)],
+                flags=["--dynamic", "x:0=b", "--dynamic", "x:1=n", "--dynamic", "i:0=n"])
+
+
+CASES["hash_tensor_dynamic"] = lambda: hash_dyn(3, 13, 6)
+CASES["hash_tensor_dynamic_two"] = lambda: hash_dyn(2, 2, 7)
