@@ -20,7 +20,8 @@ pt2_dtype(int64_t code)
 		[5] = DT_I64, [6] = DT_F16, [7] = DT_F32, [8] = DT_F64,
 		[10] = DT_C64, [11] = DT_C128, [12] = DT_BOOL, [13] = DT_BF16,
 		[28] = DT_U16, [29] = DT_F8E4M3FN, [30] = DT_F8E5M2,
-		[31] = DT_F8E4M3FNUZ, [32] = DT_F8E5M2FNUZ,
+		[31] = DT_F8E4M3FNUZ, [32] = DT_F8E5M2FNUZ, [34] = DT_U32,
+		[35] = DT_U64,
 	};
 	return code > 0 && code < (int64_t)sizeof t ? (DType)t[code] : DT_UNDEF;
 }

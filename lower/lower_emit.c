@@ -268,6 +268,15 @@ store_num(void *p, DType dt, double v, int64_t iv, bool isint)
 	case DT_I16: { int16_t x = (int16_t)i; memcpy(p, &x, 2); return true; }
 	case DT_I8: { int8_t x = (int8_t)i; memcpy(p, &x, 1); return true; }
 	case DT_U8: { uint8_t x = (uint8_t)i; memcpy(p, &x, 1); return true; }
+	case DT_U16: { uint16_t x = (uint16_t)i; memcpy(p, &x, 2); return true; }
+	case DT_U32: { uint32_t x = (uint32_t)i; memcpy(p, &x, 4); return true; }
+	case DT_U64: {
+		/* from a float: saturated to [0, 2^64) (NaN gives 0) */
+		uint64_t x = isint ? (uint64_t)iv : !(v > 0) ? 0 :
+		    v >= 0x1p64 ? UINT64_MAX : (uint64_t)v;
+		memcpy(p, &x, 8);
+		return true;
+	}
 	case DT_BOOL: { uint8_t x = isint ? iv != 0 : v != 0; memcpy(p, &x, 1);
 		return true; }
 	default:

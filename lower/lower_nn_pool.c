@@ -1,5 +1,6 @@
 /* lower_nn_pool.c - lowering rules for pooling (max, average, adaptive,
- * with indices) and resampling (upsample, interpolate, grid sampling). */
+ * with indices) and resampling (upsample, interpolate); grid sampling is in
+ * lower_nn_grid.c. */
 #include <math.h>
 #include <string.h>
 
@@ -653,43 +654,6 @@ pixel_unshuffle(Lower *L)
 	if (xv->rank == 3)
 		x = lwn_squeeze(L, x, 0);
 	lwn_bind_out(L, 0, x);
-	return 0;
-}
-
-/* grid_sampler{,_2d,_3d}(input, grid, interpolation_mode, padding_mode,
- * align_corners): ONNX GridSample, whose modes are PyTorch's (numbered
- * bilinear, nearest, bicubic; zeros, border, reflection).  3-D grids need
- * opset 20, where the linear modes lost their "bi". */
-static int
-grid_sampler(Lower *L)
-{
-	static const char *modes18[] = {"bilinear", "nearest", "bicubic"},
-			  *modes20[] = {"linear", "nearest", "cubic"},
-			  *pads[] = {"zeros", "border", "reflection"};
-	const Value *xv = lw_srcval(L, 0, "input");
-	int64_t im = lw_int(L, 2, "interpolation_mode", 0),
-		pm = lw_int(L, 3, "padding_mode", 0);
-	bool align = lw_bool(L, 4, "align_corners", false);
-	if (lw_failed(L))
-		return -1;
-	if (!xv || (xv->rank != 4 && xv->rank != 5))
-		return lw_fail(L, "input must be 4-D or 5-D");
-	if (im < 0 || im > 2 || pm < 0 || pm > 2)
-		return lw_fail(L, "unknown interpolation or padding mode");
-	if (xv->rank == 5 && L->opset < 20)
-		return lw_fail(L, "3-D grid sampling needs --opset 20 or later");
-	if (xv->rank == 5 && im == 2)
-		return lw_fail(L, "bicubic interpolation is only supported for "
-		    "4-D input");
-	ValId in[2] = {lwn_f32(L, lw_in(L, 0, "input")),
-	    lwn_f32(L, lw_in(L, 1, "grid"))};
-	if (!in[0] || !in[1])
-		return -1;
-	NodeId n = lw_emit(L, "GridSample", 2, in, 1);
-	lw_attr_str(L, n, "mode", (L->opset >= 20 ? modes20 : modes18)[im]);
-	lw_attr_str(L, n, "padding_mode", pads[pm]);
-	lw_attr_int(L, n, "align_corners", align);
-	lwn_bind_out(L, 0, lwn_settyped(L, n, 0, DT_F32));
 	return 0;
 }
 

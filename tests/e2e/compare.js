@@ -61,6 +61,7 @@ const DTYPES = {
 	F64: ['float64', Float64Array], F32: ['float32', Float32Array], F16: ['float16', Uint16Array],
 	I64: ['int64', BigInt64Array], I32: ['int32', Int32Array], I16: ['int16', Int16Array],
 	I8: ['int8', Int8Array], U8: ['uint8', Uint8Array], BOOL: ['bool', Uint8Array],
+	U16: ['uint16', Uint16Array], U32: ['uint32', Uint32Array], U64: ['uint64', BigUint64Array],
 };
 
 function readSafetensors(file) {
@@ -103,7 +104,7 @@ function numbers(t) {
 		return Array.from(t.data, f16ToNumber);
 	if (t.type === 'bool')
 		return Array.from(t.data, (x) => (x ? 1 : 0));
-	return Array.from(t.data); // BigInt for int64: compared exactly
+	return Array.from(t.data); // BigInt for (u)int64: compared exactly
 }
 
 function fmtNum(x) {

@@ -144,6 +144,23 @@ test_srepr(void **state)
 	ir_free(m);
 }
 
+/* ScalarType codes of torch/_export/serde/schema.py, the unsigned ones
+ * included (hash_tensor's result is uint64, code 35) */
+static void
+test_dtype_codes(void **state)
+{
+	(void)state;
+	assert_int_equal(pt2_dtype(1), DT_U8);
+	assert_int_equal(pt2_dtype(7), DT_F32);
+	assert_int_equal(pt2_dtype(28), DT_U16);
+	assert_int_equal(pt2_dtype(33), DT_UNDEF); /* float8_e8m0fnu */
+	assert_int_equal(pt2_dtype(34), DT_U32);
+	assert_int_equal(pt2_dtype(35), DT_U64);
+	assert_int_equal(pt2_dtype(36), DT_UNDEF);
+	assert_int_equal(pt2_dtype(0), DT_UNDEF);
+	assert_int_equal(pt2_dtype(-1), DT_UNDEF);
+}
+
 /* torch.save of a 2x2 float view at offset 1, strides (1, 2), in a dict */
 static const unsigned char dict_pkl[] =
     "\x80\x02}q\x00X\x01\x00\x00\x00wq\x01"
@@ -224,6 +241,7 @@ main(void)
 		cmocka_unit_test(test_json_strings_and_shapes),
 		cmocka_unit_test(test_srepr),
 		cmocka_unit_test(test_pickle),
+		cmocka_unit_test(test_dtype_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
