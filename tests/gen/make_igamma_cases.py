@@ -61,6 +61,22 @@ def main(out):
                                                          torch.special.gammaincc(a, x))),
                [wide], core=False, pt2=False, source=src)
     print("ok   gammainc pair")
+    # float16 (computed in float by PyTorch, rounded once) on the grid's finite part
+    a16 = torch.tensor([1e-3, 0.1, 0.5, 1.0, 2.0, 5.0, 21.0, 100.0, 1000.0],
+                       dtype=torch.float16).reshape(-1, 1)
+    x16 = torch.tensor([0.0, 1e-3, 0.3, 0.7, 1.05, 2.0, 10.0, 25.0, 90.0, 1000.0, 1e4],
+                       dtype=torch.float16)
+    for name, fn in [("igamma", torch.igamma), ("igammac", torch.igammac)]:
+        write_case(out, f"sp_{name}_f16", Fn(fn), [(a16, x16)], core=False, pt2=False,
+                   source=src, rtol=2e-3, atol=1e-3)
+    print("ok   float16")
+    # a dynamic length, a sample of each size
+    n = torch.export.Dim("n")
+    near = samples(torch.float32)["near"]
+    write_case(out, "sp_igamma_dynamic", Fn(torch.igamma),
+               [near, (near[0][:37], near[1][:37])],
+               dynamic_shapes=(({0: n}, {0: n}),), core=False, pt2=True, source=src)
+    print("ok   dynamic")
 
 
 if __name__ == "__main__":
