@@ -61,6 +61,15 @@ def main(out):
                                                          torch.special.gammaincc(a, x))),
                [wide], core=False, pt2=False, source=src)
     print("ok   gammainc pair")
+    # small a and x, the kernel's small-x series of Q: float64 to 1e-12 (its lgamma(1 + a)
+    # of 1 + a rounded, as PyTorch has it)
+    g = torch.Generator().manual_seed(1)
+    sa = 10 ** (torch.rand(500, generator=g, dtype=torch.float64) * 12.2 - 12)
+    sx = 10 ** (torch.rand(500, generator=g, dtype=torch.float64) * 4.05 - 4)
+    for name, fn in [("igamma", torch.igamma), ("igammac", torch.igammac)]:
+        write_case(out, f"sp_{name}_f64_small", Fn(fn), [(sa, sx)], core=False, pt2=False,
+                   source=src, rtol=1e-12, atol=1e-300)
+    print("ok   small")
     # float16 (computed in float by PyTorch, rounded once) on the grid's finite part
     a16 = torch.tensor([1e-3, 0.1, 0.5, 1.0, 2.0, 5.0, 21.0, 100.0, 1000.0],
                        dtype=torch.float16).reshape(-1, 1)
