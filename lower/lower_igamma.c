@@ -16,16 +16,18 @@
  * sum (g = 6.0246...) where a and x are close.  Everything is computed in
  * float64, whatever the dtype, and the result cast back: float32 agrees
  * with PyTorch's float32 kernel to its own rounding, float64 to about
- * 1e-8 relative (the stand-in series and PyTorch's expansion differ in
- * their last digits for a of 1e5 and up).
+ * 1e-9 relative (the stand-in series and PyTorch's expansion differ in
+ * their last digits for a of 1e5 and up) and to 1e-14 elsewhere.
  *
  * The edge cases are the kernel's, in its order: NaN for a < 0 or x < 0;
  * a == 0 gives P = 1, Q = 0 for x > 0 and NaN at x == 0; x == 0 gives
  * P = 0, Q = 1; an infinite a gives P = 0, Q = 1 (NaN with x infinite);
  * an infinite x P = 1, Q = 0; else a NaN operand gives NaN.  An element
- * whose iteration has not converged after IG_MAXITER steps (a of some 1e7
- * and more, within a few sqrt(a) of x, where PyTorch's expansion takes
- * over) is NaN rather than a truncated sum. */
+ * whose iteration has not converged after IG_MAXITER steps is NaN rather
+ * than a truncated sum: a of some 1e7 and more with x below a by less
+ * than about sqrt(a), where the series needs some 10 sqrt(a) steps (the
+ * continued fraction, which converges there in fewer, converges to -P
+ * below a, not Q); building Temme's expansion would close that gap. */
 #include <math.h>
 #include <stdio.h>
 
