@@ -41,6 +41,9 @@ parse_header(Tpl *t)
 				return 0;
 			a.dflt = *dflt != 0;
 			t->args[t->nargs++] = a;
+		} else if (!strncmp(line, "# arg ", 6) ||
+		    !strncmp(line, "# onnxc ", 8)) {
+			return 0;  /* other '#' lines are comments */
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -156,12 +159,15 @@ tpl_group(St *s)
 		return -1;
 	}
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < s->nt; i++)
-		for (uint32_t j = i; !done[i] && j < s->nt; j++)
+	for (uint32_t i = 0; i < s->nt; i++) {
+		if (done[i])
+			continue;
+		for (uint32_t j = i; j < s->nt; j++)
 			if (!done[j] && !strcmp(s->t[j].op, s->t[i].op)) {
 				g[k++] = s->t[j];
 				done[j] = 1;
 			}
+	}
 	memcpy(s->t, g, s->nt * sizeof *g);
 	free(g);
 	free(done);
