@@ -4,6 +4,7 @@
 # match (the op stays unsupported, never a wrong number), a folder of templates (option dir=)
 # tried first, templates that use templated ops (nested) or their own op (the depth guard), and
 # malformed templates (a diagnostic naming the file and line, exit 1, no crash).
+# Each case of tests/cases-templates converts from its archive to the bytes of its dump.
 # usage: templates.sh ONNXC
 set -u
 onnxc=$1
@@ -17,6 +18,18 @@ bad() { echo "FAIL: $*"; fail=1; }
 has() { grep -qE -- "$2" <<<"$1" || bad "$3: no /$2/ in: $(head -c 600 <<<"$1")"; }
 run() { out=$("$onnxc" "$@" 2>&1); rc=$?; }
 pipe="templates{dir=$tmp/d},decompose,symbolize-shapes,lower"
+
+# each case from its archive: the same model as from its dump (the archive reader's scalar
+# arguments match the templates' headers as the dump's do)
+for c in "$cases"/*/; do
+	c=${c%/}; n=$(basename "$c")
+	[ -f "$c/model.pt2" ] || { bad "$n: no model.pt2"; continue; }
+	run "$c/model.pt2" --no-metadata -o "$tmp/$n.a.onnx"
+	[ $rc = 0 ] || { bad "$n archive: $out"; continue; }
+	run "$c/graph.txt" --no-metadata -o "$tmp/$n.d.onnx"
+	[ $rc = 0 ] || { bad "$n dump: $out"; continue; }
+	cmp -s "$tmp/$n.a.onnx" "$tmp/$n.d.onnx" || bad "$n: archive and dump differ"
+done
 
 # the list: kind template from the templates pass; an op with a rule is no template
 run --list-lowerings

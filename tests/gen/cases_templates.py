@@ -14,7 +14,7 @@ aten = torch.ops.aten
 
 
 def case(model, *samples, **kw):
-    return dict(model=model, samples=list(samples), core=False, pt2=False, **kw)
+    return dict(model=model, samples=list(samples), core=False, pt2=True, **kw)
 
 
 def u(*s, lo=0.1, hi=0.9):
