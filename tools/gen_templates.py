@@ -91,6 +91,21 @@ OPS = [
       [R(2, 3, 5), [-2, -1]]]),
     ("aten::_euclidean_dist.default", [[R(3, 5), R(7, 5)],
                                        [R(2, 3, 5), R(2, 7, 5)]]),
+    ("aten::divide.Tensor_mode",
+     [[R(3, 5), R(3, 5), m] for m in ("trunc", "floor")] +
+     [[R(2, 3, 5), R(2, 3, 5), m] for m in ("trunc", "floor")]),
+    ("aten::divide.Scalar", [[R(3, 5), 2.5], [R(2, 3, 5), 2.5]]),
+    ("aten::multiply.Scalar", [[R(3, 5), 2.5], [R(2, 3, 5), 2.5]]),
+    ("aten::subtract.Scalar", [[R(3, 5), 2.5], [R(2, 3, 5), 2.5]]),
+    ("aten::not_equal.Scalar", [[R(3, 5), 0.5], [R(2, 3, 5), 0.5]]),
+    ("aten::special_xlogy.other_scalar", [[R(3, 5), 2.0], [R(2, 3, 5), 2.0]]),
+    ("aten::_addmm_activation.default",
+     [[R(5), R(3, 4), R(4, 5)], [R(5), R(3, 4), R(4, 5), 1, 1, True],
+      [R(3, 5), R(3, 4), R(4, 5)]]),
+    ("aten::_fused_rms_norm.default",
+     [[R(3, 5), [5], R(5), 1e-06], [R(2, 3, 5), [5], R(5), 1e-06],
+      [R(3, 5), [5], R(5), None]]),
+    ("aten::det.default", [[R(3, 3)], [R(2, 3, 3)]]),
     ("aten::poisson_nll_loss.default",
      [[R(3, 5), R(3, 5), log_in, full, 1e-08, red]
       for log_in in (True, False) for full in (False, True)
@@ -143,8 +158,6 @@ def header(name, src, op, sample):
                                                src)]
     schema = op._schema
     for i, a in enumerate(schema.arguments):
-        if a.kwarg_only and i >= len(sample):
-            continue
         if i < len(sample):
             v = sample[i]
         elif a.has_default_value():
@@ -164,8 +177,8 @@ def header(name, src, op, sample):
 SYM = re.compile(r"(?<![A-Za-z0-9_])s(\d+)(?![A-Za-z0-9_])")
 
 
-def trace(op, fn, sample):
-    tensors = [torch.rand(*s[1]) * 0.8 + 0.1 for s in sample
+def trace(op, fn, sample, dtype):
+    tensors = [(torch.rand(*s[1]) * 0.8 + 0.1).to(dtype) for s in sample
                if isinstance(s, tuple) and s and s[0] == "rand"]
 
     class M(torch.nn.Module):
@@ -173,7 +186,14 @@ def trace(op, fn, sample):
             it = iter(ts)
             args = [next(it) if isinstance(s, tuple) and s and
                     s[0] == "rand" else s for s in sample]
-            return op(*args)
+            # keyword-only parameters by name, as the schema wants them
+            pos, kw = [], {}
+            for a, v in zip(op._schema.arguments, args):
+                if a.kwarg_only:
+                    kw[a.name] = v
+                else:
+                    pos.append(v)
+            return op(*pos, **kw)
 
     # the op itself exported, then only its own decomposition run: the
     # ops it calls stay as PyTorch's training IR has them
@@ -200,7 +220,11 @@ def main():
     ap.add_argument("--onnxc", help="onnxc whose --list-lowerings the "
                     "templates' ops are checked against")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--dtypes", default="float32,float64",
+                    help="the float dtypes of the tensor arguments: a "
+                    "template per sample and dtype (its placeholders say it)")
     o = ap.parse_args()
+    o.dtypes = [getattr(torch, d) for d in o.dtypes.split(",")]
     os.makedirs(o.outdir, exist_ok=True)
     have = None
     if o.onnxc:
@@ -225,12 +249,13 @@ def main():
                   file=sys.stderr)
             continue
         k = 0
-        for sample in samples:
+        for sample, dtype in [(x, d) for x in samples for d in o.dtypes]:
             try:
                 hdr = header(name, src, op, sample)
-                body = trace(op, fn, sample)
+                body = trace(op, fn, sample, dtype)
             except Exception as e:  # one sample's failure skips it
-                print("%s %r: %s" % (name, sample, str(e).splitlines()[0]),
+                print("%s %r %s: %s" % (name, sample, dtype,
+                      (str(e).splitlines() or [type(e).__name__])[0]),
                       file=sys.stderr)
                 continue
             used = {"%s::%s.%s" % t for t in ops_of(body)}

@@ -77,3 +77,23 @@ CASES = {
                                    (u(6, 5), u(6, 7), u(6, 2, 4)),
                                    dynamic_shapes=({0: B}, {0: B}, {0: B})),
 }
+
+CASES.update({
+    "tpl_divide_modes": lambda: case(Fn(lambda x, y: (
+        torch.divide(x * 10, y, rounding_mode="trunc"),
+        torch.divide(x * 10, y, rounding_mode="floor"),
+        aten.divide.Scalar(x, 2.5) + aten.multiply.Scalar(x, 2.5)
+        - aten.subtract.Scalar(x, 2.5),
+        torch.not_equal(x, 0.5))), (u(3, 5, lo=-1), u(3, 5))),
+    "tpl_addmm_act": lambda: case(Fn(lambda b, m1, m2: (
+        aten._addmm_activation.default(b, m1, m2),
+        aten._addmm_activation.default(b, m1, m2, use_gelu=True))),
+        (torch.randn(5), torch.randn(3, 4), torch.randn(4, 5))),
+    "tpl_rms_det": lambda: case(Fn(lambda x, w, a: (
+        aten._fused_rms_norm.default(x, [5], w, 1e-06)[0], torch.det(a))),
+        (torch.randn(2, 3, 5), torch.randn(5), torch.randn(2, 3, 3))),
+    "tpl_f64": lambda: case(Fn(lambda x, y: torch.special.logit(x, 1e-6)
+                               + torch.special.xlogy(x, y) + torch.matrix_power(
+                                   x[:, :3, :3], 2).sum()),
+                            (u(2, 3, 5).double(), u(2, 3, 5).double())),
+})

@@ -3,8 +3,8 @@
 # arg 0 self tensor
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81]"):
-            acosh: "f32[tpl_s44, tpl_s81]" = torch.ops.aten.acosh.default(ts_0);  ts_0 = None
+        def forward(self, ts_0: "f64[tpl_s44]"):
+            acosh: "f64[tpl_s44]" = torch.ops.aten.acosh.default(ts_0);  ts_0 = None
             return (acosh,)
     
 Graph signature:

@@ -3,8 +3,8 @@
 # arg 0 self tensor
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81, tpl_s45]"):
-            asinh: "f32[tpl_s44, tpl_s81, tpl_s45]" = torch.ops.aten.asinh.default(ts_0);  ts_0 = None
+        def forward(self, ts_0: "f32[tpl_s44, tpl_s81]"):
+            asinh: "f32[tpl_s44, tpl_s81]" = torch.ops.aten.asinh.default(ts_0);  ts_0 = None
             return (asinh,)
     
 Graph signature:

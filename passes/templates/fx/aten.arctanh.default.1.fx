@@ -3,8 +3,8 @@
 # arg 0 self tensor
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81]"):
-            atanh: "f32[tpl_s44, tpl_s81]" = torch.ops.aten.atanh.default(ts_0);  ts_0 = None
+        def forward(self, ts_0: "f64[tpl_s44]"):
+            atanh: "f64[tpl_s44]" = torch.ops.aten.atanh.default(ts_0);  ts_0 = None
             return (atanh,)
     
 Graph signature:

@@ -4,9 +4,9 @@
 # arg 1 n int 3
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s45, tpl_s45]"):
-            matmul: "f32[tpl_s44, tpl_s45, tpl_s45]" = torch.ops.aten.matmul.default(ts_0, ts_0)
-            matmul_1: "f32[tpl_s44, tpl_s45, tpl_s45]" = torch.ops.aten.matmul.default(matmul, ts_0);  matmul = ts_0 = None
+        def forward(self, ts_0: "f64[tpl_s44, tpl_s44]"):
+            matmul: "f64[tpl_s44, tpl_s44]" = torch.ops.aten.matmul.default(ts_0, ts_0)
+            matmul_1: "f64[tpl_s44, tpl_s44]" = torch.ops.aten.matmul.default(matmul, ts_0);  matmul = ts_0 = None
             return (matmul_1,)
     
 Graph signature:

@@ -4,8 +4,8 @@
 # arg 1 other tensor
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s15, tpl_s45]", ts_1: "f32[tpl_s44, tpl_s15, tpl_s45]"):
-            mul: "f32[tpl_s44, tpl_s15, tpl_s45]" = torch.ops.aten.mul.Tensor(ts_0, ts_1);  ts_0 = ts_1 = None
+        def forward(self, ts_0: "f32[tpl_s44, tpl_s15]", ts_1: "f32[tpl_s44, tpl_s15]"):
+            mul: "f32[tpl_s44, tpl_s15]" = torch.ops.aten.mul.Tensor(ts_0, ts_1);  ts_0 = ts_1 = None
             return (mul,)
     
 Graph signature:

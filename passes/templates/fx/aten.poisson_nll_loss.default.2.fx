@@ -5,15 +5,15 @@
 # arg 2 log_input bool True
 # arg 3 full bool False
 # arg 4 eps float 1e-08
-# arg 5 reduction int 2
+# arg 5 reduction int 1
 ExportedProgram:
     class GraphModule(torch.nn.Module):
         def forward(self, ts_0: "f32[tpl_s44, tpl_s15]", ts_1: "f32[tpl_s44, tpl_s15]"):
             mul: "f32[tpl_s44, tpl_s15]" = torch.ops.aten.mul.Tensor(ts_1, ts_0);  ts_1 = None
             exp: "f32[tpl_s44, tpl_s15]" = torch.ops.aten.exp.default(ts_0);  ts_0 = None
             sub_4: "f32[tpl_s44, tpl_s15]" = torch.ops.aten.sub.Tensor(exp, mul);  exp = mul = None
-            sum_1: "f32[]" = torch.ops.aten.sum.default(sub_4);  sub_4 = None
-            return (sum_1,)
+            mean: "f32[]" = torch.ops.aten.mean.default(sub_4);  sub_4 = None
+            return (mean,)
     
 Graph signature:
     # inputs
@@ -21,4 +21,4 @@ Graph signature:
     ts_1: USER_INPUT
     
     # outputs
-    sum_1: USER_OUTPUT
+    mean: USER_OUTPUT

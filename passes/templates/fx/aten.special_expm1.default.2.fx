@@ -3,8 +3,8 @@
 # arg 0 self tensor
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81, tpl_s45]"):
-            expm1: "f32[tpl_s44, tpl_s81, tpl_s45]" = torch.ops.aten.expm1.default(ts_0);  ts_0 = None
+        def forward(self, ts_0: "f32[tpl_s44, tpl_s81]"):
+            expm1: "f32[tpl_s44, tpl_s81]" = torch.ops.aten.expm1.default(ts_0);  ts_0 = None
             return (expm1,)
     
 Graph signature:

@@ -4,8 +4,8 @@
 # arg 1 eps float 1e-06
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81, tpl_s45]"):
-            logit: "f32[tpl_s44, tpl_s81, tpl_s45]" = torch.ops.aten.logit.default(ts_0, 1e-06);  ts_0 = None
+        def forward(self, ts_0: "f64[tpl_s44, tpl_s81]"):
+            logit: "f64[tpl_s44, tpl_s81]" = torch.ops.aten.logit.default(ts_0, 1e-06);  ts_0 = None
             return (logit,)
     
 Graph signature:

@@ -5,8 +5,8 @@
 # arg 2 keepdim bool False default
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81, tpl_s45]"):
-            logsumexp: "f32[tpl_s44, tpl_s81]" = torch.ops.aten.logsumexp.default(ts_0, [-1]);  ts_0 = None
+        def forward(self, ts_0: "f32[tpl_s44, tpl_s81]"):
+            logsumexp: "f32[tpl_s44]" = torch.ops.aten.logsumexp.default(ts_0, [-1]);  ts_0 = None
             return (logsumexp,)
     
 Graph signature:

@@ -1,6 +1,7 @@
 # onnxc template aten::special_round.default
 # torch 2.14.1 decomposition CompositeImplicitAutograd
 # arg 0 self tensor
+# arg 1 decimals int 0 default
 ExportedProgram:
     class GraphModule(torch.nn.Module):
         def forward(self, ts_0: "f32[tpl_s44]"):

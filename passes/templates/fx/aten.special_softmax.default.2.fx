@@ -5,8 +5,8 @@
 # arg 2 dtype none default
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s81, tpl_s45]"):
-            softmax: "f32[tpl_s44, tpl_s81, tpl_s45]" = torch.ops.aten.softmax.int(ts_0, -1);  ts_0 = None
+        def forward(self, ts_0: "f32[tpl_s44, tpl_s81]"):
+            softmax: "f32[tpl_s44, tpl_s81]" = torch.ops.aten.softmax.int(ts_0, -1);  ts_0 = None
             return (softmax,)
     
 Graph signature:

@@ -4,8 +4,8 @@
 # arg 1 other tensor
 ExportedProgram:
     class GraphModule(torch.nn.Module):
-        def forward(self, ts_0: "f32[tpl_s44, tpl_s15]", ts_1: "f32[tpl_s44, tpl_s15]"):
-            xlogy: "f32[tpl_s44, tpl_s15]" = torch.ops.aten.xlogy.Tensor(ts_0, ts_1);  ts_0 = ts_1 = None
+        def forward(self, ts_0: "f64[tpl_s44]", ts_1: "f64[tpl_s44]"):
+            xlogy: "f64[tpl_s44]" = torch.ops.aten.xlogy.Tensor(ts_0, ts_1);  ts_0 = ts_1 = None
             return (xlogy,)
     
 Graph signature:

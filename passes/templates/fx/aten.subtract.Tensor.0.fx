@@ -2,6 +2,7 @@
 # torch 2.14.1 decomposition CompositeImplicitAutograd
 # arg 0 self tensor
 # arg 1 other tensor
+# arg 2 alpha int 1 default
 ExportedProgram:
     class GraphModule(torch.nn.Module):
         def forward(self, ts_0: "f32[tpl_s44]", ts_1: "f32[tpl_s44]"):
