@@ -32,6 +32,13 @@ void dr_names_dynamic(Module *m, const Graph *fx, const DrNames *in,
 
 /* report.c: --report FILE.md */
 typedef struct DrReport DrReport;
+/* The ops templates.so has templates for (build/gen/templates.def, made
+ * from passes/templates/fx), and whether op reaches ONNX only through
+ * one: a template and no rule or decomposition of onnxc's own. */
+extern const char *const dr_templates[];
+extern const size_t dr_ntemplates;
+bool dr_by_template(const char *op);
+
 DrReport *dr_report_new(const char *path, int argc, char **argv);
 void dr_report_free(DrReport *r);
 /* What the conversion is: the input's form, the opset. */

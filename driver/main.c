@@ -499,6 +499,11 @@ list_lowerings(const PlRegistry *r)
 		if (ir_ops[k].decompose)
 			printf("%-40s %-10s %-9s %-13s %s\n", ir_ops[k].op, "",
 			    "", "decomposition", "decompose pass");
+	/* PyTorch's decompositions as data, for ops that have neither */
+	for (size_t k = 0; k < dr_ntemplates; k++)
+		if (dr_by_template(dr_templates[k]))
+			printf("%-40s %-10s %-9s %-13s %s\n", dr_templates[k],
+			    "", "", "template", "templates pass");
 }
 
 /* What the run is for, as the pipeline builds presets and sets the

@@ -17,6 +17,26 @@
 #include "../lower/lower.h"
 #include "driver.h"
 
+const char *const dr_templates[] = {
+#define TEMPLATE(op) op,
+#include "templates.def"
+#undef TEMPLATE
+	NULL
+};
+const size_t dr_ntemplates = sizeof dr_templates / sizeof *dr_templates - 1;
+
+bool
+dr_by_template(const char *op)
+{
+	const IrOp *io = ir_op_find(op);
+	if (io && (strcmp(io->family, "none") || io->decompose))
+		return false;  /* the rule wins */
+	for (size_t k = 0; k < dr_ntemplates; k++)
+		if (!strcmp(dr_templates[k], op))
+			return true;
+	return false;
+}
+
 typedef struct OpRow {
 	StrId op;
 	uint32_t count;
@@ -295,6 +315,7 @@ op_table(FILE *f, DrReport *r, Module *m, const PlRegistry *reg, bool ok)
 		 * decompose pass, whose nodes keep its name */
 		const IrOp *io = ir_op_find(ir_str(m, row->op));
 		bool dec = io && io->decompose && !strcmp(io->family, "none");
+		bool tpl = dr_by_template(ir_str(m, row->op));
 		fputs("| `", f);
 		opname(f, ir_str(m, row->op));
 		fprintf(f, "` | %u | ", row->count);
@@ -308,6 +329,7 @@ op_table(FILE *f, DrReport *r, Module *m, const PlRegistry *reg, bool ok)
 				fputc('`', f);
 			} else {
 				fputs(dec ? "decomposition (decompose pass)" :
+				    tpl ? "template (templates pass)" :
 				    "built-in rule", f);
 			}
 		}

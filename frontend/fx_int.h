@@ -215,6 +215,8 @@ typedef struct Ctx {
 	Parser p;
 	Module *m;
 	GraphId main;
+	GraphId first;    /* the first graph this parse made: a module may
+	                   * hold graphs of an earlier parse (a template) */
 	Class *cls;
 	uint32_t ncls, ccls;
 	Ref *refs;

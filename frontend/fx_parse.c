@@ -441,6 +441,7 @@ fx_parse_with(Module *m, GraphId *out, FxOpts *o)
 	c.general = o && o->general;
 	c.m = m;
 	c.p.m = m;
+	c.first = m->ngraphs;
 	if (m->srclen > MAXSRC) {
 		ir_error(m, (Loc){0, 0}, "the dump is %zu bytes; onnxc reads "
 		    "dumps of at most 1 GB", m->srclen);

@@ -280,7 +280,7 @@ static bool
 outputs_fit(Ctx *c, uint32_t hint)
 {
 	uint64_t n = hint;
-	for (GraphId i = 1; i < c->m->ngraphs; i++)
+	for (GraphId i = c->first ? c->first : 1; i < c->m->ngraphs; i++)
 		n += c->m->graphs[i]->nvals;
 	return n <= c->m->srclen / 4 + 65536;
 }

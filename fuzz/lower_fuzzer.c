@@ -30,6 +30,7 @@ extern const onnxc_plugin_info onnxc_plugin_einsum;
 extern const onnxc_plugin_info onnxc_plugin_layout;
 extern const onnxc_plugin_info onnxc_plugin_pool;
 extern const onnxc_plugin_info onnxc_plugin_neutral;
+extern const onnxc_plugin_info onnxc_plugin_templates;
 
 static PlRegistry *
 registry(Module *m)
@@ -44,7 +45,7 @@ registry(Module *m)
 		&onnxc_plugin_prune, &onnxc_plugin_reshapes,
 		&onnxc_plugin_scales, &onnxc_plugin_einsum,
 		&onnxc_plugin_layout, &onnxc_plugin_pool,
-		&onnxc_plugin_neutral,
+		&onnxc_plugin_neutral, &onnxc_plugin_templates,
 	};
 	PlRegistry *r = pl_registry_new(m);
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)

@@ -26,6 +26,7 @@ static const struct {
 } presets[] = {
 	{"inline", OALL, FOR_ALL},
 	{"functionalize", OALL, FOR_ALL},
+	{"templates", O12, FOR_ALL},
 	{"decompose", O12, FOR_ALL},
 	{"symbolize-shapes", OALL, FOR_ALL},
 	{"fold", O12, FOR_ALL},
@@ -62,6 +63,7 @@ static const struct {
 } builtin[] = {
 	{"inline", "inline.so"},
 	{"functionalize", "functionalize.so"},
+	{"templates", "templates.so"},
 	{"decompose", "decompose.so"},
 	{"symbolize-shapes", "symbolize.so"},
 	{"fold", "fold.so"},

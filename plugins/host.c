@@ -654,6 +654,7 @@ const onnxc_host_api pl_host = {
 	.tensor_view = h_tensor_view,
 	.bytes_done = h_bytes_done,
 	.tensor_make_deferred = h_tensor_make_deferred,
+	.graph_parse = h_graph_parse,
 };
 
 /* ------------------------------------------------------------- calling */

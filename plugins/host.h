@@ -120,6 +120,8 @@ onnxc_status h_input_erase(onnxc_ctx *c, onnxc_graph g, onnxc_value v);
 /* host_graph.c: ABI 1.4 */
 onnxc_graph h_graph_new(onnxc_ctx *c, const char *name, onnxc_graph parent);
 onnxc_graph h_graph_parent(onnxc_ctx *c, onnxc_graph g);
+onnxc_graph h_graph_parse(onnxc_ctx *c, const char *name, const char *text,
+    size_t len);
 onnxc_value h_input_add(onnxc_ctx *c, onnxc_graph g, const char *name,
     uint32_t role, uint32_t index);
 onnxc_status h_output_add(onnxc_ctx *c, onnxc_graph g, onnxc_value v,

@@ -2,9 +2,11 @@
  * that nest (a new graph, its parent, its inputs) and graph outputs with
  * their kinds.  Like host_edit.c, each change marks its graph (pl_mutable)
  * so the pass manager normalizes and verifies it after the pass.  ABI 1.5:
- * the ops of a graph and its bodies (graph_ops). */
+ * the ops of a graph and its bodies (graph_ops).  ABI 1.8: a program's
+ * text read into graphs of the module by the dump frontend (graph_parse). */
 #include <string.h>
 
+#include "../frontend/fx.h"
 #include "host.h"
 
 _Static_assert((int)ONNXC_OUT_USER == (int)OUT_USER &&
@@ -21,6 +23,33 @@ h_graph_new(onnxc_ctx *c, const char *name, onnxc_graph parent)
 		return 0;
 	GraphId g = ir_graph_new(c->m, name, parent);
 	pl_mutable(c, g);
+	return g;
+}
+
+/* The frontend reads m->src and reports under m->file, and sets m->main
+ * and the ranges of a whole program: those of the program being compiled
+ * are put back, whatever the text held. */
+onnxc_graph
+h_graph_parse(onnxc_ctx *c, const char *name, const char *text, size_t len)
+{
+	if (!c || !c->pass || c->site || !name || !*name || (!text && len))
+		return 0;
+	Module *m = c->m;
+	const char *file = m->file, *src = m->src;
+	size_t srclen = m->srclen;
+	GraphId main = m->main;
+	StrId ranges = m->ranges;
+	m->file = name;
+	m->src = text;
+	m->srclen = len;
+	GraphId g = 0;
+	if (fx_parse(m, &g) < 0)
+		g = 0;
+	m->file = file;
+	m->src = src;
+	m->srclen = srclen;
+	m->main = main;
+	m->ranges = ranges;
 	return g;
 }
 

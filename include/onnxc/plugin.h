@@ -28,7 +28,7 @@ extern "C" {
 /* Major: bumped on any incompatible change.  Minor: bumped when members
  * are appended to the host table or to a descriptor. */
 #define ONNXC_PLUGIN_ABI_MAJOR 1
-#define ONNXC_PLUGIN_ABI_MINOR 7
+#define ONNXC_PLUGIN_ABI_MINOR 8
 
 /* ------------------------------------------------------------ status */
 
@@ -506,6 +506,18 @@ struct onnxc_host_api {
 	    int32_t rank, const int64_t *dims,
 	    int (*fill)(void *user, uint64_t first, uint64_t count, void *out),
 	    const void *user, uint64_t user_size);
+	/* ---- ABI 1.8 ---- */
+	/* text[0, len), a program as print(exported_program) writes it, read
+	 * by onnxc's own dump frontend into new top-level graphs of the module
+	 * (its forward and the bodies it calls): its forward, which no output
+	 * of the program reaches until the pass copies its nodes.  Errors are
+	 * reported as the frontend reports a dump's, under `name` (line and
+	 * column in text), and 0 returned.  Inside a pass only; the program's
+	 * own symbols, ranges and main graph are left as they were, so a
+	 * text's symbols should be named apart from the program's (the
+	 * templates pass's tpl_sN) */
+	onnxc_graph (*graph_parse)(onnxc_ctx *ctx, const char *name,
+	    const char *text, size_t len);
 };
 
 /* Tensors of at least this many bytes are compared by where their bytes

@@ -1,0 +1,33 @@
+# onnxc template aten::poisson_nll_loss.default
+# torch 2.14.1 decomposition CompositeImplicitAutograd
+# arg 0 input tensor
+# arg 1 target tensor
+# arg 2 log_input bool True
+# arg 3 full bool True
+# arg 4 eps float 1e-08
+# arg 5 reduction int 0
+ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, ts_0: "f64[tpl_s44, tpl_s15]", ts_1: "f64[tpl_s44, tpl_s15]"):
+            mul: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.mul.Tensor(ts_1, ts_0)
+            exp: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.exp.default(ts_0);  ts_0 = None
+            sub_4: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.sub.Tensor(exp, mul);  exp = mul = None
+            mul_7: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.mul.Scalar(ts_1, 6.283185307179586)
+            log: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.log.default(mul_7);  mul_7 = None
+            mul_12: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.mul.Scalar(log, 0.5);  log = None
+            log_1: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.log.default(ts_1)
+            mul_17: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.mul.Tensor(ts_1, log_1);  log_1 = None
+            sub_17: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.sub.Tensor(mul_17, ts_1);  mul_17 = None
+            add_27: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.add.Tensor(sub_17, mul_12);  sub_17 = mul_12 = None
+            le: "b8[tpl_s44, tpl_s15]" = torch.ops.aten.le.Scalar(ts_1, 1);  ts_1 = None
+            masked_fill: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.masked_fill.Scalar(add_27, le, 0);  add_27 = le = None
+            add_43: "f64[tpl_s44, tpl_s15]" = torch.ops.aten.add.Tensor(sub_4, masked_fill);  sub_4 = masked_fill = None
+            return (add_43,)
+    
+Graph signature:
+    # inputs
+    ts_0: USER_INPUT
+    ts_1: USER_INPUT
+    
+    # outputs
+    add_43: USER_OUTPUT

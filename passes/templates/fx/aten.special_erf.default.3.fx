@@ -1,0 +1,15 @@
+# onnxc template aten::special_erf.default
+# torch 2.14.1 decomposition CompositeImplicitAutograd
+# arg 0 self tensor
+ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, ts_0: "f64[tpl_s44, tpl_s81]"):
+            erf: "f64[tpl_s44, tpl_s81]" = torch.ops.aten.erf.default(ts_0);  ts_0 = None
+            return (erf,)
+    
+Graph signature:
+    # inputs
+    ts_0: USER_INPUT
+    
+    # outputs
+    erf: USER_OUTPUT

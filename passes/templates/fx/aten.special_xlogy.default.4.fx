@@ -1,0 +1,17 @@
+# onnxc template aten::special_xlogy.default
+# torch 2.14.1 decomposition CompositeImplicitAutograd
+# arg 0 self tensor
+# arg 1 other tensor
+ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, ts_0: "f32[tpl_s44, tpl_s15, tpl_s45]", ts_1: "f32[tpl_s44, tpl_s15, tpl_s45]"):
+            xlogy: "f32[tpl_s44, tpl_s15, tpl_s45]" = torch.ops.aten.xlogy.Tensor(ts_0, ts_1);  ts_0 = ts_1 = None
+            return (xlogy,)
+    
+Graph signature:
+    # inputs
+    ts_0: USER_INPUT
+    ts_1: USER_INPUT
+    
+    # outputs
+    xlogy: USER_OUTPUT

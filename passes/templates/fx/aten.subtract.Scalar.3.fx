@@ -1,0 +1,17 @@
+# onnxc template aten::subtract.Scalar
+# torch 2.14.1 decomposition CompositeImplicitAutograd
+# arg 0 self tensor
+# arg 1 other float 2.5
+# arg 2 alpha int 1 default
+ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, ts_0: "f64[tpl_s44, tpl_s81, tpl_s45]"):
+            sub: "f64[tpl_s44, tpl_s81, tpl_s45]" = torch.ops.aten.sub.Scalar(ts_0, 2.5);  ts_0 = None
+            return (sub,)
+    
+Graph signature:
+    # inputs
+    ts_0: USER_INPUT
+    
+    # outputs
+    sub: USER_OUTPUT
