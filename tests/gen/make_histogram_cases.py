@@ -32,6 +32,24 @@ def case(out, name, fn, samples, **kw):
     print("ok  ", name)
 
 
+def fma_sensitive(dtype, bins, seed):
+    """A linspace(a, b, bins + 1) whose inner edges the kernel's fused multiply-adds put an ulp
+    away from plain a + step * i (or b - step * j): as data (its ends are the data's range, so
+    the edges are its own points) an element lands in another bin unless the edges match."""
+    g = torch.Generator().manual_seed(seed)
+    steps = bins + 1
+    for _ in range(100000):
+        a, b = sorted((torch.rand(2, generator=g, dtype=torch.float64) * 20 - 10).tolist())
+        e = torch.linspace(a, b, steps, dtype=dtype)
+        s, t = e[0], e[-1]
+        step = (t - s) / bins
+        i = torch.arange(steps, dtype=dtype)
+        plain = torch.where(i < steps // 2, s + step * i, t - step * (bins - i))
+        if (plain[1:-1] > e[1:-1]).any():
+            return e
+    raise RuntimeError("no linspace found where a fused multiply-add matters")
+
+
 def main(out):
     g = torch.Generator().manual_seed(35)
     # the edges of linspace(-1, 2, 13) are points of the data: every one on an edge
@@ -45,6 +63,12 @@ def main(out):
     case(out, "ct_f64", lambda t: torch.histogram(t, bins=14), [(xd,)])
     case(out, "ct_f64_odd", lambda t: torch.histogram(t, bins=7), [(xd * 0.1 + 0.3,)])
     # all equal: the range widens to [v - 0.5, v + 0.5]
+    # the kernel's own edges as data: they must fall in their own bins
+    for dt, nm in ((torch.float32, "f32"), (torch.float64, "f64")):
+        for bins in (9, 13):  # products by 0, 1, 2 and 4 are exact
+            e = fma_sensitive(dt, bins, bins)
+            case(out, "fma_%s_%d" % (nm, bins), lambda t, b=bins: torch.histogram(t, bins=b),
+                 [(e,)])
     case(out, "ct_flat", lambda t: torch.histogram(t, bins=3), [(torch.full((5,), 3.25),)])
     # a range: outside and NaN dropped, its ends and inner edges counted once
     xr = torch.tensor([-0.5, -0.6, 0.0, 0.1, 0.3, 0.5, 0.9, 1.1, 1.5, 1.7, math.nan, math.inf,
