@@ -65,7 +65,7 @@ def main(out):
     # all equal: the range widens to [v - 0.5, v + 0.5]
     # the kernel's own edges as data: they must fall in their own bins
     for dt, nm in ((torch.float32, "f32"), (torch.float64, "f64")):
-        for bins in (9, 13):  # products by 0, 1, 2 and 4 are exact
+        for bins in (9, 13, 40):  # by 0, 1, 2 and 4 are exact; 41 steps: the vector loop
             e = fma_sensitive(dt, bins, bins)
             case(out, "fma_%s_%d" % (nm, bins), lambda t, b=bins: torch.histogram(t, bins=b),
                  [(e,)])
