@@ -69,6 +69,10 @@ def main(out):
             e = fma_sensitive(dt, bins, bins)
             case(out, "fma_%s_%d" % (nm, bins), lambda t, b=bins: torch.histogram(t, bins=b),
                  [(e,)])
+    # no points: edges [0, 1] without a range, the range's with one
+    case(out, "ct_empty", lambda t: torch.histogram(t, bins=3), [(torch.empty(0, 2),)])
+    case(out, "ct_empty_range", lambda t: torch.histogram(t, bins=2, range=(1.0, 2.0)),
+         [(torch.empty(0),)])
     case(out, "ct_flat", lambda t: torch.histogram(t, bins=3), [(torch.full((5,), 3.25),)])
     # a range: outside and NaN dropped, its ends and inner edges counted once
     xr = torch.tensor([-0.5, -0.6, 0.0, 0.1, 0.3, 0.5, 0.9, 1.1, 1.5, 1.7, math.nan, math.inf,
