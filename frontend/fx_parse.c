@@ -10,6 +10,8 @@
  *
  * Tuple-valued nodes get one output per getitem index (a pre-scan of the
  * body finds the largest); "y = x[i]" creates no node but names output i.
+ * A list as a tuple's last element (histogramdd's bin_edges: "l = x[1]",
+ * then "y = l[j]") adds its elements as outputs i, i + 1, ...
  * In-place ops (add_.Tensor) rebind the name of their first argument, so
  * the rest of the body reads as functional code.
  */
