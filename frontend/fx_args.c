@@ -392,6 +392,10 @@ fx_arg(Ctx *c, Arg *out, StrId *name, int depth)
 		    "elements", (int)t.n, t.p,
 		    ir_nodep(c->g, b->x)->nout);
 		return false;
+	case B_SUB:
+		fx_err(p, t.loc, "'%.*s' is a list inside a tuple; use its "
+		    "elements", (int)t.n, t.p);
+		return false;
 	default:
 		c->poisoned = true;
 		*out = arg_none();

@@ -183,12 +183,16 @@ fx_eol(Parser *p)
 
 /* The state of one fx_parse, and of the forward() being parsed. */
 /* What a name in a forward() body stands for. */
-enum { B_NONE, B_VAL, B_MULTI, B_REF, B_POISON };
+enum { B_NONE, B_VAL, B_MULTI, B_REF, B_POISON, B_SUB };
 
+/* B_SUB: a list that is the last element of a tuple-valued node's result
+ * (histogramdd's (Tensor hist, Tensor[] bin_edges)); its elements are the
+ * node's outputs from off on. */
 typedef struct Bind {
 	uint8_t kind;
-	uint32_t x;   /* ValId, NodeId (B_MULTI) or Ref index */
+	uint32_t x;   /* ValId, NodeId (B_MULTI, B_SUB) or Ref index */
 	Loc loc;
+	uint32_t off; /* B_SUB: the node's output of its element 0 */
 } Bind;
 
 /* "name = self.attr": a subgraph reference, resolved at the end. */
@@ -229,7 +233,10 @@ typedef struct Ctx {
 	StrMap names;     /* StrId -> index into binds */
 	Bind *binds;
 	uint32_t nbinds, cbinds;
-	StrMap nout;      /* producer StrId -> largest getitem index + 1 */
+	StrMap nout;      /* producer StrId -> largest getitem index + 1, a
+	                   * nested list's elements counted as outputs */
+	StrMap nested;    /* producer StrId -> 1 + the index of the first of
+	                   * its elements that is a list (getitems of it) */
 	StrId trace;
 	/* the last annotation text fx_stmt.c read, and its static type */
 	struct {

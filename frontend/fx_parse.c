@@ -10,6 +10,8 @@
  *
  * Tuple-valued nodes get one output per getitem index (a pre-scan of the
  * body finds the largest); "y = x[i]" creates no node but names output i.
+ * A list as a tuple's last element (histogramdd's bin_edges: "l = x[1]",
+ * then "y = l[j]") adds its elements as outputs i, i + 1, ...
  * In-place ops (add_.Tensor) rebind the name of their first argument, so
  * the rest of the body reads as functional code.
  */
@@ -48,6 +50,31 @@ atbodyend(Ctx *c)
 	    tokeq(t, "def") || fx_at_section(p)));
 }
 
+/* "y = x[i]" of the pre-scan */
+typedef struct Sub {
+	StrId y, x;
+	uint32_t i;
+} Sub;
+
+/* A getitem y = x[i] whose y has getitems of its own is a list inside
+ * x's result: its elements become x's outputs from i on where it is the
+ * last element used (what else follows it, getitem reports). */
+static void
+nest_lists(Ctx *c, const Sub *sub, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t ny = fe_map_get(&c->nout, sub[k].y);
+		if (!ny)
+			continue;
+		uint32_t was = fe_map_get(&c->nested, sub[k].x);
+		if (!was || sub[k].i + 1 < was)
+			fe_map_set(&c->nested, sub[k].x, sub[k].i + 1);
+		if (fe_map_get(&c->nout, sub[k].x) == sub[k].i + 1 &&
+		    sub[k].i + ny <= 65536)
+			fe_map_set(&c->nout, sub[k].x, sub[k].i + ny);
+	}
+}
+
 /* Before the body: the largest getitem index of each producer, so that
  * tuple-valued nodes are created with all their outputs, and room in the
  * graph for the body's lines. */
@@ -58,6 +85,8 @@ prescan(Ctx *c)
 	Parser save = *p;
 	p->join = 0;
 	uint32_t lines = 0;
+	Sub *sub = NULL;
+	uint32_t nsub = 0, csub = 0;
 	for (;; lines++) {
 		if (!c->general && fx_skip_body_line(p))
 			continue;
@@ -69,6 +98,7 @@ prescan(Ctx *c)
 		if (t->first && fx_skip_plain_line(p))
 			continue;
 		if (t->kind == T_NAME && t->first) {
+			Token yt = *t;
 			fx_adv(p);
 			int depth = 0;
 			while (!fx_eol(p)) {
@@ -94,6 +124,11 @@ prescan(Ctx *c)
 					uint32_t k = (uint32_t)idx->u + 1;
 					if (k > fe_map_get(&c->nout, prod))
 						fe_map_set(&c->nout, prod, k);
+					if (nsub >= csub)
+						vgrow_nz((void **)&sub, &csub,
+						    nsub + 1, sizeof *sub);
+					sub[nsub++] = (Sub){tokstr(c->m, &yt),
+					    prod, k - 1};
 				}
 			}
 		}
@@ -101,6 +136,8 @@ prescan(Ctx *c)
 			fx_adv(p);
 		fx_adv(p);
 	}
+	nest_lists(c, sub, nsub);
+	free(sub);
 	*p = save;
 	/* a statement a line, most of them a node with one output and a
 	 * few arguments */
@@ -116,6 +153,7 @@ resetbody(Ctx *c)
 {
 	fe_map_free(&c->names);
 	fe_map_free(&c->nout);
+	fe_map_free(&c->nested);
 	c->nbinds = 0;
 	c->trace = 0;
 }

@@ -50,7 +50,7 @@ fx_bind(Ctx *c, StrId name, uint8_t kind, uint32_t x, Loc loc, bool rebind)
 	if (c->nbinds >= c->cbinds)  /* the call only when full */
 		vgrow_nz((void **)&c->binds, &c->cbinds, c->nbinds + 1,
 		    sizeof *c->binds);
-	c->binds[c->nbinds] = (Bind){kind, x, loc};
+	c->binds[c->nbinds] = (Bind){kind, x, loc, 0};
 	fe_map_set(&c->names, name, ++c->nbinds);
 }
 
@@ -245,22 +245,45 @@ getitem(Ctx *c, StrId name, Loc loc, const char *an, size_t ann, Loc anloc)
 		fx_bind(c, name, B_POISON, 0, loc, false);
 		return;
 	}
-	if (b->kind != B_MULTI) {
+	if (b->kind != B_MULTI && b->kind != B_SUB) {
 		fx_err(p, prod.loc, "'%.*s' is not a tuple-valued node, cannot "
 		    "take element %llu", (int)prod.n, prod.p,
 		    (unsigned long long)idx.u);
 		fx_bind(c, name, B_POISON, 0, loc, false);
 		return;
 	}
+	uint32_t off = b->kind == B_SUB ? b->off : 0;
+	if (b->kind == B_SUB && fe_map_get(&c->nout, name)) {
+		fx_err(p, loc, "'%s' is a list inside a list inside a tuple; "
+		    "one level of nesting is supported", ir_str(c->m, name));
+		fx_bind(c, name, B_POISON, 0, loc, false);
+		return;
+	}
+	uint32_t nest = b->kind == B_MULTI ? fe_map_get(&c->nested,
+	    tokstr(c->m, &prod)) : 0;
+	if (nest && !idx.ovf && idx.u + 1 > nest) {
+		fx_err(p, idx.loc, "element %llu of '%.*s' follows a list "
+		    "inside the tuple; a list is supported as its last "
+		    "element only", (unsigned long long)idx.u, (int)prod.n,
+		    prod.p);
+		fx_bind(c, name, B_POISON, 0, loc, false);
+		return;
+	}
+	if (nest && idx.u + 1 == nest) {
+		/* the list: its getitems name the node's outputs from here */
+		fx_bind(c, name, B_SUB, b->x, loc, false);
+		c->binds[c->nbinds - 1].off = (uint32_t)idx.u;
+		return;
+	}
 	Node *np = ir_nodep(c->g, b->x);
-	if (idx.ovf || idx.u >= np->nout) {
+	if (idx.ovf || idx.u >= np->nout - off) {
 		/* the pre-scan ignores absurd indices */
 		fx_err(p, idx.loc, "index %llu out of range", 
 		    (unsigned long long)idx.u);
 		fx_bind(c, name, B_POISON, 0, loc, false);
 		return;
 	}
-	ValId v = np->out + (uint32_t)idx.u;
+	ValId v = np->out + off + (uint32_t)idx.u;
 	Value *val = ir_val(c->g, v);
 	/* a second getitem of the same element is an alias */
 	Bind *named = fx_lookup(c, val->name);

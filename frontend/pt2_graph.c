@@ -261,10 +261,14 @@ markused(GCtx *c, const JVal *v, int depth)
 	}
 }
 
-/* The output names of a node: one entry each, NULL-named ones unused. */
+/* The output names of a node: one entry each, NULL-named ones unused.  A
+ * list as the last element of a tuple ((Tensor hist, Tensor[] bin_edges)
+ * of histogramdd) is flattened into it: its tensors are the outputs from
+ * nest on, as the dump's parser makes them of its nested getitems. */
 typedef struct Outs {
 	const JVal **v;   /* n entries, freed by the caller */
 	uint32_t n;
+	uint32_t nest;    /* the first output of a nested list; n if none */
 	bool tuple;
 } Outs;
 
@@ -283,20 +287,40 @@ outs(GCtx *c, const JVal *node, Outs *o)
 	const JVal *u = os->n == 1 ? pt2_union(&os->kids[0], &k) : NULL;
 	const JVal *list = u && !strcmp(k, "as_tensors") &&
 	    u->kind == J_ARR ? u : os;
-	if (list->n > MAXOUTPUTS) {
+	/* a tuple whose last element is a list of tensors */
+	const JVal *nested = NULL;
+	for (uint32_t i = 0; list == os && os->n > 1 && i < os->n; i++) {
+		const JVal *e = pt2_union(&os->kids[i], &k);
+		if (!e || strcmp(k, "as_tensors"))
+			continue;
+		if (i + 1 < os->n || e->kind != J_ARR) {
+			json_err(c->m, &os->kids[i], "a list of tensors "
+			    "inside a tuple output is supported as its last "
+			    "element only");
+			return false;
+		}
+		nested = e;
+	}
+	uint32_t total = list->n - (nested ? 1 : 0) + (nested ? nested->n : 0);
+	if (total > MAXOUTPUTS) {
 		json_err(c->m, list, "more than %d outputs", MAXOUTPUTS);
 		return false;
 	}
-	o->v = calloc(list->n ? list->n : 1, sizeof *o->v);
+	o->v = calloc(total ? total : 1, sizeof *o->v);
 	if (!o->v)
 		ir_oom(0);
 	o->tuple = list != os || os->n > 1;
+	o->nest = nested ? os->n - 1 : total;
 	for (uint32_t i = 0; i < list->n; i++) {
 		const JVal *x = &list->kids[i];
+		if (nested && i == o->nest)
+			break;
 		if (list == os)  /* an Argument; as_none outputs name nothing */
 			x = pt2_union(x, &k) && strcmp(k, "as_none") ? x : NULL;
 		o->v[o->n++] = x;
 	}
+	for (uint32_t i = 0; nested && i < nested->n; i++)
+		o->v[o->n++] = &nested->kids[i];
 	return true;
 }
 
@@ -322,7 +346,9 @@ has_getitem(GCtx *c, const Outs *o, uint32_t i)
 	if (fe_map_get(&c->used, vn))
 		return true;
 	const char *s = ir_str(c->m, vn), *u = strstr(s, "_unused_");
-	char tail[16];
+	if (i >= o->nest)  /* in a nested list: named unless unused */
+		return !u;
+	char tail[24];
 	snprintf(tail, sizeof tail, "_unused_%u", i);
 	size_t ls = strlen(s), lt = strlen(tail);
 	return !u || ls < lt || strcmp(s + ls - lt, tail) != 0;

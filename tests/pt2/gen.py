@@ -57,6 +57,18 @@ class Dyn(torch.nn.Module):
         return y.reshape(x.shape[0] * 3), torch.nn.functional.softmax(y, -1)
 
 
+class HistDD(torch.nn.Module):
+    """histogramdd's (Tensor hist, Tensor[] bin_edges): a list inside the
+    tuple, flattened into the node's outputs by both readers."""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.rand(12))
+
+    def forward(self, x):
+        h, edges = torch.histogramdd(x, bins=[2, 3], weight=self.w)
+        return (h, *edges)
+
+
 def case(name, mod, args, **kw):
     ep = torch.export.export(mod.eval(), args, **kw)
     os.makedirs(name, exist_ok=True)
@@ -78,6 +90,7 @@ a = case("mlp", Mlp(), (torch.randn(2, 8),))
 case("strided", Strided(), (torch.randn(3, 6),))
 case("dynamic", Dyn(), (torch.randn(5, 4),),
      dynamic_shapes={"x": {0: Dim("batch", min=2, max=64)}})
+case("histogramdd", HistDD(), (torch.randn(12, 2),))
 b = torch.export.export(Strided().eval(), (torch.randn(3, 6),))
 from torch.export.pt2_archive._package import package_pt2
 package_pt2("multi.pt2", exported_programs={"first": a, "second": b})

@@ -1164,6 +1164,71 @@ test_more_errors(void **state)
 	done(&r);
 }
 
+/* A list as the last element of a tuple result (histogramdd's (Tensor
+ * hist, Tensor[] bin_edges)): its getitems name the node's outputs after
+ * the elements before it; a list before another element, or nested
+ * deeper, is refused by name. */
+static void
+test_nested_list_output(void **state)
+{
+	(void)state;
+	Run r = ok("class M(torch.nn.Module):\n"
+	    "    def forward(self, x: \"f32[5, 3]\"):\n"
+	    "        h = torch.ops.aten.histogramdd.default(x, [1, 2, 3])\n"
+	    "        getitem: \"f32[1, 2, 3]\" = h[0]\n"
+	    "        getitem_1 = h[1];  h = None\n"
+	    "        getitem_2: \"f32[2]\" = getitem_1[0]\n"
+	    "        getitem_3: \"f32[4]\" = getitem_1[2]\n"
+	    "        getitem_4: \"f32[4]\" = getitem_1[2];  getitem_1 = None\n"
+	    "        return (getitem, getitem_2, getitem_3, getitem_4)\n");
+	Module *m = r.m;
+	Graph *g = G(&r);
+	Node *h = ir_nodep(g, node(m, g, "h"));
+	/* hist, then bin_edges[0..2] */
+	assert_int_equal(h->nout, 4);
+	assert_string_equal(name(m, g, h->out), "getitem");
+	assert_string_equal(name(m, g, h->out + 1), "getitem_2");
+	assert_string_equal(name(m, g, h->out + 3), "getitem_3");
+	check_dims(m, g, h->out + 1, "[2]");
+	check_dims(m, g, h->out + 3, "[4]");
+	assert_int_equal(ir_val(g, h->out + 2)->kind, VK_UNKNOWN);
+	assert_int_equal(g->noutputs, 4);
+	assert_int_equal(g->outputs[0], h->out);
+	assert_int_equal(g->outputs[1], h->out + 1);
+	assert_int_equal(g->outputs[2], h->out + 3);
+	assert_int_equal(g->outputs[3], h->out + 3);
+	done(&r);
+	/* an element after the list */
+	r = runs("class M(torch.nn.Module):\n"
+	    "    def forward(self, x: \"f32[5, 3]\"):\n"
+	    "        h = torch.ops.aten.f.default(x)\n"
+	    "        a = h[0]\n"
+	    "        b: \"f32[2]\" = a[0]\n"
+	    "        c: \"f32[2]\" = h[1]\n"
+	    "        return (b, c)\n");
+	has_error(&r, 6, 25, "a list is supported as its last element only");
+	done(&r);
+	/* a list in a list in a tuple; a list used whole */
+	r = runs("class M(torch.nn.Module):\n"
+	    "    def forward(self, x: \"f32[5, 3]\"):\n"
+	    "        h = torch.ops.aten.f.default(x)\n"
+	    "        a = h[0]\n"
+	    "        b = a[0]\n"
+	    "        c: \"f32[2]\" = b[0]\n"
+	    "        return (c,)\n");
+	has_error(&r, 5, 9, "one level of nesting is supported");
+	done(&r);
+	r = runs("class M(torch.nn.Module):\n"
+	    "    def forward(self, x: \"f32[5, 3]\"):\n"
+	    "        h = torch.ops.aten.f.default(x)\n"
+	    "        a = h[0]\n"
+	    "        b: \"f32[2]\" = a[0]\n"
+	    "        c: \"f32[2]\" = torch.ops.aten.cat.default(a)\n"
+	    "        return (b, c)\n");
+	has_error(&r, 6, 50, "is a list inside a tuple; use its elements");
+	done(&r);
+}
+
 /* Never crash or hang: every prefix of a dump, NUL bytes, byte flips. */
 static void
 test_robust(void **state)
@@ -1265,6 +1330,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_printep_dataclass_signature),
 		cmocka_unit_test(test_printep_21),
 		cmocka_unit_test(test_readable_getitem_inplace),
+		cmocka_unit_test(test_nested_list_output),
 		cmocka_unit_test(test_sym_ops),
 		cmocka_unit_test(test_subgraphs),
 		cmocka_unit_test(test_lambda_subgraphs),
