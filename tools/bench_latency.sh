@@ -30,9 +30,16 @@ if [ $big = 1 ]; then
 	mkdir -p "$models" && models=$(cd "$models" && pwd)
 	# torch-env mounts the working folder (here: the models' folder) and ../shared; copies of
 	# the script and caselib save relying on the latter
+	# torch-env's Debian packages have no onnxscript, which the dynamo exporter needs: with
+	# ONNXSCRIPT_PATH (a folder holding the pure-Python onnxscript and onnx_ir packages, e.g.
+	# from their source trees' onnxscript/ and src/onnx_ir/) the reference is the dynamo one
+	pypath=""
+	if [ -n "${ONNXSCRIPT_PATH:-}" ]; then
+		rm -rf "$models/pyref" && cp -r "$ONNXSCRIPT_PATH" "$models/pyref" && pypath=$models/pyref
+	fi
 	cp "$root/tools/make_big_models.py" "$root/../shared/tools/gen2/caselib.py" "$models/" &&
 		(cd "$models" && "$root/../shared/tools/torch-env" run 2.14 env ONNXC_CASELIB="$models" \
-			python3 make_big_models.py "$models") ||
+			PYTHONPATH="$pypath" python3 make_big_models.py "$models") ||
 		{ echo "bench_latency: could not make the full-size models" >&2; exit 1; }
 	dirs=("$models")
 fi
