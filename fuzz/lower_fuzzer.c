@@ -26,6 +26,7 @@ extern const onnxc_plugin_info onnxc_plugin_lift;
 extern const onnxc_plugin_info onnxc_plugin_prune;
 extern const onnxc_plugin_info onnxc_plugin_reshapes;
 extern const onnxc_plugin_info onnxc_plugin_scales;
+extern const onnxc_plugin_info onnxc_plugin_matmuls;
 extern const onnxc_plugin_info onnxc_plugin_einsum;
 extern const onnxc_plugin_info onnxc_plugin_layout;
 extern const onnxc_plugin_info onnxc_plugin_pool;
@@ -43,7 +44,8 @@ registry(Module *m)
 		&onnxc_plugin_simplify, &onnxc_plugin_convbn,
 		&onnxc_plugin_activations, &onnxc_plugin_lift,
 		&onnxc_plugin_prune, &onnxc_plugin_reshapes,
-		&onnxc_plugin_scales, &onnxc_plugin_einsum,
+		&onnxc_plugin_scales, &onnxc_plugin_matmuls,
+		&onnxc_plugin_einsum,
 		&onnxc_plugin_layout, &onnxc_plugin_pool,
 		&onnxc_plugin_neutral, &onnxc_plugin_templates,
 	};
