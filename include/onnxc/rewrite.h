@@ -593,15 +593,13 @@ onnxc_rw_concat(onnxc_rw *r, const char *name, const int64_t dims[2],
 			b->total += parts[i].cols;
 		memcpy(b + 1, parts, (size_t)(n * sizeof *parts));
 	}
-	if (!b) {
-		;
-	} else if (ONNXC_HOST_HAS(r->h, tensor_make_deferred)) {
+	if (b && ONNXC_HOST_HAS(r->h, tensor_make_deferred)) {
 		x = r->h->tensor_make_deferred(r->ctx, ONNXC_DT_F32, 2, dims,
 		    onnxc_rw_concat_fill, b, size);
-	} else if (ONNXC_HOST_HAS(r->h, tensor_make)) {
+	} else if (b && ONNXC_HOST_HAS(r->h, tensor_make)) {
 		x = r->h->tensor_make(r->ctx, ONNXC_DT_F32, 2, dims,
 		    onnxc_rw_concat_fill, b);
-	} else {
+	} else if (b) {
 		uint64_t k = (uint64_t)dims[0] * (uint64_t)dims[1];
 		float *o = (float *)malloc((k ? k : 1) * sizeof *o);
 		if (o && onnxc_rw_concat_fill(b, 0, k, o) == 0)
