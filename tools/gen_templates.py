@@ -21,7 +21,12 @@ inlines it only in place of a node whose non-tensor arguments are those:
     # arg 2 out none default       (default: the node may omit it)
 
 Kinds: tensor (a placeholder, in order), int, float, bool, none, str,
-ints (comma-separated).  Symbols are renamed tpl_sN so that they never
+ints (comma-separated).  A float the body holds only as its own literal
+(checked by tracing again at other values) is a parameter:
+
+    # arg 3 eps float 1e-06 param
+
+and the pass puts the node's number in the literal's place.  Symbols are renamed tpl_sN so that they never
 meet a program's own, and the range constraints are dropped (the node's
 own sizes are bound in their place).  With --onnxc, a template whose ops
 onnxc cannot lower (no rule, no decomposition, no other template) is
@@ -50,54 +55,15 @@ def R(*s):
 # (overload, samples): each sample a list of arguments; ("rand", shape) is
 # a float32 tensor input, anything else a literal argument.  One template
 # per sample: a sample per rank the op is met at.
-def ranks(*args_of_rank):
-    return list(args_of_rank)
-
-
-ELT = [[R(5)], [R(3, 5)], [R(2, 3, 5)], [R(2, 3, 5, 7)]]
-ELT2 = [[R(5), R(5)], [R(3, 5), R(3, 5)], [R(2, 3, 5), R(2, 3, 5)],
-        [R(2, 3, 5, 7), R(2, 3, 5, 7)]]
-
+# Aliases (torch.divide, torch.special.expit, ...) are not here: the
+# decompose pass names their target (passes/decompose/alias.c), which takes
+# every rank, dtype and broadcast where a template takes one of each.
 OPS = [
-    ("aten::arccosh.default", ELT),
-    ("aten::arcsinh.default", ELT),
-    ("aten::arctanh.default", ELT),
-    ("aten::special_expit.default", ELT),
-    ("aten::special_exp2.default", ELT),
-    ("aten::special_expm1.default", ELT),
-    ("aten::special_log1p.default", ELT),
-    ("aten::special_erf.default", ELT),
-    ("aten::special_erfc.default", ELT),
-    ("aten::special_round.default",
-     [[R(5)], [R(3, 5)], [R(2, 3, 5)], [R(2, 3, 5, 7)]]),
-    ("aten::special_logit.default",
-     [[R(3, 5)], [R(3, 5), 1e-06], [R(2, 3, 5)], [R(2, 3, 5), 1e-06]]),
-    ("aten::special_xlogy.default", ELT2),
-    ("aten::special_softmax.default",
-     [[R(3, 5), 1], [R(3, 5), -1], [R(2, 3, 5), -1], [R(2, 3, 5), 1]]),
-    ("aten::special_log_softmax.default",
-     [[R(3, 5), 1], [R(3, 5), -1], [R(2, 3, 5), -1], [R(2, 3, 5), 1]]),
-    ("aten::special_logsumexp.default",
-     [[R(3, 5), [1]], [R(3, 5), [-1]], [R(2, 3, 5), [-1]],
-      [R(3, 5), [1], True], [R(2, 3, 5), [-1], True]]),
-    ("aten::divide.Tensor", ELT2),
-    ("aten::multiply.Tensor", ELT2),
-    ("aten::subtract.Tensor", ELT2),
-    ("aten::not_equal.Tensor", ELT2),
-    ("aten::matrix_power.default",
-     [[R(3, 3), 2], [R(3, 3), 3], [R(2, 3, 3), 2], [R(2, 3, 3), 3]]),
     ("aten::frobenius_norm.dim",
      [[R(3, 5), [0, 1]], [R(3, 5), [0, 1], True], [R(2, 3, 5), [1, 2]],
       [R(2, 3, 5), [-2, -1]]]),
     ("aten::_euclidean_dist.default", [[R(3, 5), R(7, 5)],
                                        [R(2, 3, 5), R(2, 7, 5)]]),
-    ("aten::divide.Tensor_mode",
-     [[R(3, 5), R(3, 5), m] for m in ("trunc", "floor")] +
-     [[R(2, 3, 5), R(2, 3, 5), m] for m in ("trunc", "floor")]),
-    ("aten::divide.Scalar", [[R(3, 5), 2.5], [R(2, 3, 5), 2.5]]),
-    ("aten::multiply.Scalar", [[R(3, 5), 2.5], [R(2, 3, 5), 2.5]]),
-    ("aten::subtract.Scalar", [[R(3, 5), 2.5], [R(2, 3, 5), 2.5]]),
-    ("aten::not_equal.Scalar", [[R(3, 5), 0.5], [R(2, 3, 5), 0.5]]),
     ("aten::special_xlogy.other_scalar", [[R(3, 5), 2.0], [R(2, 3, 5), 2.0]]),
     ("aten::_addmm_activation.default",
      [[R(5), R(3, 4), R(4, 5)], [R(5), R(3, 4), R(4, 5), 1, 1, True],
@@ -105,11 +71,6 @@ OPS = [
     ("aten::_fused_rms_norm.default",
      [[R(3, 5), [5], R(5), 1e-06], [R(2, 3, 5), [5], R(5), 1e-06],
       [R(3, 5), [5], R(5), None]]),
-    ("aten::det.default", [[R(3, 3)], [R(2, 3, 3)]]),
-    ("aten::poisson_nll_loss.default",
-     [[R(3, 5), R(3, 5), log_in, full, 1e-08, red]
-      for log_in in (True, False) for full in (False, True)
-      for red in (0, 1, 2)]),
 ]
 
 
@@ -152,7 +113,7 @@ def decomposition(op):
     return None, None
 
 
-def header(name, src, op, sample):
+def header(name, src, op, sample, params=()):
     lines = ["# onnxc template %s" % name,
              "# torch %s decomposition %s" % (torch.__version__.split("+")[0],
                                                src)]
@@ -170,6 +131,7 @@ def header(name, src, op, sample):
         k, s = kind_of(v)
         dflt = a.has_default_value() and same(v, a.default_value)
         lines.append(("# arg %d %s %s %s" % (i, a.name, k, s)).rstrip() +
+                     (" param" if i in params else "") +
                      (" default" if dflt else ""))
     return lines
 
@@ -207,6 +169,40 @@ def trace(op, fn, sample, dtype):
                    if not l.lstrip().startswith("# File:"))
     # the symbols a template binds, named apart from any program's
     return SYM.sub(lambda m: "tpl_s" + m.group(1), text)
+
+
+def literal(v):
+    """a float as print(ep) writes it, not inside another number or after a
+    minus sign (a decomposition's -v is a number of its own)"""
+    return re.compile(r"(?<![\w.\-])" + re.escape(repr(v)) + r"(?![\w.])")
+
+
+def params_of(op, fn, sample, dtype, body):
+    """The float arguments the traced body holds only as their own
+    literal, or not at all: traced again at 1.25 v, 0.75 v and -v, the
+    bodies are the same but for that literal.  The templates pass puts the node's number
+    in its place (any but 0 and +-1, where decompositions branch)."""
+    found = []
+    for i, v in enumerate(sample):
+        if type(v) is not float or v in (0.0, 1.0, -1.0) or v != v or \
+                abs(v) == float("inf"):
+            continue
+        mine = literal(v).sub("<param>", body)
+        ok = True
+        for w in (v * 1.25, v * 0.75, -v):
+            other = list(sample)
+            other[i] = w
+            try:
+                b2 = trace(op, fn, other, dtype)
+            except Exception:
+                ok = False
+                break
+            if literal(w).sub("<param>", b2) != mine:
+                ok = False
+                break
+        if ok:
+            found.append(i)
+    return found
 
 
 def ops_of(text):
@@ -251,8 +247,9 @@ def main():
         k = 0
         for sample, dtype in [(x, d) for x in samples for d in o.dtypes]:
             try:
-                hdr = header(name, src, op, sample)
                 body = trace(op, fn, sample, dtype)
+                hdr = header(name, src, op, sample,
+                             params_of(op, fn, sample, dtype, body))
             except Exception as e:  # one sample's failure skips it
                 print("%s %r %s: %s" % (name, sample, dtype,
                       (str(e).splitlines() or [type(e).__name__])[0]),

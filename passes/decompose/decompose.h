@@ -136,6 +136,9 @@ int dec_weight_norm(Rw *r);
 int dec_weight_norm_interface(Rw *r);
 int dec_histc(Rw *r);
 
+/* --- alias.c: ATen aliases as their target --- */
+int dec_alias(Rw *r);
+
 /* --- build.c: typed values, one FX node per call --- */
 typedef struct TV {
 	onnxc_value v; /* 0: absent */
@@ -217,6 +220,7 @@ int dec_hinge_embedding_loss(Rw *r);
 int dec_margin_ranking_loss(Rw *r);
 int dec_cosine_embedding_loss(Rw *r);
 int dec_kl_div(Rw *r);
+int dec_poisson_nll_loss(Rw *r);
 int dec_pairwise_distance(Rw *r);
 int dec_dist(Rw *r);
 int dec_cosine_similarity(Rw *r);

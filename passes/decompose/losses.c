@@ -227,6 +227,38 @@ dec_kl_div(Rw *r)
 	return reduced(r, l, red);
 }
 
+/* poisson_nll_loss(input, target, log_input, full, eps, reduction):
+ * exp(x) - y x, or x - y log(x + eps); full adds Stirling's term
+ * y log y - y + log(2 pi y) / 2 where y > 1 (PyTorch's composite) */
+int
+dec_poisson_nll_loss(Rw *r)
+{
+	TV x = dec_in(r, 0, "input"), y = dec_in(r, 1, "target");
+	int64_t log_in, full, red;
+	double eps;
+	if (!x.v || !y.v || !dec_out(r, 0).v ||
+	    !dec_arg_int(r, 2, "log_input", 1, &log_in) ||
+	    !dec_arg_int(r, 3, "full", 0, &full) ||
+	    !dec_arg_float(r, 4, "eps", 1e-8, &eps) ||
+	    !dec_arg_int(r, 5, "reduction", 1, &red) || red < 0 || red > 2)
+		return 0;
+	TV l;
+	if (log_in)
+		l = dec_sub(r, dec_u(r, "aten::exp.default", x), dec_mul(r, y, x));
+	else
+		l = dec_sub(r, x, dec_mul(r, y, dec_u(r, "aten::log.default",
+		    dec_adds(r, x, eps))));
+	if (full) {
+		TV st = dec_add(r, dec_sub(r, dec_mul(r, y,
+		    dec_u(r, "aten::log.default", y)), y), dec_muls(r,
+		    dec_u(r, "aten::log.default", dec_muls(r, y,
+		    2 * 3.14159265358979323846)), 0.5));
+		l = dec_add(r, l, dec_sel_s(r, dec_cs(r, "aten::le.Scalar", y, 1),
+		    0, st));
+	}
+	return reduced(r, l, red);
+}
+
 /* ||v||_p over dims (every dim when n < 0) */
 static TV
 vnorm(Rw *r, TV v, double p, const int64_t *dims, int n, int keep)

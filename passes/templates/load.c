@@ -23,7 +23,7 @@ parse_header(Tpl *t)
 		line[n] = 0;
 		TArg a;
 		memset(&a, 0, sizeof a);
-		char dflt[16] = "";
+		char dflt[16] = "", flag2[16] = "";
 		if (sscanf(line, "# onnxc template %127s", t->op) == 1) {
 			;
 		} else if (sscanf(line, "# arg %u %47s %7s", &a.index, a.name,
@@ -31,11 +31,20 @@ parse_header(Tpl *t)
 			/* the value, absent for tensor and none */
 			int k = 1;
 			if (strcmp(a.kind, "tensor") && strcmp(a.kind, "none"))
-				k = sscanf(line, "# arg %*u %*s %*s %79s %15s",
-				    a.value, dflt);
+				k = sscanf(line, "# arg %*u %*s %*s %79s %15s "
+				    "%15s", a.value, dflt, flag2);
 			else if (sscanf(line, "# arg %*u %*s %*s %15s",
 			    dflt) < 1)
 				*dflt = 0;
+			/* the flags after the value: "param" (a float the
+			 * body holds as this literal, any other number fits)
+			 * and "default", in that order */
+			if (!strcmp(dflt, "param") && !strcmp(a.kind, "float")) {
+				a.param = 1;
+				memcpy(dflt, flag2, sizeof dflt);
+			} else if (*flag2) {
+				return 0;
+			}
 			if (k < 1 || t->nargs >= MAXARGS ||
 			    (*dflt && strcmp(dflt, "default")))
 				return 0;

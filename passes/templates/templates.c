@@ -147,11 +147,30 @@ same_scalar(St *s, const TArg *t, const onnxc_arg *a)
 	return 0;
 }
 
-/* Symbols of the template bound to the node's sizes. */
+/* Symbols of the template bound to the node's sizes, and the numbers
+ * its parameters' literals stand for. */
 typedef struct Bind {
 	onnxc_expr sym[MAXSYMS], to[MAXSYMS];
 	uint32_t n;
+	double lit[MAXPARAMS];
+	onnxc_arg num[MAXPARAMS];
+	uint32_t np;
 } Bind;
+
+/* A number a parameter takes: not 0 or +-1, where decompositions branch
+ * (alpha == 1, beta == 0), nor a bool; finite. */
+static int
+param_fits(const onnxc_arg *a)
+{
+	double v;
+	if (a->kind == ONNXC_ARG_INT)
+		v = (double)a->i;
+	else if (a->kind == ONNXC_ARG_FLOAT)
+		v = a->f;
+	else
+		return 0;
+	return v == v && v - v == 0 && v != 0 && v != 1 && v != -1;
+}
 
 static onnxc_expr
 dim_expr(St *s, onnxc_dim d)
@@ -231,6 +250,7 @@ fits(St *s, Tpl *t, onnxc_node n, const onnxc_node_info *ni, Bind *b)
 	const onnxc_host_api *h = s->h;
 	onnxc_value ins[MAXARGS];
 	uint32_t nin = 0;
+	b->n = b->np = 0;
 	for (uint32_t i = 0; i < t->nargs; i++) {
 		const TArg *a = &t->args[i];
 		onnxc_arg x;
@@ -239,6 +259,11 @@ fits(St *s, Tpl *t, onnxc_node n, const onnxc_node_info *ni, Bind *b)
 			if (!has || x.kind != ONNXC_ARG_VALUE)
 				return 0;
 			ins[nin++] = resolve(s, x.ref);
+		} else if (a->param && has && !same_scalar(s, a, &x)) {
+			if (!param_fits(&x) || b->np == MAXPARAMS)
+				return 0;
+			b->lit[b->np] = strtod(a->value, NULL);
+			b->num[b->np++] = x;
 		} else if (!has ? !a->dflt : !same_scalar(s, a, &x)) {
 			return 0;
 		}
@@ -262,7 +287,6 @@ fits(St *s, Tpl *t, onnxc_node n, const onnxc_node_info *ni, Bind *b)
 	if (h->input_count(s->ctx, tg) != nin ||
 	    h->output_count(s->ctx, tg) != ni->nout)
 		return 0;
-	b->n = 0;
 	for (uint32_t i = 0; i < nin; i++)
 		if (!bind_value(s, tg, h->input_at(s->ctx, tg, i), ins[i], b))
 			return 0;
@@ -317,12 +341,19 @@ copy_type(St *s, const Bind *b, onnxc_graph tg, onnxc_value tv,
 }
 
 /* Argument a of the template graph tg, for the program graph: values
- * through map, lists rebuilt. */
+ * through map, a parameter's literal as the node's number, lists
+ * rebuilt. */
 static int
-map_arg(St *s, onnxc_graph tg, const onnxc_value *map, uint32_t nmap,
-    const onnxc_arg *a, onnxc_arg *out, int depth)
+map_arg(St *s, onnxc_graph tg, const Bind *b, const onnxc_value *map,
+    uint32_t nmap, const onnxc_arg *a, onnxc_arg *out, int depth)
 {
 	*out = *a;
+	for (uint32_t k = 0; a->kind == ONNXC_ARG_FLOAT && k < b->np; k++)
+		if (a->f == b->lit[k]) {
+			*out = b->num[k];
+			out->key = a->key;
+			return 1;
+		}
 	if (a->kind == ONNXC_ARG_VALUE) {
 		if (a->ref >= nmap || !map[a->ref])
 			return 0;
@@ -342,7 +373,8 @@ map_arg(St *s, onnxc_graph tg, const onnxc_value *map, uint32_t nmap,
 	for (uint32_t i = 0; ok && i < a->len; i++) {
 		onnxc_arg it;
 		ok = s->h->list_item(s->ctx, tg, a, i, &it) == ONNXC_OK &&
-		    map_arg(s, tg, map, nmap, &it, &items[i], depth + 1);
+		    map_arg(s, tg, b, map, nmap, &it, &items[i],
+		    depth + 1);
 	}
 	ok = ok && s->h->make_list(s->ctx, s->g, a->kind, items, a->len, out)
 	    == ONNXC_OK;
@@ -385,7 +417,7 @@ expand(St *s, Tpl *t, onnxc_graph tg, onnxc_node n,
 		for (uint32_t i = 0; ok && i < mi.nargs; i++) {
 			onnxc_arg a;
 			ok = h->node_arg(s->ctx, tg, m, i, &a) == ONNXC_OK &&
-			    map_arg(s, tg, map, nmap, &a, &args[i], 0);
+			    map_arg(s, tg, b, map, nmap, &a, &args[i], 0);
 		}
 		onnxc_node c = ok ? h->node_new(s->ctx, s->g, mi.dialect,
 		    h->str(s->ctx, mi.domain), h->str(s->ctx, mi.op),

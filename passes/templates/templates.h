@@ -19,15 +19,19 @@ extern const TplBlob tpl_embedded[];
 extern const unsigned tpl_nembedded;
 
 /* what the pass keeps of one run (templates.c) */
-enum { MAXDEPTH = 16, MAXARGS = 32, MAXSYMS = 64, MAXR = 16 };
+enum {
+	MAXDEPTH = 16, MAXARGS = 32, MAXSYMS = 64, MAXR = 16, MAXPARAMS = 8
+};
 
-/* One header line: "# arg I NAME KIND VALUE [default]". */
+/* One header line: "# arg I NAME KIND VALUE [param] [default]". */
 typedef struct TArg {
 	uint32_t index;
 	char name[48];
 	char kind[8];     /* tensor int float bool none str ints */
 	char value[80];
 	int dflt;
+	int param;        /* any number but 0 and +-1: the body's literal
+	                   * VALUE stands for it (gen_templates.py checks) */
 } TArg;
 
 /* A template of the run: its text, what its header says, its graph once

@@ -39,58 +39,75 @@ for t in "$fx"/*.fx; do
 	[ $rc = 0 ] || grep -q 'static sizes' <<<"$out" || bad "$(basename "$t"): $out"
 done
 
-# the list: kind template from the templates pass; an op with a rule is no template
+# the list: kind template from the templates pass; an op with a rule (or an alias the decompose
+# pass names the target of) is no template
 run --list-lowerings
-has "$out" '^aten::special_logit\.default +template +templates pass$' list
-has "$out" '^aten::poisson_nll_loss\.default +template +templates pass$' list
+has "$out" '^aten::frobenius_norm\.dim +template +templates pass$' list
+has "$out" '^aten::_fused_rms_norm\.default +template +templates pass$' list
 grep -qE '^aten::logit\.default .* template' <<<"$out" && bad "list: logit (a rule) as a template"
-[ "$(grep -c ' template ' <<<"$out")" -ge 10 ] || bad "list: fewer than 10 template ops"
+grep -qE '^aten::special_logit\.default .* template' <<<"$out" && bad "list: special_logit (an alias) as a template"
+[ "$(grep -c ' template ' <<<"$out")" -ge 4 ] || bad "list: fewer than 4 template ops"
 
 # the report
-run "$cases/tpl_logit/graph.txt" -o "$tmp/a.onnx" --report "$tmp/r.md"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/a.onnx" --report "$tmp/r.md"
 [ $rc = 0 ] || bad "report: rc $rc: $out"
-has "$(cat "$tmp/r.md")" '`aten.special_logit.default` \| 2 \| template \(templates pass\)' report
+has "$(cat "$tmp/r.md")" '`aten.frobenius_norm.dim` \| 1 \| template \(templates pass\)' report
 
-# eps 0.25: no template has it, so the op is unsupported (not logit with another eps)
-sed 's/special_logit.default(xs_0, 1e-06)/special_logit.default(xs_0, 0.25)/' \
-	"$cases/tpl_logit/graph.txt" >"$tmp/eps.txt"
-run "$tmp/eps.txt" -o "$tmp/b.onnx"
-[ $rc = 1 ] || bad "eps 0.25: rc $rc"
-has "$out" "5:42: error: unsupported operator 'aten::special_logit.default'" "eps 0.25"
+# dims [0, 2]: no template has them, so the op is unsupported (not a norm over other dims)
+sed 's/frobenius_norm.dim(xs_0, \[1, 2\])/frobenius_norm.dim(xs_0, [0, 2])/' \
+	"$cases/tpl_frobenius/graph.txt" >"$tmp/dims.txt"
+run "$tmp/dims.txt" -o "$tmp/b.onnx"
+[ $rc = 1 ] || bad "dims [0, 2]: rc $rc"
+has "$out" "5:[0-9]+: error: unsupported operator 'aten::frobenius_norm.dim'" "dims [0, 2]"
 
-# a folder's template comes first: special_logit (no eps) as sigmoid, through special_expit,
-# which has a template of its own (nested)
+# a parameter (eps of _fused_rms_norm, "param" in its header) takes any number but 0 and +-1, where
+# decompositions branch: eps 1.0 stays unsupported
+grep -q '^# arg 3 eps float 1e-06 param$' "$fx/aten._fused_rms_norm.default.0.fx" || bad "param: header"
+grep -q '_fused_rms_norm.default(xs_0, \[5\], xs_1, 0.125)' "$cases/tpl_param_eps/graph.txt" ||
+	bad "param: tpl_param_eps has no eps 0.125"
+sed 's/_fused_rms_norm.default(xs_0, \[5\], xs_1, 0.125)/_fused_rms_norm.default(xs_0, [5], xs_1, 1.0)/' \
+	"$cases/tpl_param_eps/graph.txt" >"$tmp/one.txt"
+run "$tmp/one.txt" -o "$tmp/one.onnx"
+[ $rc = 1 ] || bad "eps 1.0: rc $rc"
+has "$out" "error: unsupported operator 'aten::_fused_rms_norm.default'" "eps 1.0"
+
+# a folder's template comes first: the norm over [1, 2] as the negated norm over [-2, -1], which
+# the built-in templates have (nested)
 mkdir -p "$tmp/d"
-sed 's/torch.ops.aten.logit.default(ts_0)/torch.ops.aten.special_expit.default(ts_0)/' \
-	"$fx/aten.special_logit.default.0.fx" >"$tmp/d/mine.fx"
-run "$cases/tpl_logit/graph.txt" -o "$tmp/c.onnxtxt" --emit text --passes="$pipe"
+tpl=$fx/aten.frobenius_norm.dim.4.fx
+grep -q '^# arg 1 dim ints 1,2$' "$tpl" || bad "dir: $tpl is not the [1, 2] template"
+sed -e 's/norm.ScalarOpt_dim(ts_0, 2.0, \[1, 2\]);  ts_0 = None/frobenius_norm.dim(ts_0, [-2, -1]);  ts_0 = None\
+            neg: "f32[tpl_s44]" = torch.ops.aten.neg.default(norm);  norm = None/' \
+	-e 's/return (norm,)/return (neg,)/' -e 's/    norm: USER_OUTPUT/    neg: USER_OUTPUT/' \
+	"$tpl" >"$tmp/d/mine.fx"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/c.onnxtxt" --emit text --passes="$pipe"
 [ $rc = 0 ] || bad "dir: rc $rc: $out"
-has "$(cat "$tmp/c.onnxtxt")" 'Sigmoid' "dir (nested special_expit -> sigmoid)"
+has "$(cat "$tmp/c.onnxtxt")" 'Neg' "dir (the folder's template, nested frobenius_norm [-2, -1])"
 
 # a template that calls its own op: the depth guard, not a loop
-sed 's/torch.ops.aten.logit.default(ts_0)/torch.ops.aten.special_logit.default(ts_0)/' \
-	"$fx/aten.special_logit.default.0.fx" >"$tmp/d/mine.fx"
-run "$cases/tpl_logit/graph.txt" -o "$tmp/d.onnx" --passes="$pipe"
+sed 's/norm.ScalarOpt_dim(ts_0, 2.0, \[1, 2\])/frobenius_norm.dim(ts_0, [1, 2])/' "$tpl" >"$tmp/d/mine.fx"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/d.onnx" --passes="$pipe"
 [ $rc = 1 ] || bad "self: rc $rc"
-has "$out" 'error: \[templates\] templates nest more than 16 deep at aten::special_logit' self
+has "$out" 'error: \[templates\] templates nest more than 16 deep at aten::frobenius_norm' self
 
 # malformed: a body the frontend refuses, then a header that is not one
-sed 's/torch.ops.aten.logit.default(ts_0)/torch.ops.aten.logit.default(ts_0/' \
-	"$fx/aten.special_logit.default.0.fx" >"$tmp/d/mine.fx"
-run "$cases/tpl_logit/graph.txt" -o "$tmp/e.onnx" --passes="$pipe"
+sed 's/norm.ScalarOpt_dim(ts_0, 2.0, \[1, 2\])/norm.ScalarOpt_dim(ts_0, 2.0, [1, 2]/' "$tpl" \
+	>"$tmp/d/mine.fx"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/e.onnx" --passes="$pipe"
 [ $rc = 1 ] || bad "malformed body: rc $rc"
-has "$out" "template $tmp/d/mine.fx:8:[0-9]+: error: expected" "malformed body"
+has "$out" "template $tmp/d/mine.fx:9:[0-9]+: error: expected" "malformed body"
 has "$out" "cannot be read: a malformed or foreign template" "malformed body"
-printf '# onnxc template aten::special_logit.default\n# arg zero self tensor\n' >"$tmp/d/mine.fx"
-run "$cases/tpl_logit/graph.txt" -o "$tmp/f.onnx" --passes="$pipe"
+printf '# onnxc template aten::frobenius_norm.dim\n# arg zero self tensor\n' >"$tmp/d/mine.fx"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/f.onnx" --passes="$pipe"
 [ $rc = 1 ] || bad "malformed header: rc $rc"
 has "$out" "template $tmp/d/mine.fx: its header is not" "malformed header"
-printf '# onnxc template aten::special_logit.default\n# arg 0 self tensor\n' >"$tmp/d/mine.fx"
+printf '# onnxc template aten::frobenius_norm.dim\n# arg 0 self tensor\n# arg 1 dim ints 1,2\n' \
+	>"$tmp/d/mine.fx"
 head -c 3000 /dev/urandom | tr -d '\000' >>"$tmp/d/mine.fx"
-run "$cases/tpl_logit/graph.txt" -o "$tmp/g.onnx" --passes="$pipe"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/g.onnx" --passes="$pipe"
 [ $rc = 1 ] || bad "random body: rc $rc"
 has "$out" "cannot be read" "random body"
-run "$cases/tpl_logit/graph.txt" -o "$tmp/h.onnx" --passes="templates{dir=$tmp/none},lower"
+run "$cases/tpl_frobenius/graph.txt" -o "$tmp/h.onnx" --passes="templates{dir=$tmp/none},lower"
 [ $rc = 1 ] || bad "no folder: rc $rc"
 has "$out" "cannot open the folder" "no folder"
 

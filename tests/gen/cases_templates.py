@@ -18,7 +18,7 @@ def case(model, *samples, **kw):
 
 
 def u(*s, lo=0.1, hi=0.9):
-    return torch.rand(*s) * (hi - lo) + lo
+    return torch.rand(s) * (hi - lo) + lo
 
 
 class Fn(nn.Module):
@@ -31,12 +31,12 @@ class Fn(nn.Module):
 
 
 class TwoShapes(nn.Module):
-    """one template (special_logit, rank 2) at two shapes, and its rank-3
-    template, under a symbolic batch"""
+    """one template (frobenius_norm over [0, 1], rank 2) at two shapes, and
+    a rank-3 template, under a symbolic batch"""
     def forward(self, a, b, c):
-        return (aten.special_logit.default(a, 1e-6) +
-                aten.special_logit.default(b, 1e-6).sum(1, keepdim=True),
-                aten.special_logit.default(c, 1e-6))
+        return (aten.frobenius_norm.dim(a, [0, 1]) +
+                aten.frobenius_norm.dim(b, [0, 1]),
+                aten.frobenius_norm.dim(c, [1, 2]))
 
 
 B = Dim("batch", min=2)
@@ -97,3 +97,36 @@ CASES.update({
                                    x[:, :3, :3], 2).sum()),
                             (u(2, 3, 5).double(), u(2, 3, 5).double())),
 })
+
+# Scalar parameters: a template traced at one eps takes any other (its
+# header says "param"; 0 and +-1 excepted).  And the aliases the decompose
+# pass names the target of (passes/decompose/alias.c), no templates: every
+# rank (0 too), dtype and broadcast the target takes.
+CASES.update({
+    "tpl_param_eps": lambda: case(Fn(lambda x, w, y: (
+        aten._fused_rms_norm.default(x, [5], w, 1e-05)[0],
+        aten._fused_rms_norm.default(x, [5], w, 0.125)[0],
+        nn.functional.poisson_nll_loss(x.exp(), y, log_input=False, eps=0.5),
+        nn.functional.poisson_nll_loss(x, y, full=True, eps=1e-3))),
+        (torch.randn(2, 3, 5), torch.randn(5), u(2, 3, 5, lo=0, hi=4))),
+    "alias_bcast": lambda: case(Fn(lambda x, y, s: (
+        torch.divide(x, y), torch.multiply(x, 3), torch.subtract(x, y, alpha=2),
+        torch.divide(x, y, rounding_mode="floor"), torch.not_equal(x, y),
+        torch.greater(x, y), torch.greater_equal(x, 0.5), torch.less(s, x),
+        torch.less_equal(x, y), torch.special.xlogy(x, y),
+        torch.divide(x, 0.25))),
+        (u(2, 3, 5, lo=-1), u(5), u())),
+    "alias_unary": lambda: case(Fn(lambda x, s, i: (
+        torch.arccosh(1 + x), torch.arcsinh(s), torch.arctanh(x * 0.5),
+        torch.special.expit(i), torch.special.exp2(x), torch.special.expm1(s),
+        torch.special.log1p(x), torch.special.erf(i), torch.special.erfc(x),
+        torch.special.round(x * 100, decimals=1), torch.special.round(s * 10),
+        torch.special.logit(x, 0.25), torch.special.logit(x),
+        torch.special.softmax(x, 0), torch.special.log_softmax(x, 2),
+        torch.special.logsumexp(x, [0, 2], keepdim=False))),
+        (u(2, 3, 4, 5, 2), u(), torch.arange(-3, 3))),
+    "alias_linalg": lambda: case(Fn(lambda a: (
+        torch.matrix_power(a, 4), torch.matrix_power(a, -1), torch.det(a))),
+        (torch.randn(2, 3, 3) + 3 * torch.eye(3),)),
+})
+

@@ -3,7 +3,7 @@
 # arg 0 input tensor
 # arg 1 normalized_shape ints 5
 # arg 2 weight tensor
-# arg 3 eps float 1e-06
+# arg 3 eps float 1e-06 param
 ExportedProgram:
     class GraphModule(torch.nn.Module):
         def forward(self, ts_0: "f32[tpl_s44, tpl_s81]", ts_1: "f32[tpl_s81]"):
