@@ -313,6 +313,77 @@ drop_unused_initializers(Module *m, Graph *g)
 	arena_release(m->scratch, mk);
 }
 
+/* Whether every output of FX node n is a tensor of static sizes with no
+ * element, or a tuple part nothing takes (no annotation). */
+static bool
+outputs_empty(const Graph *g, NodeId n)
+{
+	const Node *nd = ir_nodep(g, n);
+	uint32_t tensors = 0;
+	for (uint32_t k = 0; k < nd->nout; k++) {
+		const Value *v = ir_val(g, nd->out + k);
+		const Dim *d = ir_dims(g, nd->out + k);
+		bool zero = false;
+		if (v->kind == VK_UNKNOWN)
+			continue;
+		if (v->kind != VK_TENSOR || v->rank < 1 || !v->dtype)
+			return false;
+		tensors++;
+		for (int32_t j = 0; j < v->rank; j++) {
+			if (d[j].e)
+				return false;
+			zero |= d[j].n == 0;
+		}
+		if (!zero)
+			return false;
+	}
+	return tensors > 0;
+}
+
+bool
+lw_outputs_empty(Lower *L)
+{
+	return outputs_empty(L->src, L->node);
+}
+
+/* A node whose outputs hold no element, once its rule has checked it,
+ * becomes empty constants: ONNX Runtime's kernels refuse some empty
+ * operands that PyTorch takes (GatherElements with an empty index of
+ * another rank, Squeeze of an empty batch, Gemm with K = 0).  The nodes
+ * the rule made are erased (op 0); 1 when it did. */
+static bool
+empty_as_constants(Lower *L, NodeId first)
+{
+	/* higher-order ops: their outputs may be effect tokens (f32[0]) */
+	const char *op = ir_str(L->m, ir_nodep(L->src, L->node)->op);
+	if (!strncmp(op, "higher_order::", 14) ||
+	    !outputs_empty(L->src, L->node))
+		return false;
+	for (NodeId k = first; k < L->dst->nnodes; k++)
+		L->dst->nodes[k].op = 0;
+	const Node *nd = ir_nodep(L->src, L->node);
+	for (uint32_t k = 0; k < nd->nout; k++) {
+		ValId s = nd->out + k;
+		const Value *v = ir_val(L->src, s);
+		const Dim *d = ir_dims(L->src, s);
+		if (v->kind == VK_UNKNOWN) {
+			if (L->map[s])
+				ir_val(L->dst, L->map[s])->name = 0;
+			L->map[s] = 0;
+			continue;
+		}
+		int64_t *dims = arena_array(L->m->scratch, (size_t)v->rank,
+		    sizeof *dims);
+		for (int32_t j = 0; j < v->rank; j++)
+			dims[j] = d[j].n;
+		if (L->map[s])
+			ir_val(L->dst, L->map[s])->name = 0;
+		lw_bind(L, (int)k, lw_const(L, (DType)v->dtype, v->rank, dims,
+		    NULL));
+	}
+	return true;
+}
+
 int
 lw_lower_nodes(Lower *L)
 {
@@ -334,8 +405,12 @@ lw_lower_nodes(Lower *L)
 			    "and onnxc has no rule of its own for it");
 		else if (fn) {
 			ArenaMark mk = arena_mark(m->scratch);
+			NodeId first = L->dst->nnodes;
 			if (fn(L) < 0 && !lw_failed(L))
 				lw_fail(L, "could not be lowered");
+			else if (!lw_failed(L) && !lwf_touches_complex(L->src,
+			    n) && empty_as_constants(L, first))
+				L->erased = true;
 			arena_release(m->scratch, mk); /* the rule's lw_scratch */
 		}
 		if (lw_failed(L))
@@ -392,6 +467,9 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 			    (OutKind)L.src->outkind[i], L.src->outtarget[i]);
 		}
 	}
+	if (rc == 0 && L.erased && ir_normalize(m, L.dstid, L.dst->nnodes,
+	    "lower") < 0)
+		rc = -1;
 	if (rc == 0) {
 		if (!L.training)
 			drop_unused_initializers(m, L.dst);

@@ -61,6 +61,7 @@ struct Lower {
 	bool bn_onnx;   /* ...batch norm as ONNX BatchNormalization(training) */
 	Lower *up;      /* lowering a subgraph body: the scope around it */
 	bool failed;    /* the node being lowered failed (lw_failed) */
+	bool erased;    /* nodes of dst were erased (op 0): normalize it */
 	const struct LwRegistry *reg;  /* onnxc's rules */
 	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
 	/* op and attribute names emitted, by the address of their text
@@ -182,6 +183,11 @@ ValId lw_scalar_int(Lower *L, int64_t v, DType dt);
  * already stands for another value (an input, an earlier output), an
  * Identity keeps names unique. */
 void lw_bind(Lower *L, int k, ValId v);
+/* whether every output of the node is a tensor of static sizes with no
+ * element (or an unused tuple part): after its rule returns, such a
+ * node's outputs become empty constants (lower.c), so a rule may return
+ * 0 early for an empty operand PyTorch takes */
+bool lw_outputs_empty(Lower *L);
 /* report an error at the node, mark it failed and return -1 */
 int lw_fail(Lower *L, const char *fmt, ...);
 /* has the node being lowered failed? (sticky until the next node) */

@@ -398,7 +398,11 @@ addmm(Lower *L)
 	    "alpha", 1);
 	const Value *a = lw_srcval(L, 1, NULL), *b = lw_srcval(L, 2, NULL);
 	DType odt = (DType)lw_outval(L, 0)->dtype;
-	if (a && b && a->rank == 2 && b->rank == 2 &&
+	int64_t k;
+	/* ONNX Runtime's Gemm returns C unscaled by beta when K is 0: the
+	 * empty product goes the MatMul way */
+	bool empty = a && lw_dim_static(a, L->src, -1, &k) && k == 0;
+	if (a && b && a->rank == 2 && b->rank == 2 && !empty &&
 	    ir_dtype_is_float(odt)) {
 		/* Gemm computes alpha*A*B + beta*C in one kernel */
 		ValId x = lwn_mm_work(L, lw_in(L, 1, NULL)),

@@ -205,13 +205,29 @@ test_view_static_symint_and_zero(void **state)
 	arg(f, r, arg_val(x));
 	Arg it[2] = {arg_val(s), arg_int(4)};
 	arg(f, r, ir_list(f->g, A_LIST, it, 2));
-	/* a literal 0 needs an empty input: torch checks numels */
+	/* a literal 0 needs an empty input: torch checks numels; the output
+	 * annotated [0, s0], not all static (else it is a constant, below) */
 	ValId e = input(f, "e", DT_F32, 2, (int64_t[]){0, 6});
 	NodeId z = node(f, "aten::view.default", "z", 1, DT_F32, 2,
 	    (int64_t[]){0, 3});
+	ir_set_tensor(f->g, ir_nodep(f->g, z)->out, DT_F32, 2, (Dim[]){{0, 0},
+	    {0, ir_expr_sym(f->m, "s0")}});
 	arg(f, z, arg_val(e));
 	arg(f, z, ints(f, (int64_t[]){0, 3}, 2));
+	/* an output of static sizes with no element is an empty constant
+	 * once the rule checked the node: no Reshape */
+	NodeId z2 = node(f, "aten::view.default", "z2", 1, DT_F32, 3,
+	    (int64_t[]){0, 2, 3});
+	arg(f, z2, arg_val(e));
+	arg(f, z2, ints(f, (int64_t[]){0, 2, 3}, 3));
+	output(f, ir_nodep(f->g, z2)->out);
 	assert_int_equal(lower(f, 18), 0);
+	const Graph *d = dst(f);
+	ValId o = d->outputs[0];
+	assert_true(d->vals[o].def);
+	assert_string_equal(ir_str(f->m, d->nodes[d->vals[o].def].op),
+	    "Constant");
+	assert_int_equal(d->vals[o].rank, 3);
 	assert_int_equal(count_op(f, "Reshape"), 3);
 	NodeId a = find_op(f, "Reshape", 0);
 	assert_const_i64(f, a, 1, (int64_t[]){-1, 4}, 2);

@@ -1,0 +1,60 @@
+"""Edge samples of OpInfo ops beyond the two of ../shared/opinfo (samples
+2-4 of opinfo_cases.py) that converted but did not run or match: empty
+outputs ONNX Runtime's kernels refuse, addmm with K = 0, logit with
+eps > 0.5.  Made with real PyTorch 2.14 into tests/cases-ops:
+
+    PYTHONPATH=$PWD/tests/gen ../shared/tools/torch-env run 2.14 python3 \\
+        ../shared/tools/gen2/gen.py tests/cases-ops cases_edges [NAME_REGEX...]
+"""
+import torch
+import torch.nn as nn
+
+
+def case(model, *samples, **kw):
+    return dict(model=model, samples=list(samples), core=True, pt2=True, **kw)
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+torch.manual_seed(0)
+
+CASES = {
+    # an empty index of another rank (PyTorch skips the rank check), empty
+    # batches of linear algebra (ONNX Runtime's Squeeze refuses them): the
+    # outputs, which hold nothing, become empty constants
+    "edge_empty_outputs": lambda: case(Fn(lambda x, i, a, b, c: (
+        torch.gather(x, 0, i), torch.linalg.det(a), *torch.linalg.inv_ex(a),
+        *torch.linalg.solve_ex(a, b), *torch.linalg.slogdet(a),
+        *torch.linalg.cholesky_ex(a), x + 1, torch.linalg.det(c))),
+        (torch.randn(5), torch.zeros(2, 0, dtype=torch.int64),
+         torch.randn(0, 2, 2), torch.randn(0, 2, 3),
+         torch.randn(3, 2, 2) + 2 * torch.eye(2))),
+    # K = 0: ONNX Runtime's Gemm returns C unscaled by beta
+    "edge_addmm_k0": lambda: case(Fn(lambda c, a, b, d, e: (
+        torch.addmm(c, a, b, beta=0.2, alpha=0.6), torch.addmm(c, d, e, beta=0.5))),
+        (torch.randn(5, 10), torch.randn(5, 0), torch.randn(0, 10),
+         torch.randn(5, 7), torch.randn(7, 10))),
+    # batch norm of an empty 1-D input (PyTorch takes it)
+    "edge_batch_norm_empty_1d": lambda: case(Fn(lambda x, m, v, y: (
+        torch.nn.functional.batch_norm(x, m, v, training=True),
+        torch.nn.functional.batch_norm(x, m, v),
+        torch.nn.functional.batch_norm(y, None, None, training=True))),
+        (torch.randn(0), torch.randn(0), torch.rand(0), torch.randn(4, 3))),
+    # torch.gradient with a list of dims (the "array" overloads)
+    "edge_gradient_dims": lambda: case(Fn(lambda x: (
+        *torch.gradient(x, spacing=(2.0, 2.1), dim=(0, 1)),
+        *torch.gradient(x, dim=[1, 0], edge_order=2),
+        *torch.gradient(x, spacing=0.5, dim=(-1,)))),
+        (torch.randn(5, 6),)),
+    # eps > 0.5: PyTorch's x < eps ? eps : x > 1 - eps ? 1 - eps : x
+    "edge_logit_eps": lambda: case(Fn(lambda x: (
+        torch.logit(x, 0.6), torch.logit(x, 0.25), torch.special.logit(x, 0.75))),
+        (torch.rand(4, 5),)),
+}
