@@ -153,8 +153,13 @@ dec_logit(Rw *r)
 		double eps;
 		if (!dec_arg_float(r, 1, "eps", 0, &eps))
 			return 0;
-		x = EMIT(r, "aten::clamp.default", &to, dec_a_val(x),
-		    dec_a_float(eps), dec_a_float(1 - eps));
+		/* PyTorch's kernel: x < eps ? eps : x > 1 - eps ? 1 - eps
+		 * : x, which for eps > 0.5 is not clamp(x, eps, 1 - eps) */
+		TV t = dec_tv(x, to);
+		t = dec_sel_s(r, dec_cs(r, "aten::gt.Scalar", t, 1 - eps),
+		    1 - eps, t);
+		x = dec_sel_s(r, dec_cs(r, "aten::lt.Scalar",
+		    dec_tv(x, to), eps), eps, t).v;
 	}
 	onnxc_value one_minus = dec_with_scalar(r, "aten::rsub.Scalar", x, 1,
 	    &to);
