@@ -352,15 +352,15 @@ spacings(Rw *r, double *h, int cap)
 	return (int)a.len;
 }
 
-/* gradient.scalarint(x, *, spacing=None, dim=None, edge_order=1) and
- * gradient.scalarrayint (a spacing per dim): one output per dim (every
- * dim when dim is None) */
+/* gradient(x, *, spacing=None, dim=None, edge_order=1): one output per
+ * dim (every dim when dim is None); spacing one number, or one per dim
+ * (the "scalarray" overloads); dim an int, or a list (the "array" ones) */
 int
 dec_gradient(Rw *r)
 {
 	TV x = dec_in(r, 0, "self");
-	double h, hs[MAXR];
-	int64_t dim, eo;
+	double h = 1, hs[MAXR];
+	int64_t dims[MAXR], eo;
 	onnxc_arg a;
 	int per_dim = strstr(r->h->str(r->ctx, r->ni.op), "scalarray") != NULL;
 	int nh = per_dim ? spacings(r, hs, MAXR) : 0;
@@ -370,26 +370,33 @@ dec_gradient(Rw *r)
 	    (!per_dim && h == 0) ||
 	    !dec_arg_int(r, 3, "edge_order", 1, &eo) || (eo != 1 && eo != 2))
 		return 0;
-	int all = !dec_arg(r, 2, "dim", &a);
-	if (!all && !dec_arg_int(r, 2, "dim", 0, &dim))
-		return 0;
-	int d0 = 0, nd = x.t.rank;
-	if (!all) {
-		dim += dim < 0 ? x.t.rank : 0;
-		if (dim < 0 || dim >= x.t.rank)
+	int nd = x.t.rank;
+	if (!dec_arg(r, 2, "dim", &a)) {
+		for (int k = 0; k < nd; k++)
+			dims[k] = k;
+	} else if (a.kind == ONNXC_ARG_LIST || a.kind == ONNXC_ARG_TUPLE) {
+		nd = dec_arg_ints(r, 2, "dim", dims, MAXR);
+		if (nd < 1)
 			return 0;
-		d0 = (int)dim, nd = 1;
-	}
-	if (per_dim && nh != nd)
+	} else if (dec_arg_int(r, 2, "dim", 0, &dims[0])) {
+		nd = 1;
+	} else {
 		return 0;
-	for (int k = 0; k < nd; k++)
-		if (x.t.d[d0 + k].n < eo + 1)
+	}
+	for (int k = 0; k < nd; k++) {
+		dims[k] += dims[k] < 0 ? x.t.rank : 0;
+		if (dims[k] < 0 || dims[k] >= x.t.rank ||
+		    x.t.d[dims[k]].n < eo + 1)
 			return 0; /* ATen refuses it */
-	if (r->ni.nout < (uint32_t)nd)
+		for (int j = 0; j < k; j++)
+			if (dims[j] == dims[k])
+				return 0;
+	}
+	if ((per_dim && nh != nd) || r->ni.nout < (uint32_t)nd)
 		return 0;
 	for (int k = 0; k < nd; k++)
 		if (dec_out_used(r, (uint32_t)k))
-			dec_bind(r, (uint32_t)k, grad_dim(r, x, d0 + k,
+			dec_bind(r, (uint32_t)k, grad_dim(r, x, (int)dims[k],
 			    per_dim ? hs[k] : h, (int)eo).v);
 	return 1;
 }
