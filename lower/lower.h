@@ -188,6 +188,9 @@ void lw_bind(Lower *L, int k, ValId v);
  * node's outputs become empty constants (lower.c), so a rule may return
  * 0 early for an empty operand PyTorch takes */
 bool lw_outputs_empty(Lower *L);
+/* the indices [0]*r0 + [1]*r1 + ... of 1-D repeats r (int64; its length
+ * is data dependent) (lower_index.c) */
+ValId lw_repeat_indices(Lower *L, ValId r);
 /* report an error at the node, mark it failed and return -1 */
 int lw_fail(Lower *L, const char *fmt, ...);
 /* has the node being lowered failed? (sticky until the next node) */

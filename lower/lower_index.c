@@ -691,18 +691,12 @@ index_put(Lower *L)
 	return 0;
 }
 
-/* repeat_interleave(repeats): the indices [0]*r0 + [1]*r1 + ...  Output
+/* The indices [0]*r0 + [1]*r1 + ... of 1-D repeats r, int64.  Output
  * position p takes index #{k : cumsum(repeats)[k] <= p}, which is data
  * dependent in length, so it is computed by comparison (O(n * total)). */
-static int
-repeat_interleave_tensor(Lower *L)
+ValId
+lw_repeat_indices(Lower *L, ValId r)
 {
-	ValId r = lw_in(L, 0, "repeats");
-	const Value *rv = lw_srcval(L, 0, "repeats");
-	if (!r)
-		return -1;
-	if (rv->rank != 1)
-		return lw_fail(L, "repeats must be a 1-D tensor");
 	r = lw_cast(L, r, DT_I64);
 	ValId ax0 = lw_scalar_i64(L, 0);
 	ValId cs = lw_op2(L, "CumSum", r, ax0);
@@ -717,7 +711,20 @@ repeat_interleave_tensor(Lower *L)
 	ValId cnt = lw_op2(L, "ReduceSum", lw_cast(L, le, DT_I64), lw_i64v(L, 1));
 	last = L->dst->nnodes - 1;
 	lw_attr_int(L, last, "keepdims", 0);
-	lw_bind(L, 0, lw_cast(L, cnt, lw_outdtype(L)));
+	return cnt;
+}
+
+/* repeat_interleave(repeats): lw_repeat_indices */
+static int
+repeat_interleave_tensor(Lower *L)
+{
+	ValId r = lw_in(L, 0, "repeats");
+	const Value *rv = lw_srcval(L, 0, "repeats");
+	if (!r)
+		return -1;
+	if (rv->rank != 1)
+		return lw_fail(L, "repeats must be a 1-D tensor");
+	lw_bind(L, 0, lw_cast(L, lw_repeat_indices(L, r), lw_outdtype(L)));
 	return 0;
 }
 

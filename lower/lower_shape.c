@@ -657,10 +657,13 @@ repeat_interleave(Lower *L)
 	if (!x || r < 0)
 		return -1;
 	const Arg *ra = lw_arg(L, 1, "repeats");
-	if (ra && ra->kind == A_VAL &&
-	    ir_val(L->src, ra->u.v)->kind == VK_TENSOR)
-		return lw_fail(L, "repeats given as a tensor is not supported");
-	ValId reps = lws_int1(L, 1, "repeats", 1);
+	const Value *rv = ra && ra->kind == A_VAL ? ir_val(L->src, ra->u.v)
+	    : NULL;
+	bool tensor = rv && rv->kind == VK_TENSOR;
+	if (tensor && rv->rank > 1)
+		return lw_fail(L, "repeats must be a 0-D or 1-D tensor");
+	ValId reps = tensor ? lw_in(L, 1, "repeats") : lws_int1(L, 1,
+	    "repeats", 1);
 	if (!reps)
 		return -1;
 	int64_t d = 0;
@@ -671,6 +674,18 @@ repeat_interleave(Lower *L)
 		d = lw_int(L, 2, "dim", 0);
 		if (lw_normdim(L, &d, r) < 0)
 			return -1;
+	}
+	if (tensor) {
+		/* a repeat per element (one for all broadcast): element k
+		 * taken repeats[k] times, a Gather of the indices */
+		ValId n = lw_shape_range(L, x, (int)d, (int)d + 1);
+		reps = lw_op2(L, "Expand", lw_reshape(L, lw_cast(L, reps,
+		    DT_I64), lw_i64v(L, -1)), n);
+		NodeId g = lw_emit(L, "Gather", 2, (ValId[]){x,
+		    lw_repeat_indices(L, reps)}, 1);
+		lw_attr_int(L, g, "axis", d);
+		lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
+		return 0;
 	}
 	int64_t ax = d + 1;
 	ValId u = lw_axes_op(L, "Unsqueeze", x, &ax, 1);

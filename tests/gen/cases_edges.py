@@ -53,6 +53,16 @@ CASES = {
         *torch.gradient(x, dim=[1, 0], edge_order=2),
         *torch.gradient(x, spacing=0.5, dim=(-1,)))),
         (torch.randn(5, 6),)),
+    # repeats as a tensor (a count per element, or one for all): a Gather
+    # of the data-dependent indices
+    "edge_repeat_interleave_tensor": lambda: case(Fn(lambda x, r, one: (
+        torch.repeat_interleave(x, r, dim=1), torch.repeat_interleave(x, one, dim=-1),
+        torch.repeat_interleave(x, one))),
+        (torch.randn(2, 3, 4), torch.tensor([2, 0, 3]), torch.tensor([2]))),
+    # a contracted size 1 against a larger one: PyTorch sums the other side
+    "edge_tensordot_bcast": lambda: case(Fn(lambda a, b, c: (
+        torch.tensordot(a, b, dims=([0, 1], [2, 0])), torch.tensordot(b, c, dims=([1], [0])))),
+        (torch.randn(1, 1, 1), torch.randn(2, 1, 2), torch.randn(3, 4))),
     # eps > 0.5: PyTorch's x < eps ? eps : x > 1 - eps ? 1 - eps : x
     "edge_logit_eps": lambda: case(Fn(lambda x: (
         torch.logit(x, 0.6), torch.logit(x, 0.25), torch.special.logit(x, 0.75))),
