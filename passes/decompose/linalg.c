@@ -112,11 +112,23 @@ dec_tensordot(Rw *r)
 			return 0;
 		da[i] += da[i] < 0 ? a.t.rank : 0;
 		db[i] += db[i] < 0 ? b.t.rank : 0;
-		/* sizes that differ (one of them 1, which PyTorch broadcasts)
-		 * are not handled */
+		int64_t sa = a.t.d[da[i]].n, sb = b.t.d[db[i]].n;
+		/* a size 1 against a larger one: PyTorch broadcasts it, which
+		 * is the other side summed over that dim first */
 		if (ina[da[i]] || inb[db[i]] ||
-		    a.t.d[da[i]].n != b.t.d[db[i]].n)
+		    (sa != sb && sa != 1 && sb != 1))
 			return 0;
+		ina[da[i]] = inb[db[i]] = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (a.t.d[da[i]].n == 1 && b.t.d[db[i]].n > 1)
+			b = dec_red(r, "aten::sum.dim_IntList", b, &db[i], 1, 1);
+		else if (b.t.d[db[i]].n == 1 && a.t.d[da[i]].n > 1)
+			a = dec_red(r, "aten::sum.dim_IntList", a, &da[i], 1, 1);
+	}
+	memset(ina, 0, sizeof ina);
+	memset(inb, 0, sizeof inb);
+	for (int i = 0; i < n; i++) {
 		ina[da[i]] = inb[db[i]] = 1;
 		k *= a.t.d[da[i]].n;
 	}
