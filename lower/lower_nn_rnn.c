@@ -5,7 +5,9 @@
  * The ops take (input, hx, params, has_biases, num_layers, dropout, train,
  * bidirectional, batch_first); params hold, per layer and direction,
  * w_ih [G*H, I], w_hh [G*H, H] and, with biases, b_ih and b_hh [G*H].
- * ONNX keeps each direction's weights stacked, with its own gate order. */
+ * ONNX keeps each direction's weights stacked, with its own gate order.
+ * The cells (lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell) are one
+ * step of the same ONNX node. */
 #include <string.h>
 
 #include "lower_nn.h"
@@ -177,6 +179,93 @@ static int
 rnn_relu(Lower *L)
 {
 	return rnn(L, &(Cell){"RNN", 1, one_order, "Relu", 2});
+}
+
+/* The cells (nn.LSTMCell, GRUCell, RNNCell, stepped by the model itself):
+ * lstm_cell(input, hx[h, c], w_ih, w_hh, b_ih=None, b_hh=None) -> (h', c'),
+ * gru_cell / rnn_*_cell(input, hx, w_ih, w_hh, b_ih, b_hh) -> h'.  One step
+ * of the layer is the ONNX node over a sequence of length 1; input [B, I]
+ * (nn.*Cell adds the batch axis of an unbatched input before the call). */
+static int
+cell(Lower *L, const Cell *c)
+{
+	const Value *xv = lw_srcval(L, 0, "input"), *whh = lw_srcval(L, 3,
+	    "w_hh");
+	int64_t h, gh;
+	if (!xv || xv->rank != 2)
+		return lw_fail(L, "input must be a tensor of rank 2");
+	if (!whh || whh->rank != 2 || !lw_sdim(L, whh, 1, &h) ||
+	    !lw_sdim(L, whh, 0, &gh) || gh != c->gates * h || h < 1)
+		return lw_fail(L, "w_hh must be [%d*hidden_size, hidden_size] "
+		    "with static sizes", c->gates);
+	bool err = false;
+	ValId st[2] = {0, 0};
+	int nst = c->nout == 3 ? 2 : 1;
+	if (nst == 2) {
+		LwTensorList hx;
+		if (lw_tensor_list(L, 1, "hx", &hx) != 2)
+			return lw_failed(L) ? -1 : lw_fail(L, "hx must hold "
+			    "h_0 and c_0");
+		st[0] = hx.v[0];
+		st[1] = hx.v[1];
+	} else {
+		st[0] = lw_in(L, 1, "hx");
+	}
+	ValId x = lw_in(L, 0, "input"), wih = lw_in(L, 2, "w_ih"),
+	      r = lw_in(L, 3, "w_hh"), bih = lwn_opt_in(L, 4, "b_ih", &err),
+	      bhh = lwn_opt_in(L, 5, "b_hh", &err);
+	if (lw_failed(L) || err || !x || !wih || !r)
+		return -1;
+	/* [B, I] -> [T=1, B, I]; a state [B, H] -> [D=1, B, H] */
+	x = lwn_unsqueeze(L, lwn_f32(L, x), 0);
+	ValId in[7] = {x, gates(L, c, lwn_f32(L, wih), h, false),
+	    gates(L, c, lwn_f32(L, r), h, false), 0, 0, 0, 0};
+	if (bih || bhh) {
+		/* one bias without the other (F.*_cell called by hand) is
+		 * the other at zero */
+		ValId zero = lwn_fill(L, lw_i64v(L, gh), 0, DT_F32);
+		ValId bb[2] = {
+		    gates(L, c, bih ? lwn_f32(L, bih) : zero, h, true),
+		    gates(L, c, bhh ? lwn_f32(L, bhh) : zero, h, true)};
+		in[3] = lw_concat(L, bb, 2, 1, DT_F32);
+	}
+	for (int k = 0; k < nst; k++)
+		in[5 + k] = lwn_unsqueeze(L, lwn_f32(L, st[k]), 0);
+	NodeId n = lw_emit(L, c->op, 5 + nst, in, 1 + nst);
+	lw_attr_int(L, n, "hidden_size", h);
+	if (c->act)
+		attr_strs(L, n, "activations", c->act, 1);
+	if (c->gates == 3)
+		lw_attr_int(L, n, "linear_before_reset", 1);
+	/* Y_h, Y_c [D=1, B, H] -> [B, H] */
+	for (int k = 0; k < nst; k++)
+		lwn_bind_out(L, k, lwn_squeeze(L, lwn_settyped(L, n, 1 + k,
+		    DT_F32), 0));
+	return 0;
+}
+
+static int
+lstm_cell(Lower *L)
+{
+	return cell(L, &(Cell){"LSTM", 4, lstm_order, NULL, 3});
+}
+
+static int
+gru_cell(Lower *L)
+{
+	return cell(L, &(Cell){"GRU", 3, gru_order, NULL, 2});
+}
+
+static int
+rnn_tanh_cell(Lower *L)
+{
+	return cell(L, &(Cell){"RNN", 1, one_order, "Tanh", 2});
+}
+
+static int
+rnn_relu_cell(Lower *L)
+{
+	return cell(L, &(Cell){"RNN", 1, one_order, "Relu", 2});
 }
 
 /* The rows of ir/ops.def this file lowers. */
