@@ -1,5 +1,6 @@
 /* lower_nn_win.c - lowering rules for sliding windows: Tensor.unfold
- * (aten::unfold, unfold_copy) and nn.Unfold (aten::im2col).  A window
+ * (aten::unfold, unfold_copy), nn.Unfold (aten::im2col) and its inverse
+ * sum nn.Fold (aten::col2im).  A window
  * gather is a Gather with a constant [windows, size] index of the input
  * positions (i*step + k*dilation), so sizes along the windowed axes must
  * be static. */
@@ -136,6 +137,87 @@ im2col(Lower *L)
 	if (xv->rank == 3)
 		x = lwn_squeeze(L, x, 0);
 	lwn_bind_out(L, 0, x);
+	return 0;
+}
+
+/* col2im(self, output_size, kernel_size, dilation, padding, stride), what
+ * nn.Fold calls: [N, C*kh*kw, L] (or [C*kh*kw, L]) -> [N, C, H, W], each
+ * column's values added into the window it came from.  The sums are a
+ * ScatterElements(reduction add) of every (row, column) to its flat output
+ * position along [N, C, H*W + 1], where the extra slot takes the values
+ * that fall in the padding; exact where a product with a 0/1 kernel
+ * (ConvTranspose) would turn an inf into NaN. */
+static int
+col2im(Lower *L)
+{
+	int64_t osz[2] = {0, 0}, k[2] = {0, 0}, dil[2] = {1, 1},
+		pad[2] = {0, 0}, st[2] = {1, 1}, nb[2], len;
+	if (lwn_spatial(L, 1, "output_size", 2, osz) < 0 ||
+	    lwn_spatial(L, 2, "kernel_size", 2, k) < 0 ||
+	    lwn_spatial(L, 3, "dilation", 2, dil) < 0 ||
+	    lwn_spatial(L, 4, "padding", 2, pad) < 0 ||
+	    lwn_spatial(L, 5, "stride", 2, st) < 0)
+		return -1;
+	const Value *xv = lw_srcval(L, 0, "self");
+	if (!xv || (xv->rank != 2 && xv->rank != 3))
+		return lw_fail(L, "expected a 2-D or 3-D input");
+	for (int i = 0; i < 2; i++) {
+		if (k[i] <= 0 || dil[i] <= 0 || st[i] <= 0 || pad[i] < 0 ||
+		    osz[i] <= 0)
+			return lw_fail(L, "output_size, kernel_size, dilation "
+			    "and stride must be positive, padding "
+			    "non-negative");
+		nb[i] = (osz[i] + 2 * pad[i] - dil[i] * (k[i] - 1) - 1) /
+		    st[i] + 1;
+		if (nb[i] < 1)
+			return lw_fail(L, "the kernel does not fit the padded "
+			    "output");
+	}
+	int64_t kk = k[0] * k[1], nl = nb[0] * nb[1], hw = osz[0] * osz[1];
+	if (kk * nl > MAXIDX || hw > MAXIDX)
+		return lw_fail(L, "too many windows");
+	if (lw_sdim(L, xv, -1, &len) && len != nl)
+		return lw_fail(L, "expected %lld blocks, input has %lld",
+		    (long long)nl, (long long)len);
+	if (lw_sdim(L, xv, -2, &len) && len % kk)
+		return lw_fail(L, "expected size(-2) to be divisible by "
+		    "%lld, got %lld", (long long)kk, (long long)len);
+	ValId x = lwn_mm_work(L, lw_in(L, 0, "self"));
+	if (!x)
+		return -1;
+	DType dt = lw_dtype(L, x);
+	if (xv->rank == 2)
+		x = lwn_unsqueeze(L, x, 0);
+	/* [N, C*K, L] -> [N, C, K*L]: row c*K + i*kw + j, column l */
+	x = reshape_n(L, x, (int64_t[]){-1, kk * nl}, 2);
+	int64_t *v = lw_scratch(L, (size_t)(kk * nl) + 1, sizeof *v);
+	for (int64_t i = 0; i < k[0]; i++)
+		for (int64_t j = 0; j < k[1]; j++)
+			for (int64_t bi = 0; bi < nb[0]; bi++)
+				for (int64_t bj = 0; bj < nb[1]; bj++) {
+					int64_t y = bi * st[0] - pad[0] +
+					    i * dil[0];
+					int64_t z = bj * st[1] - pad[1] +
+					    j * dil[1];
+					bool in = y >= 0 && y < osz[0] &&
+					    z >= 0 && z < osz[1];
+					v[((i * k[1] + j) * nb[0] + bi) * nb[1] +
+					    bj] = in ? y * osz[1] + z : hw;
+				}
+	ValId nc = lwn_shape_of(L, x, 0, 2), idx = lw_op2(L, "Expand",
+	    lw_const(L, DT_I64, 1, (int64_t[]){kk * nl}, v),
+	    lwn_shape_of(L, x, 0, INT64_MAX));
+	ValId zshape[2] = {nc, lw_i64v(L, hw + 1)};
+	ValId zero = lwn_fill(L, lw_concat(L, zshape, 2, 0, DT_I64), 0, dt);
+	NodeId s = lw_emit(L, "ScatterElements", 3, (ValId[]){zero, idx, x},
+	    1);
+	lw_attr_int(L, s, "axis", 2);
+	lw_attr_str(L, s, "reduction", "add");
+	ValId y = lw_slice_const(L, lwn_settyped(L, s, 0, dt), 2, 0, hw, 1);
+	y = reshape_n(L, y, (int64_t[]){-1, osz[0], osz[1]}, 3);
+	if (xv->rank == 2)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
 	return 0;
 }
 
