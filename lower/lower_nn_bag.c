@@ -277,10 +277,11 @@ embedding_renorm(Lower *L)
 	/* which rows indices name: a scatter of ones */
 	ValId nrows = lwn_shape_of(L, w, 0, 1);
 	ValId z = lwn_fill(L, nrows, 0, DT_BOOL);
+	/* indices of any rank (nn.Embedding's [B, T] tokens), flat */
+	idx = lwn_reshape(L, idx, (int64_t[]){-1}, 1);
 	ValId ones = lwn_fill(L, lw_op1(L, "Shape", idx), 1, DT_BOOL);
 	lw_settype(L, z, DT_BOOL);
 	lw_settype(L, ones, DT_BOOL);
-	idx = lwn_reshape(L, idx, (int64_t[]){-1}, 1);
 	ValId si[3] = {z, idx, ones};
 	ValId named = lw_typed(L, lw_emit(L, "ScatterElements", 3, si, 1),
 	    DT_BOOL);
