@@ -236,7 +236,13 @@ embedding_bag(Lower *L)
 		ValId z = zero_out(L, k);
 		if (z && (k == 1 || mode == BAG_SUM))
 			o[k] = z;
-		if (!o[k] || (mode == BAG_SUM && k > 1 && !z))
+		/* mode='sum' leaves bag_size and max_indices zero, one per
+		 * bag, however many bags there are */
+		if (mode == BAG_SUM && k > 1 && !z && !lw_failed(L)) {
+			o[k] = lwn_fill(L, parts[0], 0, DT_I64);
+			lw_settype(L, o[k], DT_I64);
+		}
+		if (!o[k])
 			return lw_failed(L) ? -1 : lw_fail(L, "output %d "
 			    "needs a static size", k);
 		lwn_bind_out(L, k, o[k]);

@@ -460,3 +460,12 @@ CASES["cell_one_bias"] = lambda: case(
                         torch.ops.aten.rnn_tanh_cell(x, h, _W["w4"][:4], _W["r4"][:4],
                                                      None, _W["b4"][:4]))),
     (torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 4)))
+
+# all four outputs of _embedding_bag with a dynamic number of bags
+_WB = torch.randn(10, 3)
+CASES["bag_outputs_dyn"] = lambda: case(
+    Fn(lambda i, o: (torch.ops.aten._embedding_bag(_WB, i, o, False, 0, False, None)[2:],
+                     torch.ops.aten._embedding_bag(_WB, i, o, False, 1, False, None)[1:],
+                     torch.ops.aten._embedding_bag(_WB, i, o, False, 2, False, None, False, 4))),
+    (BAG_IDX, BAG_OFF), (torch.tensor([1, 2, 3, 4, 5, 6, 7]), torch.tensor([0, 1, 3, 3, 5, 6])),
+    dynamic_shapes=(({0: Dim.AUTO}, {0: Dim.AUTO}),))
