@@ -469,3 +469,15 @@ CASES["bag_outputs_dyn"] = lambda: case(
                      torch.ops.aten._embedding_bag(_WB, i, o, False, 2, False, None, False, 4))),
     (BAG_IDX, BAG_OFF), (torch.tensor([1, 2, 3, 4, 5, 6, 7]), torch.tensor([0, 1, 3, 3, 5, 6])),
     dynamic_shapes=(({0: Dim.AUTO}, {0: Dim.AUTO}),))
+
+# float64 layers (computed in f32 by ONNX's LSTM, in f64 when unrolled)
+CASES["lstm_double"] = lambda: case(
+    Rnn(nn.LSTM, input_size=3, hidden_size=4, bidirectional=True).double(),
+    (torch.randn(5, 2, 3, dtype=torch.float64),))
+CASES["lstm_proj_double_states"] = lambda: case(
+    Rnn(nn.LSTM, input_size=3, hidden_size=4, proj_size=2, bidirectional=True).double(),
+    (torch.randn(5, 2, 3, dtype=torch.float64), torch.randn(2, 2, 2, dtype=torch.float64),
+     torch.randn(2, 2, 4, dtype=torch.float64)), rtol=1e-7, atol=1e-9)
+CASES["gru_double_bf"] = lambda: case(
+    Rnn(nn.GRU, input_size=3, hidden_size=4, batch_first=True).double(),
+    (torch.randn(2, 5, 3, dtype=torch.float64),))
