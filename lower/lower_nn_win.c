@@ -1,9 +1,9 @@
 /* lower_nn_win.c - lowering rules for sliding windows: Tensor.unfold
  * (aten::unfold, unfold_copy), nn.Unfold (aten::im2col) and its inverse
- * sum nn.Fold (aten::col2im).  A window
- * gather is a Gather with a constant [windows, size] index of the input
- * positions (i*step + k*dilation), so sizes along the windowed axes must
- * be static. */
+ * sum nn.Fold (aten::col2im).  A window gather is a Gather with a
+ * [windows, size] index of the input positions (i*step + k*dilation): a
+ * constant where the windowed axis has a static size, else made at run
+ * time from its length. */
 #include "lower_nn.h"
 
 /* The biggest index constant built; far above any real window grid. */
@@ -26,6 +26,32 @@ windows(Lower *L, ValId x, int64_t axis, int64_t n, int64_t size,
 	return lwn_settyped(L, g, 0, lw_dtype(L, x));
 }
 
+/* windows() along an axis whose length is known only at run time: n =
+ * (len - span) / step + 1 windows, len = Shape(x)[axis], the index a
+ * Range times step plus the constant offsets k*dil. */
+static ValId
+windows_dyn(Lower *L, ValId x, int64_t axis, int64_t size, int64_t step,
+    int64_t dil)
+{
+	ValId len = lwn_shape_of(L, x, axis, axis + 1);
+	int64_t span = dil * (size - 1) + 1;
+	ValId n = lw_op2(L, "Add", lw_op2(L, "Div", lw_op2(L, "Sub", len,
+	    lw_i64v(L, span)), lw_i64v(L, step)), lw_i64v(L, 1));
+	ValId r3[3] = {lw_scalar_i64(L, 0), lwn_squeeze(L, n, 0),
+	    lw_scalar_i64(L, 1)};
+	ValId pos = lw_typed(L, lw_emit(L, "Range", 3, r3, 1), DT_I64);
+	pos = lw_op2(L, "Mul", lwn_unsqueeze(L, pos, 1), lw_scalar_i64(L,
+	    step));
+	int64_t *v = lw_scratch(L, (size_t)size + 1, sizeof *v);
+	for (int64_t k = 0; k < size; k++)
+		v[k] = k * dil;
+	ValId off = lw_const(L, DT_I64, 2, (int64_t[]){1, size}, v);
+	ValId in[2] = {x, lw_op2(L, "Add", pos, off)};
+	NodeId g = lw_emit(L, "Gather", 2, in, 1);
+	lw_attr_int(L, g, "axis", axis);
+	return lwn_settyped(L, g, 0, lw_dtype(L, x));
+}
+
 /* unfold(self, dimension, size, step): dimension of length len becomes
  * (len - size) / step + 1 windows, and a new last dimension of size. */
 static int
@@ -39,9 +65,11 @@ unfold(Lower *L)
 	int r = xv->rank;
 	if (lw_failed(L) || lw_normdim(L, &d, r) < 0)
 		return -1;
-	if (r > 0 && !lw_sdim(L, xv, (int)d, &len))
-		return lw_fail(L, "needs a static size along dimension %lld",
-		    (long long)d);
+	/* a dynamic length: the windows are counted at run time (PyTorch
+	 * checks size <= len when it runs) */
+	bool dyn = r > 0 && !lw_sdim(L, xv, (int)d, &len);
+	if (dyn)
+		len = size;
 	if (size < 0 || size > len)
 		return lw_fail(L, "maximum size for tensor at dimension %lld "
 		    "is %lld but size is %lld", (long long)d, (long long)len,
@@ -62,7 +90,8 @@ unfold(Lower *L)
 		lwn_bind_out(L, 0, lwn_unsqueeze(L, x, 0));
 		return 0;
 	}
-	x = windows(L, x, d, n, size, step, 1);
+	x = dyn ? windows_dyn(L, x, d, size, step, 1)
+	    : windows(L, x, d, n, size, step, 1);
 	/* [.., n, size, rest..] -> [.., n, rest.., size] */
 	int64_t perm[LW_MAXRANK + 1];
 	int k = 0;
@@ -104,9 +133,15 @@ im2col(Lower *L)
 	const Value *xv = lw_srcval(L, 0, "self");
 	if (!xv || (xv->rank != 3 && xv->rank != 4))
 		return lw_fail(L, "expected a 3-D or 4-D input");
-	if (!lw_sdim(L, xv, -3, &c) || !lw_sdim(L, xv, -2, &in[0]) ||
-	    !lw_sdim(L, xv, -1, &in[1]))
-		return lw_fail(L, "needs static channel and spatial sizes");
+	if (!lw_sdim(L, xv, -3, &c))
+		return lw_fail(L, "needs a static channel size");
+	/* a dynamic height or width: its windows are counted at run time */
+	bool dyn[2];
+	for (int i = 0; i < 2; i++) {
+		dyn[i] = !lw_sdim(L, xv, i - 2, &in[i]);
+		if (dyn[i])
+			in[i] = dil[i] * (k[i] - 1) + 1 - 2 * pad[i];
+	}
 	for (int i = 0; i < 2; i++) {
 		if (k[i] <= 0 || dil[i] <= 0 || st[i] <= 0 || pad[i] < 0)
 			return lw_fail(L, "kernel_size, dilation and stride "
@@ -129,11 +164,13 @@ im2col(Lower *L)
 		x = lw_op2(L, "Pad", x, lw_const_i64s(L, p, 8));
 	}
 	/* [N, C, H, W] -> [N, C, oh, kh, W] -> [N, C, oh, kh, ow, kw] */
-	x = windows(L, x, 2, out[0], k[0], st[0], dil[0]);
-	x = windows(L, x, 4, out[1], k[1], st[1], dil[1]);
+	x = dyn[0] ? windows_dyn(L, x, 2, k[0], st[0], dil[0])
+	    : windows(L, x, 2, out[0], k[0], st[0], dil[0]);
+	x = dyn[1] ? windows_dyn(L, x, 4, k[1], st[1], dil[1])
+	    : windows(L, x, 4, out[1], k[1], st[1], dil[1]);
 	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
-	x = reshape_n(L, x, (int64_t[]){c * k[0] * k[1], out[0] * out[1]},
-	    2);
+	x = reshape_n(L, x, (int64_t[]){c * k[0] * k[1], dyn[0] || dyn[1] ?
+	    -1 : out[0] * out[1]}, 2);
 	if (xv->rank == 3)
 		x = lwn_squeeze(L, x, 0);
 	lwn_bind_out(L, 0, x);

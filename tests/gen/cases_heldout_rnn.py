@@ -481,3 +481,12 @@ CASES["lstm_proj_double_states"] = lambda: case(
 CASES["gru_double_bf"] = lambda: case(
     Rnn(nn.GRU, input_size=3, hidden_size=4, batch_first=True).double(),
     (torch.randn(2, 5, 3, dtype=torch.float64),))
+
+# windows counted at run time: strides that do not divide the lengths
+CASES["unfold_dyn_hw_strided"] = lambda: case(
+    Fn(lambda x: F.unfold(x, (2, 3), dilation=(2, 1), padding=(1, 0), stride=(2, 3))),
+    (torch.randn(2, 2, 7, 8),), (torch.randn(1, 2, 6, 11),),
+    dynamic_shapes=(({0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO},),))
+CASES["tensor_unfold_dyn_step"] = lambda: case(
+    Fn(lambda x: (x.unfold(0, 3, 4), x.unfold(0, 2, 1) * 2)),
+    (torch.randn(11, 2),), (torch.randn(14, 2),), dynamic_shapes=(({0: Dim.AUTO},),))
