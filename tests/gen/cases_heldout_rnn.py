@@ -490,3 +490,31 @@ CASES["unfold_dyn_hw_strided"] = lambda: case(
 CASES["tensor_unfold_dyn_step"] = lambda: case(
     Fn(lambda x: (x.unfold(0, 3, 4), x.unfold(0, 2, 1) * 2)),
     (torch.randn(11, 2),), (torch.randn(14, 2),), dynamic_shapes=(({0: Dim.AUTO},),))
+
+
+class Dlrm(nn.Module):
+    """DLRM: EmbeddingBags per sparse feature, a bottom MLP, the pairwise
+    dot products below the diagonal (tril_indices), a top MLP."""
+    def __init__(self):
+        super().__init__()
+        self.bags = nn.ModuleList([nn.EmbeddingBag(n, 4, mode="sum") for n in (10, 7, 5)])
+        self.bot = nn.Linear(3, 4)
+        self.top = nn.Linear(4 + 6, 1)
+    def forward(self, dense, idx0, off0, idx1, off1, idx2, off2):
+        e = [self.bags[0](idx0, off0), self.bags[1](idx1, off1), self.bags[2](idx2, off2)]
+        d = self.bot(dense).relu()
+        t = torch.stack([d] + e, 1)
+        z = torch.bmm(t, t.transpose(1, 2))
+        li, lj = torch.tril_indices(4, 4, -1)
+        return torch.sigmoid(self.top(torch.cat([d, z[:, li, lj]], 1)))
+
+
+CASES["dlrm"] = lambda: case(
+    Dlrm(), (torch.randn(2, 3), torch.tensor([1, 2, 9]), torch.tensor([0, 1]),
+             torch.tensor([0, 6]), torch.tensor([0, 2]), torch.tensor([4, 4, 1, 0]),
+             torch.tensor([0, 3])))
+CASES["tri_indices"] = lambda: case(
+    Fn(lambda x: (x[:, torch.tril_indices(4, 5)[0], torch.tril_indices(4, 5)[1]],
+                  torch.triu_indices(3, 5, 1), torch.triu_indices(5, 3, -2, dtype=torch.int32),
+                  torch.tril_indices(4, 3, 1), torch.tril_indices(0, 3), torch.triu_indices(3, 3, 5))),
+    (torch.randn(2, 4, 5),))
