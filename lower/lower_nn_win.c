@@ -177,19 +177,78 @@ im2col(Lower *L)
 	return 0;
 }
 
+/* output_size as two static numbers into osz: true; false (nothing
+ * reported) when either is symbolic. */
+static bool
+static_size2(Lower *L, int64_t osz[2])
+{
+	const Arg *a = lw_arg(L, 1, "output_size");
+	if (!a || (a->kind != A_LIST && a->kind != A_TUPLE) ||
+	    a->u.list.n != 2)
+		return true; /* lwn_spatial reports what is wrong */
+	const Arg *it = ir_items(L->src, a);
+	return lw_static_int(L, &it[0], &osz[0]) &&
+	    lw_static_int(L, &it[1], &osz[1]);
+}
+
+/* The flat output position of each (kernel row i, kernel column j, block
+ * row, block column) of a fold into a symbolic [H, W] (osz, 1-D INT64),
+ * H*W where it falls in the padding: [kh*kw*blocks] made at run time. */
+static ValId
+fold_index_dyn(Lower *L, ValId osz, const int64_t *k, const int64_t *dil,
+    const int64_t *pad, const int64_t *st)
+{
+	ValId side[2], lim[2];
+	for (int a = 0; a < 2; a++) {
+		lim[a] = lw_slice_const(L, osz, 0, a, a + 1, 1);
+		/* blocks: (size + 2*pad - dil*(k-1) - 1) / stride + 1 */
+		ValId nb = lw_op2(L, "Add", lw_op2(L, "Div", lw_op2(L, "Add",
+		    lim[a], lw_i64v(L, 2 * pad[a] - dil[a] * (k[a] - 1) - 1)),
+		    lw_i64v(L, st[a])), lw_i64v(L, 1));
+		ValId r3[3] = {lw_scalar_i64(L, 0), lwn_squeeze(L, nb, 0),
+		    lw_scalar_i64(L, 1)};
+		ValId b = lw_typed(L, lw_emit(L, "Range", 3, r3, 1), DT_I64);
+		b = lw_op2(L, "Sub", lw_op2(L, "Mul", b, lw_scalar_i64(L,
+		    st[a])), lw_scalar_i64(L, pad[a]));
+		int64_t *v = lw_scratch(L, (size_t)k[a] + 1, sizeof *v);
+		for (int64_t q = 0; q < k[a]; q++)
+			v[q] = q * dil[a];
+		/* [k, blocks]: row and column of each kernel offset */
+		side[a] = lw_op2(L, "Add", lw_const(L, DT_I64, 2, (int64_t[]){
+		    k[a], 1}, v), lwn_unsqueeze(L, b, 0));
+	}
+	/* [kh, 1, bh, 1] and [1, kw, 1, bw] */
+	ValId y = lw_axes_op(L, "Unsqueeze", side[0], (int64_t[]){1, 3}, 2);
+	ValId z = lw_axes_op(L, "Unsqueeze", side[1], (int64_t[]){0, 2}, 2);
+	ValId zero = lw_scalar_i64(L, 0);
+	ValId in = lw_op2(L, "And", lw_op2(L, "And",
+	    lw_op2t(L, "GreaterOrEqual", y, zero, DT_BOOL),
+	    lw_op2t(L, "Less", y, lim[0], DT_BOOL)), lw_op2(L, "And",
+	    lw_op2t(L, "GreaterOrEqual", z, zero, DT_BOOL),
+	    lw_op2t(L, "Less", z, lim[1], DT_BOOL)));
+	ValId hw = lw_op2(L, "Mul", lim[0], lim[1]);
+	ValId wh[3] = {in, lw_op2(L, "Add", lw_op2(L, "Mul", y, lim[1]), z),
+	    hw};
+	ValId idx = lw_typed(L, lw_emit(L, "Where", 3, wh, 1), DT_I64);
+	return lwn_reshape(L, idx, (int64_t[]){-1}, 1);
+}
+
 /* col2im(self, output_size, kernel_size, dilation, padding, stride), what
  * nn.Fold calls: [N, C*kh*kw, L] (or [C*kh*kw, L]) -> [N, C, H, W], each
  * column's values added into the window it came from.  The sums are a
  * ScatterElements(reduction add) of every (row, column) to its flat output
  * position along [N, C, H*W + 1], where the extra slot takes the values
  * that fall in the padding; exact where a product with a 0/1 kernel
- * (ConvTranspose) would turn an inf into NaN. */
+ * (ConvTranspose) would turn an inf into NaN.  The positions are a
+ * constant, or made at run time for a symbolic output_size
+ * (F.fold(x, img.shape[-2:])). */
 static int
 col2im(Lower *L)
 {
-	int64_t osz[2] = {0, 0}, k[2] = {0, 0}, dil[2] = {1, 1},
-		pad[2] = {0, 0}, st[2] = {1, 1}, nb[2], len;
-	if (lwn_spatial(L, 1, "output_size", 2, osz) < 0 ||
+	int64_t osz[2] = {1, 1}, k[2] = {0, 0}, dil[2] = {1, 1},
+		pad[2] = {0, 0}, st[2] = {1, 1}, nb[2], len, c = -1;
+	bool dyn = !static_size2(L, osz);
+	if ((!dyn && lwn_spatial(L, 1, "output_size", 2, osz) < 0) ||
 	    lwn_spatial(L, 2, "kernel_size", 2, k) < 0 ||
 	    lwn_spatial(L, 3, "dilation", 2, dil) < 0 ||
 	    lwn_spatial(L, 4, "padding", 2, pad) < 0 ||
@@ -199,6 +258,8 @@ col2im(Lower *L)
 	if (!xv || (xv->rank != 2 && xv->rank != 3))
 		return lw_fail(L, "expected a 2-D or 3-D input");
 	for (int i = 0; i < 2; i++) {
+		if (dyn) /* checked by PyTorch when it runs */
+			osz[i] = dil[i] * (k[i] - 1) + 1;
 		if (k[i] <= 0 || dil[i] <= 0 || st[i] <= 0 || pad[i] < 0 ||
 		    osz[i] <= 0)
 			return lw_fail(L, "output_size, kernel_size, dilation "
@@ -213,45 +274,64 @@ col2im(Lower *L)
 	int64_t kk = k[0] * k[1], nl = nb[0] * nb[1], hw = osz[0] * osz[1];
 	if (kk * nl > MAXIDX || hw > MAXIDX)
 		return lw_fail(L, "too many windows");
-	if (lw_sdim(L, xv, -1, &len) && len != nl)
+	if (!dyn && lw_sdim(L, xv, -1, &len) && len != nl)
 		return lw_fail(L, "expected %lld blocks, input has %lld",
 		    (long long)nl, (long long)len);
-	if (lw_sdim(L, xv, -2, &len) && len % kk)
-		return lw_fail(L, "expected size(-2) to be divisible by "
-		    "%lld, got %lld", (long long)kk, (long long)len);
-	ValId x = lwn_mm_work(L, lw_in(L, 0, "self"));
-	if (!x)
+	if (lw_sdim(L, xv, -2, &len)) {
+		if (len % kk)
+			return lw_fail(L, "expected size(-2) to be divisible "
+			    "by %lld, got %lld", (long long)kk,
+			    (long long)len);
+		c = len / kk;
+	}
+	if (dyn && c < 0)
+		return lw_fail(L, "a symbolic output_size needs a static "
+		    "size(-2)");
+	ValId x = lwn_mm_work(L, lw_in(L, 0, "self")), osv = 0;
+	if (dyn)
+		osv = lw_shape_list(L, 1, "output_size");
+	if (!x || lw_failed(L))
 		return -1;
 	DType dt = lw_dtype(L, x);
 	if (xv->rank == 2)
 		x = lwn_unsqueeze(L, x, 0);
 	/* [N, C*K, L] -> [N, C, K*L]: row c*K + i*kw + j, column l */
-	x = reshape_n(L, x, (int64_t[]){-1, kk * nl}, 2);
-	int64_t *v = lw_scratch(L, (size_t)(kk * nl) + 1, sizeof *v);
-	for (int64_t i = 0; i < k[0]; i++)
+	x = reshape_n(L, x, dyn ? (int64_t[]){c, -1} : (int64_t[]){-1,
+	    kk * nl}, 2);
+	ValId idx, hwv;
+	if (dyn) {
+		idx = fold_index_dyn(L, osv, k, dil, pad, st);
+		hwv = lw_op2(L, "Mul", lw_slice_const(L, osv, 0, 0, 1, 1),
+		    lw_slice_const(L, osv, 0, 1, 2, 1));
+	} else {
+		int64_t *v = lw_scratch(L, (size_t)(kk * nl) + 1, sizeof *v);
+		for (int64_t i = 0; i < k[0]; i++)
 		for (int64_t j = 0; j < k[1]; j++)
-			for (int64_t bi = 0; bi < nb[0]; bi++)
-				for (int64_t bj = 0; bj < nb[1]; bj++) {
-					int64_t y = bi * st[0] - pad[0] +
-					    i * dil[0];
-					int64_t z = bj * st[1] - pad[1] +
-					    j * dil[1];
-					bool in = y >= 0 && y < osz[0] &&
-					    z >= 0 && z < osz[1];
-					v[((i * k[1] + j) * nb[0] + bi) * nb[1] +
-					    bj] = in ? y * osz[1] + z : hw;
-				}
-	ValId nc = lwn_shape_of(L, x, 0, 2), idx = lw_op2(L, "Expand",
-	    lw_const(L, DT_I64, 1, (int64_t[]){kk * nl}, v),
-	    lwn_shape_of(L, x, 0, INT64_MAX));
-	ValId zshape[2] = {nc, lw_i64v(L, hw + 1)};
+		for (int64_t bi = 0; bi < nb[0]; bi++)
+		for (int64_t bj = 0; bj < nb[1]; bj++) {
+			int64_t y = bi * st[0] - pad[0] + i * dil[0];
+			int64_t z = bj * st[1] - pad[1] + j * dil[1];
+			bool in = y >= 0 && y < osz[0] && z >= 0 &&
+			    z < osz[1];
+			v[((i * k[1] + j) * nb[0] + bi) * nb[1] + bj] =
+			    in ? y * osz[1] + z : hw;
+		}
+		idx = lw_const(L, DT_I64, 1, (int64_t[]){kk * nl}, v);
+		hwv = lw_i64v(L, hw);
+		osv = lw_const_i64s(L, osz, 2);
+	}
+	idx = lw_op2(L, "Expand", idx, lwn_shape_of(L, x, 0, INT64_MAX));
+	ValId nc = lwn_shape_of(L, x, 0, 2);
+	ValId zshape[2] = {nc, lw_op2(L, "Add", hwv, lw_i64v(L, 1))};
 	ValId zero = lwn_fill(L, lw_concat(L, zshape, 2, 0, DT_I64), 0, dt);
 	NodeId s = lw_emit(L, "ScatterElements", 3, (ValId[]){zero, idx, x},
 	    1);
 	lw_attr_int(L, s, "axis", 2);
 	lw_attr_str(L, s, "reduction", "add");
-	ValId y = lw_slice_const(L, lwn_settyped(L, s, 0, dt), 2, 0, hw, 1);
-	y = reshape_n(L, y, (int64_t[]){-1, osz[0], osz[1]}, 3);
+	ValId y = lw_slice(L, lwn_settyped(L, s, 0, dt), lw_i64v(L, 0), hwv,
+	    (int64_t[]){2}, 1, 0);
+	ValId oshape[2] = {nc, osv};
+	y = lw_reshape(L, y, lw_concat(L, oshape, 2, 0, DT_I64));
 	if (xv->rank == 2)
 		y = lwn_squeeze(L, y, 0);
 	lwn_bind_out(L, 0, y);

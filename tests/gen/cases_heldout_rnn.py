@@ -518,3 +518,124 @@ CASES["tri_indices"] = lambda: case(
                   torch.triu_indices(3, 5, 1), torch.triu_indices(5, 3, -2, dtype=torch.int32),
                   torch.tril_indices(4, 3, 1), torch.tril_indices(0, 3), torch.triu_indices(3, 3, 5))),
     (torch.randn(2, 4, 5),))
+
+
+class ZeroInit(nn.Module):
+    """h0/c0 made in forward from the batch size (the common pattern)."""
+    def __init__(self, cls=nn.LSTM, layers=2, bi=True):
+        super().__init__()
+        self.rnn = cls(3, 4, num_layers=layers, bidirectional=bi, batch_first=True)
+        self.n = layers * (2 if bi else 1)
+        self.lstm = cls is nn.LSTM
+    def forward(self, x):
+        h0 = torch.zeros(self.n, x.size(0), 4, device=x.device)
+        if self.lstm:
+            c0 = torch.zeros(self.n, x.size(0), 4, device=x.device)
+            out, (h, c) = self.rnn(x, (h0, c0))
+        else:
+            out, h = self.rnn(x, h0)
+        return out[:, -1, :], h.view(self.n // 2 if self.n > 1 else 1, -1, x.size(0), 4).sum(1)
+
+class Flatten(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(3, 4, batch_first=True)
+    def forward(self, x):
+        self.rnn.flatten_parameters()
+        return self.rnn(x)[0]
+
+class Attn(nn.Module):
+    """BiLSTM + additive attention pooling + classifier."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 6)
+        self.rnn = nn.LSTM(6, 5, batch_first=True, bidirectional=True)
+        self.att = nn.Linear(10, 1)
+        self.fc = nn.Linear(10, 3)
+    def forward(self, tok, mask):
+        y, _ = self.rnn(self.emb(tok))
+        s = self.att(y).squeeze(-1).masked_fill(~mask, -1e9)
+        a = torch.softmax(s, 1)
+        return self.fc(torch.bmm(a.unsqueeze(1), y).squeeze(1))
+
+class DeepSpeech(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, stride=(2, 1), padding=1)
+        self.rnn = nn.GRU(2 * 4, 4, bidirectional=True, num_layers=2)
+        self.fc = nn.Linear(4, 5)
+    def forward(self, spec):  # [B, 1, F=8, T]
+        x = self.conv(spec).relu()
+        b, c, f, t = x.shape
+        x = x.view(b, c * f, t).permute(2, 0, 1)
+        y, _ = self.rnn(x)
+        y = y.view(t, b, 2, 4).sum(2)
+        return self.fc(y).log_softmax(-1)
+
+class BagI32(nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(10, 3, **kw)
+    def forward(self, i, o):
+        return self.bag(i, o)
+
+class FoldDyn(nn.Module):
+    def forward(self, x):
+        c = F.unfold(x, 2, stride=2)
+        return F.fold(c, x.shape[-2:], 2, stride=2)
+
+class GruSumDirs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(3, 4, bidirectional=True, batch_first=True)
+    def forward(self, x):
+        out, h = self.gru(x)
+        return out[:, :, :4] + out[:, :, 4:], torch.cat((h[0], h[1]), 1)
+
+class TrainMode(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(3, 4, num_layers=1)
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+TOKM = torch.tensor([[True] * 4 + [False] * 2, [True] * 6])
+CASES.update({
+    "zeroinit_lstm_dyn": lambda: case(ZeroInit(), (torch.randn(2, 5, 3),), (torch.randn(3, 5, 3),),
+                                      dynamic_shapes=({0: Dim.AUTO},)),
+    "zeroinit_gru": lambda: case(ZeroInit(nn.GRU, 1, False), (torch.randn(2, 5, 3),)),
+    "flatten_params": lambda: case(Flatten(), (torch.randn(2, 5, 3),)),
+    "attn_bilstm": lambda: case(Attn(), (TOK, TOKM)),
+    "attn_bilstm_dyn": lambda: case(Attn(), (TOK, TOKM), (TOK[[1, 0, 0]], TOKM[[1, 0, 0]]),
+                                    dynamic_shapes=({0: Dim.AUTO}, {0: Dim.AUTO})),
+    "deepspeech_gru": lambda: case(DeepSpeech(), (torch.randn(2, 1, 8, 6),)),
+    "bag_int32": lambda: case(BagI32(mode="mean"), (BAG_IDX.int(), BAG_OFF.int())),
+    "bag_int32_max_last": lambda: case(BagI32(mode="max", include_last_offset=True),
+                                       (BAG_IDX.int(), torch.tensor([0, 3, 10]).int())),
+    "bag_sparse_sgbf": lambda: case(BagI32(mode="sum", sparse=True, scale_grad_by_freq=True),
+                                    (BAG_IDX, BAG_OFF)),
+    "emb_sparse_sgbf": lambda: case(Fn(lambda w, i: F.embedding(i, w, sparse=True, scale_grad_by_freq=True)),
+                                    (torch.randn(10, 3), TOK % 10)),
+    "fold_dyn_hw": lambda: case(FoldDyn(), (torch.randn(2, 3, 4, 6),), (torch.randn(1, 3, 6, 8),),
+                                dynamic_shapes=({0: Dim.AUTO, 2: 2 * Dim("h2", min=1, max=32), 3: 2 * Dim("w2", min=1, max=32)},)),
+    "gru_sum_dirs": lambda: case(GruSumDirs(), (torch.randn(2, 5, 3),)),
+    "lstm_train_mode": lambda: case(TrainMode(), (torch.randn(5, 2, 3),), train=True),
+    "lstm_long_proj": lambda: case(Rnn(nn.LSTM, input_size=3, hidden_size=8, proj_size=4, num_layers=2),
+                                   (torch.randn(120, 2, 3),)),
+    "lstm_long": lambda: case(Rnn(nn.LSTM, input_size=3, hidden_size=8, num_layers=2, bidirectional=True),
+                              (torch.randn(120, 2, 3),)),
+    "lstm_proj_len1": lambda: case(Rnn(nn.LSTM, input_size=3, hidden_size=4, proj_size=2, batch_first=True),
+                                   (torch.randn(3, 1, 3),)),
+})
+
+
+class FoldDynPad(nn.Module):
+    """unfold then fold back into the input's own (symbolic) size."""
+    def forward(self, x):
+        kw = dict(kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=(2, 1))
+        return F.fold(F.unfold(x, **kw) * 0.5, x.shape[-2:], **kw)
+
+
+CASES["fold_dyn_hw_pad"] = lambda: case(
+    FoldDynPad(), (torch.randn(2, 3, 5, 6),), (torch.randn(1, 3, 8, 4),),
+    dynamic_shapes=({0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO},))
