@@ -639,3 +639,20 @@ class FoldDynPad(nn.Module):
 CASES["fold_dyn_hw_pad"] = lambda: case(
     FoldDynPad(), (torch.randn(2, 3, 5, 6),), (torch.randn(1, 3, 8, 4),),
     dynamic_shapes=({0: Dim.AUTO, 2: Dim.AUTO, 3: Dim.AUTO},))
+
+
+class WeightNormLSTM(nn.Module):
+    """An LSTM whose recurrent weight is a weight_norm parametrization (the
+    params of aten::lstm are computed in the graph)."""
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.utils.parametrizations.weight_norm(
+            nn.LSTM(3, 4, batch_first=True), "weight_hh_l0")
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+CASES["lstm_weight_norm"] = lambda: case(WeightNormLSTM(), (torch.randn(2, 5, 3),))
+CASES["ngrams_int_unfold"] = lambda: case(
+    Fn(lambda t: (t.unfold(1, 3, 1), (t.unfold(1, 2, 1) * torch.tensor([31, 1])).sum(-1))),
+    (TOK,), (TOK[[1, 0, 1]],), dynamic_shapes=(({0: Dim.AUTO},),))
