@@ -455,6 +455,14 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 			/* an effect token, like a token input, has no ONNX value */
 			if (!d && L.src->outkind[i] == OUT_TOKEN)
 				continue;
+			/* a parameter's new value (core ATen's functional form
+			 * of nn.Embedding(max_norm=)'s in-place renorm) is no
+			 * result of an inference model: its parameters are
+			 * initializers it cannot update, and the program's
+			 * outputs are its user outputs, after any mutated
+			 * buffers; --training keeps it */
+			if (!L.training && L.src->outkind[i] == OUT_PARAM_MUTATION)
+				continue;
 			if (!d) {
 				const Value *s = ir_val(L.src, sv);
 				ir_error(m, (Loc){0}, "output '%s' has no ONNX "

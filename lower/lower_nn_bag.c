@@ -236,7 +236,13 @@ embedding_bag(Lower *L)
 		ValId z = zero_out(L, k);
 		if (z && (k == 1 || mode == BAG_SUM))
 			o[k] = z;
-		if (!o[k] || (mode == BAG_SUM && k > 1 && !z))
+		/* mode='sum' leaves bag_size and max_indices zero, one per
+		 * bag, however many bags there are */
+		if (mode == BAG_SUM && k > 1 && !z && !lw_failed(L)) {
+			o[k] = lwn_fill(L, parts[0], 0, DT_I64);
+			lw_settype(L, o[k], DT_I64);
+		}
+		if (!o[k])
 			return lw_failed(L) ? -1 : lw_fail(L, "output %d "
 			    "needs a static size", k);
 		lwn_bind_out(L, k, o[k]);
@@ -277,10 +283,11 @@ embedding_renorm(Lower *L)
 	/* which rows indices name: a scatter of ones */
 	ValId nrows = lwn_shape_of(L, w, 0, 1);
 	ValId z = lwn_fill(L, nrows, 0, DT_BOOL);
+	/* indices of any rank (nn.Embedding's [B, T] tokens), flat */
+	idx = lwn_reshape(L, idx, (int64_t[]){-1}, 1);
 	ValId ones = lwn_fill(L, lw_op1(L, "Shape", idx), 1, DT_BOOL);
 	lw_settype(L, z, DT_BOOL);
 	lw_settype(L, ones, DT_BOOL);
-	idx = lwn_reshape(L, idx, (int64_t[]){-1}, 1);
 	ValId si[3] = {z, idx, ones};
 	ValId named = lw_typed(L, lw_emit(L, "ScatterElements", 3, si, 1),
 	    DT_BOOL);

@@ -605,6 +605,49 @@ scalar_tensor(Lower *L)
 
 /* ------------------------------------------------------------------ table */
 
+/* tril_indices / triu_indices(row, col, offset=0, *, dtype=long, ...):
+ * the [2, n] coordinates (row-major) of the lower (upper) triangle of a
+ * row x col matrix, j - i <= offset (>= offset): a constant. */
+static int
+tri_indices(Lower *L, bool upper)
+{
+	int64_t r = lw_int(L, 0, "row", 0), c = lw_int(L, 1, "col", 0),
+		off = lw_int(L, 2, "offset", 0);
+	if (lw_failed(L))
+		return -1;
+	if (r < 0 || c < 0)
+		return lw_fail(L, "row and col must be non-negative");
+	if ((double)r * (double)c > (double)(1 << 22))
+		return lw_fail(L, "a %lld x %lld matrix is too big",
+		    (long long)r, (long long)c);
+	int64_t n = 0;
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t j = 0; j < c; j++)
+			n += upper ? j - i >= off : j - i <= off;
+	int64_t *v = lw_scratch(L, (size_t)(2 * n) + 1, sizeof *v), k = 0;
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t j = 0; j < c; j++)
+			if (upper ? j - i >= off : j - i <= off) {
+				v[k] = i;
+				v[n + k++] = j;
+			}
+	ValId t = lw_const(L, DT_I64, 2, (int64_t[]){2, n}, v);
+	lw_bind(L, 0, lw_cast(L, t, lw_outdtype(L)));
+	return 0;
+}
+
+static int
+tril_indices(Lower *L)
+{
+	return tri_indices(L, false);
+}
+
+static int
+triu_indices(Lower *L)
+{
+	return tri_indices(L, true);
+}
+
 /* The rows of ir/ops.def this file lowers. */
 #define LW_FAMILY_shape_join LW_THIS
 const LowerRule lw_rules_shape_join[] = {

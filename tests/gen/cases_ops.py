@@ -104,10 +104,9 @@ CASES = {
     "lstm_nobias_unbatched": lambda: case(
         Rnn(nn.LSTM, input_size=3, hidden_size=5, bias=False, bidirectional=True),
         (torch.randn(4, 3),)),
-    # ONNX's LSTM has no projection: a clear error, not a wrong model
-    "lstm_proj_refused": lambda: case(
-        Rnn(nn.LSTM, input_size=3, hidden_size=5, proj_size=2), (torch.randn(4, 1, 3),),
-        expect="diagnose"),
+    # ONNX's LSTM has no projection: unrolled over the sequence
+    "lstm_proj": lambda: case(
+        Rnn(nn.LSTM, input_size=3, hidden_size=5, proj_size=2), (torch.randn(4, 1, 3),)),
     "gru_bi_2layer": lambda: case(
         Rnn(nn.GRU, input_size=3, hidden_size=4, num_layers=2, bidirectional=True),
         (torch.randn(5, 2, 3),)),
