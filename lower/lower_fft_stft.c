@@ -241,6 +241,83 @@ istft(Lower *L)
 	return 0;
 }
 
+/* ------------------------------------------------ window functions */
+
+/* I0, the modified Bessel function of order 0 (kaiser_window), by its
+ * power series: its terms fall fast for the betas windows use */
+static double
+bessel_i0(double x)
+{
+	double sum = 1, term = 1, q = x * x / 4;
+	for (int k = 1; k < 500 && term > sum * 1e-17; k++) {
+		term *= q / ((double)k * (double)k);
+		sum += term;
+	}
+	return sum;
+}
+
+/* hann/hamming/blackman/bartlett/kaiser_window(window_length,
+ * periodic=True, ...): a constant, computed in double and cast to the
+ * output's dtype (torch computes in that dtype: within its rounding).
+ * A periodic window is the symmetric one of length + 1 without its last
+ * point; length 1 is [1]. */
+static int
+window_fn(Lower *L, char kind)
+{
+	const char *op = ir_str(L->m, lw_node(L)->op);
+	int64_t n = lw_int(L, 0, "window_length", 0);
+	bool has_p = strstr(op, ".periodic") || strstr(op, ".beta");
+	bool periodic = has_p ? lw_bool(L, 1, "periodic", true) : true;
+	double alpha = 0.54, beta = kind == 'k' ? 12.0 : 0.46;
+	DType dt = lw_outdtype(L);
+	if (kind == 'm' && strstr(op, "_alpha"))
+		alpha = lw_float(L, 2, "alpha", 0.54);
+	if (kind == 'm' && strstr(op, "_beta"))
+		beta = lw_float(L, 3, "beta", 0.46);
+	if (kind == 'k' && strstr(op, ".beta"))
+		beta = lw_float(L, 2, "beta", 12.0);
+	if (lw_failed(L))
+		return -1;
+	if (n < 0 || n > MAXIDX)
+		return lw_fail(L, "window_length %lld out of range",
+		    (long long)n);
+	if (!ir_dtype_is_float(dt))
+		return lw_fail(L, "a window must have a floating dtype");
+	double *v = lw_scratch(L, (size_t)n + 1, sizeof *v);
+	double m = (double)(periodic ? n : n - 1);
+	for (int64_t i = 0; i < n; i++) {
+		double t = n == 1 ? 0 : 2 * M_PI * (double)i / m;
+		switch (kind) {
+		case 'h':
+			v[i] = n == 1 ? 1 : 0.5 - 0.5 * cos(t);
+			break;
+		case 'm':
+			v[i] = n == 1 ? 1 : alpha - beta * cos(t);
+			break;
+		case 'b':
+			v[i] = n == 1 ? 1 : 0.42 - 0.5 * cos(t) + 0.08 *
+			    cos(2 * t);
+			break;
+		case 'r':
+			v[i] = n == 1 ? 1 : 1 - fabs(2 * (double)i / m - 1);
+			break;
+		default: {
+			double r = n == 1 ? 0 : (double)i / (m / 2) - 1;
+			v[i] = bessel_i0(beta * sqrt(fmax(0, 1 - r * r))) /
+			    bessel_i0(beta);
+		}
+		}
+	}
+	lw_bind(L, 0, lw_cast(L, lw_const(L, DT_F64, 1, &n, v), dt));
+	return 0;
+}
+
+static int hann_window(Lower *L) { return window_fn(L, 'h'); }
+static int hamming_window(Lower *L) { return window_fn(L, 'm'); }
+static int blackman_window(Lower *L) { return window_fn(L, 'b'); }
+static int bartlett_window(Lower *L) { return window_fn(L, 'r'); }
+static int kaiser_window(Lower *L) { return window_fn(L, 'k'); }
+
 /* The rows of ir/ops.def this file lowers. */
 #define LW_FAMILY_fft_stft LW_THIS
 const LowerRule lw_rules_fft_stft[] = {

@@ -694,6 +694,11 @@ CASES = {
     "sp_stft_dynlen_nocenter": lambda: case(Stft(32, 8, center=False), (rn(2, 200),), (rn(2, 264, seed=2),),
                                             dynamic_shapes=({1: Dim("n", min=64, max=1024)},)),
     "sp_stft_real_form": lambda: case(StftReal(32, 8), X(2, 128)),
+    "sp_windows": lambda: case(Fn(lambda x: (
+        x[:16] * torch.hann_window(16, periodic=False), x[:9] * torch.hamming_window(9, False, 0.6, 0.4),
+        x[:12] * torch.blackman_window(12), x[:7] * torch.bartlett_window(7),
+        x[:10] * torch.kaiser_window(10, True, 5.0), x[:1] * torch.hann_window(1),
+        x[:8] * torch.kaiser_window(8), torch.hann_window(6, dtype=torch.float64))), X(16)),
     "sp_whisper_logmel": lambda: case(WhisperLogMel(), X(2, 320)),
     "sp_whisper_logmel_1d": lambda: case(WhisperLogMel(), X(320)),
     "sp_torchaudio_mel": lambda: case(TorchaudioMel(), X(2, 1, 160)),
