@@ -1,7 +1,7 @@
 /* lower_fft_stft.c - lowering rules for torch.stft and torch.istft
  * (aten::stft, aten::istft) on real signals, in the pair form of complex
- * values (lower_fft.h).  Frames are a Gather of a constant [frames, n_fft]
- * index, so the signal length must be static; the window (win_length,
+ * values (lower_fft.h).  Frames are a Gather of a [frames, n_fft] index,
+ * a constant for a static signal length, else made at run time; the window (win_length,
  * centred in n_fft as torch pads it) multiplies each frame before an ONNX
  * DFT along the frame.  istft inverts each frame, windows it, and adds
  * the frames back together with a ConvTranspose whose kernel is the
@@ -96,13 +96,14 @@ stft(Lower *L)
 		return lw_fail(L, "complex signals are not supported");
 	if (align)
 		return lw_fail(L, "align_to_window=True is not supported");
-	if (!lw_sdim(L, xv, -1, &len))
-		return lw_fail(L, "needs a static signal length");
-	if (len < n_fft)
+	/* a symbolic length (audio of any duration): the frame index is
+	 * made at run time */
+	bool dyn = !lw_sdim(L, xv, -1, &len);
+	if (!dyn && len < n_fft)
 		return lw_fail(L, "expected 0 < n_fft <= %lld, but got "
 		    "n_fft=%lld", (long long)len, (long long)n_fft);
-	int64_t nf = 1 + (len - n_fft) / hop;
-	if (nf * n_fft > MAXIDX)
+	int64_t nf = dyn ? 0 : 1 + (len - n_fft) / hop;
+	if (nf * n_fft > MAXIDX || n_fft > MAXIDX)
 		return lw_fail(L, "%lld frames of %lld is too many",
 		    (long long)nf, (long long)n_fft);
 	bool bad;
@@ -111,12 +112,19 @@ stft(Lower *L)
 	if (bad || !x)
 		return -1;
 	int r = xv->rank;
-	int64_t dims[2] = {nf, n_fft};
-	int64_t *v = lw_scratch(L, (size_t)(nf * n_fft), sizeof *v);
-	for (int64_t i = 0; i < nf; i++)
-		for (int64_t k = 0; k < n_fft; k++)
-			v[i * n_fft + k] = i * hop + k;
-	ValId in[2] = {lw_cast(L, x, dt), lw_const(L, DT_I64, 2, dims, v)};
+	ValId idx;
+	if (dyn) {
+		idx = lw_frames_dyn(L, x, r - 1, n_fft, hop);
+	} else {
+		int64_t dims[2] = {nf, n_fft};
+		int64_t *v = lw_scratch(L, (size_t)(nf * n_fft) + 1,
+		    sizeof *v);
+		for (int64_t i = 0; i < nf; i++)
+			for (int64_t k = 0; k < n_fft; k++)
+				v[i * n_fft + k] = i * hop + k;
+		idx = lw_const(L, DT_I64, 2, dims, v);
+	}
+	ValId in[2] = {lw_cast(L, x, dt), idx};
 	NodeId g = lw_emit(L, "Gather", 2, in, 1);
 	lw_attr_int(L, g, "axis", r - 1);
 	x = lw_typed(L, g, dt); /* [B?, frames, n_fft] */

@@ -25,6 +25,22 @@ windows(Lower *L, ValId x, int64_t axis, int64_t n, int64_t size,
 	return lwn_settyped(L, g, 0, lw_dtype(L, x));
 }
 
+/* binds x [.., n, size, rest..] as [.., n, rest.., size] */
+static int
+place_last(Lower *L, ValId x, int64_t d, int r)
+{
+	int64_t perm[LW_MAXRANK + 1];
+	int k = 0;
+	for (int i = 0; i <= r; i++)
+		if (i != d + 1)
+			perm[k++] = i;
+	perm[k] = d + 1;
+	if (!lw_is_identity_perm(perm, r + 1))
+		x = lwn_transpose(L, x, perm, r + 1);
+	lwn_bind_out(L, 0, x);
+	return 0;
+}
+
 /* unfold(self, dimension, size, step): dimension of length len becomes
  * (len - size) / step + 1 windows, and a new last dimension of size. */
 static int
@@ -38,7 +54,20 @@ unfold(Lower *L)
 	int r = xv->rank;
 	if (lw_failed(L) || lw_normdim(L, &d, r) < 0)
 		return -1;
-	if (r > 0 && !lw_sdim(L, xv, (int)d, &len))
+	/* a symbolic length (stft's frames in core ATen on audio of any
+	 * duration): the window index is made at run time */
+	bool dyn = r > 0 && !lw_sdim(L, xv, (int)d, &len);
+	if (dyn && size > 0 && step > 0 && size <= MAXIDX) {
+		ValId x = lw_in(L, 0, "self");
+		if (!x)
+			return -1;
+		ValId in[2] = {x, lw_frames_dyn(L, x, (int)d, size, step)};
+		NodeId g = lw_emit(L, "Gather", 2, in, 1);
+		lw_attr_int(L, g, "axis", d);
+		return place_last(L, lwn_settyped(L, g, 0, lw_dtype(L, x)), d,
+		    r);
+	}
+	if (dyn)
 		return lw_fail(L, "needs a static size along dimension %lld",
 		    (long long)d);
 	if (size < 0 || size > len)
@@ -61,18 +90,7 @@ unfold(Lower *L)
 		lwn_bind_out(L, 0, lwn_unsqueeze(L, x, 0));
 		return 0;
 	}
-	x = windows(L, x, d, n, size, step, 1);
-	/* [.., n, size, rest..] -> [.., n, rest.., size] */
-	int64_t perm[LW_MAXRANK + 1];
-	int k = 0;
-	for (int i = 0; i <= r; i++)
-		if (i != d + 1)
-			perm[k++] = i;
-	perm[k] = d + 1;
-	if (!lw_is_identity_perm(perm, r + 1))
-		x = lwn_transpose(L, x, perm, r + 1);
-	lwn_bind_out(L, 0, x);
-	return 0;
+	return place_last(L, windows(L, x, d, n, size, step, 1), d, r);
 }
 
 /* x reshaped to [N, dims...] with N its own first dim; any of these may
