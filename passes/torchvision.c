@@ -14,7 +14,8 @@
  *   torchvision::roi_pool(x, rois[K,5], scale, ph, pw) -> (y, argmax):
  *     MaxRoiPool, whose roi layout and rounding are torchvision's; argmax
  *     (for the backward pass) has no ONNX counterpart, so reading it is
- *     an error.
+ *     an error;
+ *   torchvision::_cuda_version() unread (a build check) is nothing.
  * ONNX Runtime runs these in float only: other dtypes are declined; it has
  * no RoiAlign or MaxRoiPool of opset 22 (whose new types are bfloat16 and
  * float16), so those two lower up to opset 21. */
@@ -222,7 +223,30 @@ lower_roi_pool(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	return h->lower_bind(ctx, 0, y);
 }
 
+/* _cuda_version(): torchvision's Python wrappers call it before nms or
+ * roi_align (a build check), and the program keeps the call with its
+ * result unread.  Unread, it is nothing; read, the number is the
+ * exporting machine's build, which the program does not carry. */
+static onnxc_status
+lower_cuda_version(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
+{
+	(void)user;
+	Lw l = {ctx, h, h->graph(ctx), h->lower_node(ctx)};
+	onnxc_node_info ni;
+	int64_t none = -1;
+	if (h->node_get(ctx, l.fx, l.node, &ni) != ONNXC_OK)
+		return ONNXC_ERROR;
+	if (ni.nout > 0 && h->value_uses(ctx, l.fx, ni.out))
+		return bad(&l, "torchvision::_cuda_version: its result (the "
+		    "CUDA version torchvision was built with when exported) "
+		    "is read");
+	onnxc_value v = h->lower_const(ctx, ONNXC_DT_I64, 0, NULL, &none);
+	return v ? h->lower_bind(ctx, 0, v) : ONNXC_ERROR;
+}
+
 static const onnxc_lowering_info rules[] = {
+	{sizeof(onnxc_lowering_info), "torchvision::_cuda_version.default", "",
+		1, 1000, lower_cuda_version, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::nms.default", "", 15,
 		1000, lower_nms, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::roi_align.default", "",

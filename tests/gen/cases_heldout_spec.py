@@ -772,7 +772,7 @@ CASES = {
                                             (rn(1, 2, 8, 8), rois(4, 1, gen(2), 6.0))),
     "tv_roi_align_dynk": lambda: case(TvRoiAlign(ratio=2), (rn(2, 3, 10, 10), rois(5, 2, gen(2))),
                                       (rn(2, 3, 10, 10, seed=3), rois(3, 2, gen(4))),
-                                      dynamic_shapes=(None, {0: Dim("k")})),
+                                      dynamic_shapes=(None, ({0: Dim("k")},))),
     "tv_roi_modules": lambda: case(TvRoiAlignModule(), (rn(2, 3, 16, 16), rois(4, 2, gen(2), 40.0))),
     "tv_ps_roi_align": lambda: case(TvPs("align"), (rn(1, 8, 10, 10), rois(3, 1, gen(2)))),
     "tv_ps_roi_pool": lambda: case(TvPs("pool"), (rn(1, 8, 10, 10), rois(3, 1, gen(2)))),
