@@ -50,9 +50,9 @@ LowerFn
 lwf_complex_rule(Module *m, StrId op)
 {
 	const char *s = ir_str(m, op);
-	const LowerRule *t[] = {lw_rules_complex, lw_rules_fft,
-		lw_rules_fft_stft, lw_rules_cplx};
-	for (size_t k = 0; k < 4; k++)
+	const LowerRule *t[] = {lw_rules_complex, lw_rules_complex_ops,
+		lw_rules_fft, lw_rules_fft_stft, lw_rules_cplx};
+	for (size_t k = 0; k < sizeof t / sizeof *t; k++)
 		for (const LowerRule *x = t[k]; x->op; x++)
 			if (!strcmp(x->op, s))
 				return x->fn;
@@ -63,9 +63,8 @@ lwf_complex_rule(Module *m, StrId op)
  * float pairs already, so the initializer is the same bytes typed as the
  * pair form (once: the ONNX value is retyped). */
 static ValId
-weight(Lower *L, int i, const char *kw, const Value *sv)
+weight(Lower *L, ValId d, const char *kw, const Value *sv)
 {
-	ValId d = lw_in(L, i, kw);
 	Value *dv = d ? ir_val(L->dst, d) : NULL;
 	if (!dv || !lwf_is_cx((DType)dv->dtype))
 		return d;
@@ -95,6 +94,17 @@ weight(Lower *L, int i, const char *kw, const Value *sv)
 }
 
 ValId
+lwf_item(Lower *L, ValId v, const Value *sv)
+{
+	if (!v || !lwf_is_cx((DType)sv->dtype) || sv->def)
+		return v;
+	if (sv->init)
+		return weight(L, v, "of the list", sv);
+	lw_fail(L, "complex graph inputs are not supported");
+	return 0;
+}
+
+ValId
 lwf_in(Lower *L, int i, const char *kw, bool *cx)
 {
 	const Value *sv = lw_srcval(L, i, kw);
@@ -104,7 +114,7 @@ lwf_in(Lower *L, int i, const char *kw, bool *cx)
 	}
 	*cx = lwf_is_cx((DType)sv->dtype);
 	if (*cx && !sv->def && sv->init)
-		return weight(L, i, kw, sv);
+		return weight(L, lw_in(L, i, kw), kw, sv);
 	if (*cx && !sv->def) {
 		/* ONNX Runtime has no complex kernels: the pair form is made
 		 * inside the graph only */
