@@ -326,6 +326,36 @@ static int blackman_window(Lower *L) { return window_fn(L, 'b'); }
 static int bartlett_window(Lower *L) { return window_fn(L, 'r'); }
 static int kaiser_window(Lower *L) { return window_fn(L, 'k'); }
 
+/* fft_fftfreq / fft_rfftfreq(n, d=1.0): the sample frequencies of an
+ * n-point transform, [0, 1, .., -(n/2), .., -1] / (d n) (rfftfreq: the
+ * first n/2 + 1 non-negative ones), a constant of the output dtype */
+static int
+fftfreq_fn(Lower *L, bool half)
+{
+	int64_t n = lw_int(L, 0, "n", 0);
+	double d = lw_float(L, 1, "d", 1.0);
+	DType dt = lw_outdtype(L);
+	if (lw_failed(L))
+		return -1;
+	if (n < 0 || n > MAXIDX)
+		return lw_fail(L, "n = %lld out of range", (long long)n);
+	if (!ir_dtype_is_float(dt))
+		return lw_fail(L, "frequencies must have a floating dtype");
+	int64_t m = half ? n / 2 + 1 : n;
+	if (n == 0)
+		m = 0;
+	double *v = lw_scratch(L, (size_t)m + 1, sizeof *v);
+	for (int64_t i = 0; i < m; i++) {
+		int64_t k = half || i < (n + 1) / 2 ? i : i - n;
+		v[i] = (double)k / (d * (double)n);
+	}
+	lw_bind(L, 0, lw_cast(L, lw_const(L, DT_F64, 1, &m, v), dt));
+	return 0;
+}
+
+static int fftfreq(Lower *L) { return fftfreq_fn(L, false); }
+static int rfftfreq(Lower *L) { return fftfreq_fn(L, true); }
+
 /* The rows of ir/ops.def this file lowers. */
 #define LW_FAMILY_fft_stft LW_THIS
 const LowerRule lw_rules_fft_stft[] = {

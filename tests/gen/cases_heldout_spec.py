@@ -724,6 +724,7 @@ CASES = {
     "ff_ifftn_all": lambda: case(Fft1d("ifftn"), X(2, 3, 4)),
     "ff_shifts": lambda: case(Shifts(), X(2, 4, 5)),
     "ff_freqs": lambda: case(Freqs(), X(3, 8)),
+    "ff_freqs_odd": lambda: case(Freqs(), X(2, 7)),
     "ff_freqs_dyn": lambda: case(Freqs(), (rn(3, 8),), (rn(3, 12, seed=2),),
                                  dynamic_shapes=({1: Dim("n", min=2, max=64)},)),
     "ff_fftconv": lambda: case(FftConv(), X(2, 3, 16)),
