@@ -736,6 +736,12 @@ CASES = {
     "ff_fnet_hf": lambda: case(FNetHF(), X(2, 6, 8)),
     "ff_fnet_hf_dynseq": lambda: case(FNetHF(), (rn(2, 6, 8),), (rn(2, 9, 8, seed=2),),
                                       dynamic_shapes=({1: Dim("s", min=2, max=64)},)),
+    "ff_dyn_norms": lambda: case(Fn(lambda x: (
+        torch.view_as_real(F.fft(x, dim=1, norm="ortho")), F.ifft(x, dim=1).real,
+        F.rfft(x, dim=1, norm="forward").abs(), F.ifftn(x, dim=(0, 1), norm="ortho").imag,
+        F.ihfft(x, dim=1).real, torch.view_as_real(F.rfft2(x, dim=(0, 1))),
+        F.ifft(F.fft(x, dim=1), dim=1, norm="forward").real)),
+        (rn(3, 8),), (rn(3, 11, seed=2),), dynamic_shapes=(({1: Dim("n", min=2, max=64)},),)),
     "ff_autocorr": lambda: case(AutoCorr(), (rn(2, 8, 2, 3), rn(2, 8, 2, 3, seed=2))),
     "ff_complex_input": lambda: case(ComplexInput(), (rn(4, 5), rn(4, 5, seed=2))),
     "ff_power_spectrum": lambda: case(PowerSpectrum(), X(2, 16, 3)),
