@@ -626,7 +626,7 @@ class AcAmpDecorated(nn.Module):
     def forward(self, x, s):
         a = self.l1(x)
         c = self.conv(s)
-        return a.sum(-1), torch.bmm(c, c.transpose(1, 2)), (a.exp() + 1).log()
+        return a.sum(-1).float(), torch.bmm(c, c.transpose(1, 2)).float(), (a.exp() + 1).log().float()
 
 
 class AcNestedDtype(nn.Module):
@@ -639,7 +639,7 @@ class AcNestedDtype(nn.Module):
             with torch.autocast("cpu", enabled=False):
                 c = x.float() @ w.float()
             d = torch.addmm(a.float(), x, w)
-        return a, b, c, d
+        return a.float(), b.float(), c, d.float()
 
 
 class AcAttention(nn.Module):
@@ -670,7 +670,7 @@ class AcConvBn(nn.Module):
         with torch.amp.autocast("cpu", dtype=torch.bfloat16):
             y = self.bn(self.c(x)).relu().mean((2, 3))
             z = self.fc(y)
-        return z.float(), nn.functional.cross_entropy(z, torch.tensor([0, 1]))
+        return z.float(), nn.functional.cross_entropy(z.float(), torch.tensor([0, 1]))
 
 
 # ---------------------------------------------------------------- the table
