@@ -394,12 +394,12 @@ MOE_FAMILIES = {
     "granitemoeshared": dict(num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=24),
     "deepseek_v3": dict(n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
                         n_shared_experts=1, first_k_dense_replace=0, n_group=2, topk_group=1,
-                        kv_lora_rank=8, q_lora_rank=12, qk_rope_head_dim=8, qk_nope_head_dim=4,
-                        v_head_dim=8, rope_scaling=None),
+                        kv_lora_rank=8, q_lora_rank=12, qk_rope_head_dim=8, qk_nope_head_dim=8, head_dim=8,
+                        v_head_dim=16, rope_scaling=None, num_key_value_heads=4),
     "deepseek_v2": dict(n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
                         n_shared_experts=1, first_k_dense_replace=0, n_group=2, topk_group=1,
-                        kv_lora_rank=8, q_lora_rank=12, qk_rope_head_dim=8, qk_nope_head_dim=4,
-                        v_head_dim=8, topk_method="group_limited_greedy"),
+                        kv_lora_rank=8, q_lora_rank=12, qk_rope_head_dim=8, qk_nope_head_dim=8, head_dim=8,
+                        v_head_dim=16, topk_method="group_limited_greedy", num_key_value_heads=4),
     "gpt_oss": dict(num_local_experts=4, num_experts_per_tok=2, head_dim=8, sliding_window=8,
                     layer_types=["full_attention"]),
     "phimoe": dict(num_local_experts=4, num_experts_per_tok=2),
@@ -440,7 +440,7 @@ def moe_model(family):
         cfg = transformers.DbrxConfig(
             d_model=32, n_heads=4, n_layers=1, max_seq_len=64, vocab_size=64,
             attn_config=dict(kv_n_heads=2, rope_theta=10000.0, clip_qkv=8.0),
-            ffn_config=dict(ffn_hidden_size=48, moe_num_experts=4, moe_top_k=2))
+            ffn_config=dict(ffn_hidden_size=32, moe_num_experts=4, moe_top_k=2))
     else:
         kw = dict(MOE_COMMON)
         kw.update(MOE_FAMILIES[family])
@@ -555,6 +555,8 @@ class TvPs(nn.Module):
         import torchvision.ops as ops
         if self.kind == "align":
             return ops.ps_roi_align(x, r, 2, spatial_scale=0.5, sampling_ratio=2)
+        if self.kind == "align_adaptive":
+            return ops.ps_roi_align(x, r, (2, 3), spatial_scale=0.25, sampling_ratio=-1)
         return ops.ps_roi_pool(x, r, (2, 2), spatial_scale=0.5)
 
 
@@ -782,6 +784,7 @@ CASES = {
                                       dynamic_shapes=(None, ({0: Dim("k")},))),
     "tv_roi_modules": lambda: case(TvRoiAlignModule(), (rn(2, 3, 16, 16), rois(4, 2, gen(2), 40.0))),
     "tv_ps_roi_align": lambda: case(TvPs("align"), (rn(1, 8, 10, 10), rois(3, 1, gen(2)))),
+    "tv_ps_roi_align_adaptive": lambda: case(TvPs("align_adaptive"), (rn(2, 12, 9, 9), rois(5, 2, gen(2), 30.0))),
     "tv_ps_roi_pool": lambda: case(TvPs("pool"), (rn(1, 8, 10, 10), rois(3, 1, gen(2)))),
     "tv_multiscale": lambda: case(TvMultiScale(), (rn(1, 2, 8, 8), rn(1, 2, 4, 4, seed=2),
                                                    boxes(4, gen(3), 16.0))),
