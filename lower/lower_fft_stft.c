@@ -142,6 +142,37 @@ stft(Lower *L)
 	return 0;
 }
 
+/* istft's end over a symbolic number of frames: y and env [B, 1, T] cut
+ * to [start, end) (end < 0 counts from T's end; Slice clamps a length
+ * past T), divided, and, for a given length past T, zero-padded to it
+ * after the division as torch pads */
+static int
+istft_dyn_tail(Lower *L, ValId y, ValId env, int64_t start, int64_t end,
+    bool has_len, bool b)
+{
+	if (end == 0 || (end > 0 && end <= start))
+		return lw_fail(L, "the output would be empty");
+	int64_t want = end - start;
+	y = lw_slice_const(L, y, 2, start, end, 1);
+	env = lw_slice_const(L, env, 2, start, end, 1);
+	y = lw_op2(L, "Div", y, env);
+	if (has_len) {
+		/* pads [0, 0, 0, 0, 0, max(0, want - T)] */
+		ValId t = lw_shape_range(L, y, 2, 3);
+		ValId d = lw_op2(L, "Max", lw_op2(L, "Sub", lw_i64v(L, want), t),
+		    lw_i64v(L, 0));
+		ValId parts[2] = {lw_const_i64s(L, (int64_t[]){0, 0, 0, 0, 0},
+		    5), d};
+		ValId in[2] = {y, lw_concat_shape(L, parts, 2)};
+		y = lw_typed(L, lw_emit(L, "Pad", 2, in, 1), lw_dtype(L, y));
+	}
+	y = lw_axes_op(L, "Squeeze", y, (int64_t[]){1}, 1);
+	if (!b)
+		y = lw_axes_op(L, "Squeeze", y, (int64_t[]){0}, 1);
+	lw_bind(L, 0, y);
+	return 0;
+}
+
 /* istft(self, n_fft, hop_length, win_length, window, center, normalized,
  * onesided, length, return_complex): self [B?, freq, frames] complex */
 static int
@@ -158,8 +189,13 @@ istft(Lower *L)
 	if (xv->rank != 2 && xv->rank != 3)
 		return lw_fail(L, "expected a tensor with 2 or 3 dimensions of "
 		    "complex dtype");
-	if (!lw_sdim(L, xv, -2, &nfreq) || !lw_sdim(L, xv, -1, &nf))
-		return lw_fail(L, "needs static sizes");
+	/* a symbolic number of frames (a vocoder's output of any length):
+	 * the envelope's shape and the output's end are read at run time */
+	if (!lw_sdim(L, xv, -2, &nfreq))
+		return lw_fail(L, "needs a static number of frequencies");
+	bool dyn = !lw_sdim(L, xv, -1, &nf);
+	if (dyn)
+		nf = 1;
 	bool ones = lw_has(L, 7, "onesided") ? lw_bool(L, 7, "onesided", true)
 	    : nfreq != n_fft;
 	if (retc || !ones)
@@ -217,9 +253,14 @@ istft(Lower *L)
 	{
 		ValId w2 = w ? lw_op2(L, "Mul", w, w) : 0;
 		int64_t sh[3] = {1, n_fft, nf};
-		ValId one = lw_scalar(L, 1, dt);
+		ValId one = lw_scalar(L, 1, dt), shp = lw_const_i64s(L, sh, 3);
+		if (dyn) {
+			ValId parts[2] = {lw_const_i64s(L, sh, 2),
+				lw_shape_range(L, x, 2, 3)};
+			shp = lw_concat_shape(L, parts, 2);
+		}
 		ValId e[2] = {w2 ? lw_axes_op(L, "Unsqueeze", w2,
-		    (int64_t[]){0, 2}, 2) : one, lw_const_i64s(L, sh, 3)};
+		    (int64_t[]){0, 2}, 2) : one, shp};
 		ValId ew = lw_typed(L, lw_emit(L, "Expand", 2, e, 1), dt);
 		ValId cin[2] = {ew, kern};
 		NodeId c2 = lw_emit(L, "ConvTranspose", 2, cin, 1);
@@ -234,6 +275,9 @@ istft(Lower *L)
 		end = expected - n_fft / 2;
 	if (lw_failed(L))
 		return -1;
+	if (dyn)
+		return istft_dyn_tail(L, y, env, start, has_len ? end : center
+		    && n_fft / 2 ? -(n_fft / 2) : INT64_MAX, has_len, b);
 	int64_t cut = end < expected ? end : expected;
 	if (cut <= start)
 		return lw_fail(L, "the output would be empty");
