@@ -86,10 +86,11 @@ weight(Lower *L, ValId d, const char *kw, const Value *sv)
 	nt.dtype = (uint8_t)pt;
 	nt.rank = t->rank + 1;
 	nt.dims = td;
+	/* ir_tensor may move the module's tensors, t among them */
 	TensorId id = ir_tensor(L->m, &nt);
 	dv = ir_val(L->dst, d);
 	dv->init = id;
-	ir_set_tensor(L->dst, d, pt, t->rank + 1, vd);
+	ir_set_tensor(L->dst, d, pt, nt.rank, vd);
 	return d;
 }
 
