@@ -232,6 +232,9 @@ void lw_sub_output(Lower *L, GraphId sub, ValId v);
 void lw_name_values(Module *m, Graph *main);
 
 /* --- lower_kit.c: helpers shared by rule files --- */
+/* [n, size] indices i*step + k of sliding windows over axis of x, n read
+ * at run time (a dynamic signal length) */
+ValId lw_frames_dyn(Lower *L, ValId x, int axis, int64_t size, int64_t step);
 enum { LW_MAXRANK = 64 }; /* torch's own limit on tensor rank */
 
 /* the tensors of a Tensor[] argument: ONNX values and FX values */

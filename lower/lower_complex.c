@@ -237,17 +237,37 @@ normdim(Lower *L, int64_t *d, int r)
 	return lw_normdim(L, d, r);
 }
 
+/* an int or SymInt bound of slice as a 1-D INT64 tensor (dflt when absent
+ * or None): freqs_cis[:seqlen] of a dynamic sequence */
+static ValId
+bound(Lower *L, int i, const char *kw, int64_t dflt)
+{
+	const Arg *a = lw_arg(L, i, kw);
+	int64_t n;
+	if (!a || a->kind == A_NONE)
+		return lw_const_i64s(L, &dflt, 1);
+	if (lw_static_int(L, a, &n))
+		return lw_const_i64s(L, &n, 1);
+	ValId v = lw_operand(L, i, kw, DT_I64);
+	return v ? lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1) : 0;
+}
+
 static int
 slice(Lower *L)
 {
 	int r;
 	ValId x = self_cx(L, &r);
-	int64_t d = lw_int(L, 1, "dim", 0), st = lw_int(L, 2, "start", 0),
-		en = lw_int(L, 3, "end", INT64_MAX), step = lw_int(L, 4, "step",
-		1);
+	int64_t d = lw_int(L, 1, "dim", 0), step = lw_int(L, 4, "step", 1);
 	if (!x || lw_failed(L) || normdim(L, &d, r) < 0)
 		return -1;
-	lwf_bind(L, 0, lw_slice_const(L, x, d, st, en, step));
+	if (step <= 0)
+		return lw_fail(L, "slice step must be positive");
+	ValId st = bound(L, 2, "start", 0), en = bound(L, 3, "end",
+	    INT64_MAX);
+	if (!st || !en)
+		return -1;
+	lwf_bind(L, 0, lw_slice(L, x, st, en, &d, 1, step != 1 ?
+	    lw_const_i64s(L, &step, 1) : 0));
 	return 0;
 }
 
@@ -388,14 +408,17 @@ expand(Lower *L)
 {
 	int r;
 	ValId x = self_cx(L, &r);
-	const Value *ov = lw_outval(L, 0);
-	int64_t n;
 	if (!x || lw_failed(L))
 		return -1;
-	for (int k = 0; k < ov->rank; k++)
-		if (!lw_sdim(L, ov, k, &n))
-			return lw_fail(L, "needs a static result shape");
-	ValId parts[2] = {lw_dims_of(L, ov, 0, 0, ov->rank), lw_i64v(L, 2)};
+	/* the sizes asked for (-1 keeps a dim), with the pair axis */
+	ValId parts[2] = {lw_shape_list(L, 1, "size"), lw_i64v(L, 2)};
+	if (!parts[0])
+		return -1;
+	/* Expand broadcasts: ones where -1 keeps the input's size */
+	ValId one = lw_i64v(L, 1), neg = lw_i64v(L, -1);
+	ValId in3[3] = {lw_op2t(L, "Equal", parts[0], neg, DT_BOOL), one,
+		parts[0]};
+	parts[0] = lw_typed(L, lw_emit(L, "Where", 3, in3, 1), DT_I64);
 	ValId in[2] = {x, lw_concat_shape(L, parts, 2)};
 	lwf_bind(L, 0, lw_typed(L, lw_emit(L, "Expand", 2, in, 1),
 	    lw_dtype(L, x)));

@@ -4,8 +4,9 @@
  * pair form of complex values (lower_fft.h).  The composite functions
  * follow torch._refs.fft step by step: resize the input to s/n, transform,
  * scale for norm=.  ONNX's inverse DFT divides by the length, which the
- * final scale takes back where PyTorch's step is unnormalized.  Sizes along
- * the transformed dims must be static. */
+ * final scale takes back where PyTorch's step is unnormalized.  A symbolic
+ * size along a transformed dim is taken where no resize needs it (c2c and
+ * r2c): the scale then reads it at run time. */
 #include <math.h>
 #include <string.h>
 
@@ -53,6 +54,59 @@ sizes_of(Lower *L, const Value *sv, const int64_t *d, int nd, int64_t *sz)
 			return false;
 		}
 	return true;
+}
+
+/* Sizes along dims d, a symbolic one as DYN with dyn[k] set (FNet's
+ * token mixing over a dynamic sequence); the number of those. */
+enum { DYN = 1 << 20 };
+static int
+sizes_dyn(Lower *L, const Value *sv, const int64_t *d, int nd, int64_t *sz,
+    bool *dyn)
+{
+	int n = 0;
+	for (int k = 0; k < nd; k++) {
+		dyn[k] = !lw_sdim(L, sv, (int)d[k], &sz[k]);
+		if (dyn[k])
+			sz[k] = DYN, n++;
+	}
+	return n;
+}
+
+/* x * f(n) where f is the scale a transform over sizes n needs and some of
+ * them (dyn) are known at run time only: f is a power of their product
+ * times a constant (norm and ONNX's inverse division are), so f1 and f2,
+ * f with those sizes taken as 1 and as 2, give both; src is the input
+ * whose shape holds them. */
+static ValId
+dyn_scale(Lower *L, ValId x, ValId src, const int64_t *d, int nd,
+    const bool *dyn, int ndyn, double f1, double f2, DType dt)
+{
+	double p = round(2 * log2(f2 / f1) / ndyn) / 2;
+	x = lwf_scale(L, x, f1);
+	if (p == 0)
+		return x;
+	int64_t ax[LW_MAXRANK];
+	int n = 0;
+	for (int k = 0; k < nd; k++)
+		if (dyn[k])
+			ax[n++] = d[k];
+	ValId shp = lw_op1(L, "Shape", src);
+	lw_settype(L, shp, DT_I64);
+	ValId g[2] = {shp, lw_const_i64s(L, ax, n)};
+	ValId sz = lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
+	ValId cnt = lw_cast(L, lw_typed(L, lw_emit(L, "ReduceProd", 1, &sz, 1),
+	    DT_I64), dt);
+	ValId pw[2] = {cnt, lw_scalar(L, p, dt)};
+	ValId f = lw_typed(L, lw_emit(L, "Pow", 2, pw, 1), dt);
+	return lw_op2(L, "Mul", x, f);
+}
+
+/* sz with the DYN entries as v */
+static void
+sizes_as(const int64_t *sz, int nd, int64_t v, int64_t *out)
+{
+	for (int k = 0; k < nd; k++)
+		out[k] = sz[k] == DYN ? v : sz[k];
 }
 
 static double
@@ -122,12 +176,19 @@ fft_r2c(Lower *L)
 	if (lw_failed(L) || !xv)
 		return -1;
 	int r = xv->rank, nd = dims_arg(L, 1, "dim", r, d);
-	if (nd < 0 || check_mode(L, mode) < 0 || !sizes_of(L, xv, d, nd, sz))
+	bool dyn[LW_MAXRANK];
+	if (nd < 0 || check_mode(L, mode) < 0)
 		return -1;
+	int ndyn = sizes_dyn(L, xv, d, nd, sz, dyn);
 	if (nd == 0 || cx)
 		return lw_fail(L, "expects a real input and at least one dim");
-	x = r2c(L, lw_cast(L, x, dt), r, d, nd, ones, dt);
-	lwf_bind(L, 0, lwf_scale(L, x, mode_factor(mode, prod(sz, nd))));
+	ValId y = r2c(L, lw_cast(L, x, dt), r, d, nd, ones, dt);
+	int64_t s1[LW_MAXRANK], s2[LW_MAXRANK];
+	sizes_as(sz, nd, 1, s1);
+	sizes_as(sz, nd, 2, s2);
+	lwf_bind(L, 0, !ndyn ? lwf_scale(L, y, mode_factor(mode, prod(sz, nd)))
+	    : dyn_scale(L, y, x, d, nd, dyn, ndyn, mode_factor(mode, prod(s1,
+	    nd)), mode_factor(mode, prod(s2, nd)), dt));
 	return 0;
 }
 
@@ -145,13 +206,27 @@ fft_c2c(Lower *L)
 	if (lw_failed(L) || !xv)
 		return -1;
 	int r = xv->rank, nd = dims_arg(L, 1, "dim", r, d);
-	if (nd < 0 || check_mode(L, mode) < 0 || !sizes_of(L, xv, d, nd, sz))
+	bool dyn[LW_MAXRANK];
+	if (nd < 0 || check_mode(L, mode) < 0)
 		return -1;
+	int ndyn = sizes_dyn(L, xv, d, nd, sz, dyn);
 	if (!cx)
 		return lw_fail(L, "expects a complex input");
 	double div = 1;
-	x = c2c(L, x, d, nd, sz, !fwd, dt, &div);
-	lwf_bind(L, 0, lwf_scale(L, x, mode_factor(mode, prod(sz, nd)) * div));
+	ValId y = c2c(L, x, d, nd, sz, !fwd, dt, &div);
+	if (!ndyn) {
+		lwf_bind(L, 0, lwf_scale(L, y, mode_factor(mode, prod(sz, nd)) *
+		    div));
+		return 0;
+	}
+	/* the inverse's division (ONNX's, taken back) is by the sizes too */
+	int64_t s1[LW_MAXRANK], s2[LW_MAXRANK];
+	sizes_as(sz, nd, 1, s1);
+	sizes_as(sz, nd, 2, s2);
+	double i1 = fwd ? 1 : prod(s1, nd), i2 = fwd ? 1 : prod(s2, nd);
+	lwf_bind(L, 0, dyn_scale(L, y, x, d, nd, dyn, ndyn,
+	    mode_factor(mode, prod(s1, nd)) * i1, mode_factor(mode, prod(s2,
+	    nd)) * i2, dt));
 	return 0;
 }
 
@@ -274,12 +349,20 @@ fftfn(Lower *L, int kind, int form)
 	if (lw_failed(L) || !xv)
 		return -1;
 	int r = xv->rank, nd = signal(L, form, r, d, s, &has_s);
-	if (nd < 0 || !sizes_of(L, xv, d, nd, in))
+	bool dyn[LW_MAXRANK], c2r = kind == K_IRFFT || kind == K_HFFT;
+	if (nd < 0)
+		return -1;
+	int ndyn = sizes_dyn(L, xv, d, nd, in, dyn);
+	/* symbolic sizes: no resizing along them, no complex-to-real */
+	for (int k = 0; k < nd && ndyn; k++)
+		if (dyn[k] && (c2r || (has_s && s[k] != -1)))
+			return lw_fail(L, "needs a static size along dim %lld",
+			    (long long)d[k]);
+	if (ndyn && norm < 0)
 		return -1;
 	for (int k = 0; k < nd; k++)
 		if (!has_s || s[k] == -1)
 			s[k] = in[k];
-	bool c2r = kind == K_IRFFT || kind == K_HFFT;
 	int64_t lds = 0; /* c2r: the output's length along the last dim */
 	if (c2r) {
 		lds = has_s && s[nd - 1] != -1 ? s[nd - 1]
@@ -301,6 +384,7 @@ fftfn(Lower *L, int kind, int form)
 		x = lwf_resize(L, x, r + cx, d[k], in[k], s[k]);
 	double div = 1, n = prod(s, nd);
 	bool fwd = kind == K_FFT || kind == K_RFFT || kind == K_HFFT;
+	ValId src = x;
 	if (kind == K_FFT || kind == K_IFFT) {
 		if (!cx)
 			x = lwf_to_cx(L, x, r, dt);
@@ -320,7 +404,19 @@ fftfn(Lower *L, int kind, int form)
 		div *= (double)lds;
 		n = prod(s, nd - 1) * (double)lds;
 	}
-	lwf_bind(L, 0, lwf_scale(L, x, norm_factor(norm, n, fwd) * div));
+	if (!ndyn) {
+		lwf_bind(L, 0, lwf_scale(L, x, norm_factor(norm, n, fwd) * div));
+		return 0;
+	}
+	/* c2c and r2c only here: an inverse divides by the c2c sizes */
+	int64_t s1[LW_MAXRANK], s2[LW_MAXRANK];
+	int nc = kind == K_FFT || kind == K_IFFT ? nd : nd - 1;
+	sizes_as(s, nd, 1, s1);
+	sizes_as(s, nd, 2, s2);
+	double f1 = norm_factor(norm, prod(s1, nd), fwd) * (fwd ? 1 :
+	    prod(s1, nc)), f2 = norm_factor(norm, prod(s2, nd), fwd) * (fwd ?
+	    1 : prod(s2, nc));
+	lwf_bind(L, 0, dyn_scale(L, x, src, d, nd, dyn, ndyn, f1, f2, dt));
 	return 0;
 }
 

@@ -25,6 +25,9 @@ LowerFn lwf_complex_rule(Module *m, StrId op);
  * (lower_complex.c); the rows of families fft, fft_stft and cplx
  * (lower.h) are complex-aware. */
 extern const LowerRule lw_rules_complex[];
+/* more of them: full/zeros, slice_scatter, einsum, roll, index_select
+ * (lower_complex_ops.c) */
+extern const LowerRule lw_rules_complex_ops[];
 /* The part type of the node's output: f32 or f64; DT_UNDEF after
  * reporting (ONNX DFT has no other). */
 DType lwf_out_part(Lower *L);
@@ -32,6 +35,9 @@ DType lwf_out_part(Lower *L);
 /* A tensor arg: *cx tells whether it is complex (then the value has the
  * trailing 2).  0 after reporting. */
 ValId lwf_in(Lower *L, int i, const char *kw, bool *cx);
+/* Tensor v of a list argument (FX value sv), a complex weight in its pair
+ * form; 0 after reporting. */
+ValId lwf_item(Lower *L, ValId v, const Value *sv);
 /* A real value of rank r as complex (zero imaginary parts), typed dt. */
 ValId lwf_to_cx(Lower *L, ValId x, int r, DType dt);
 /* lw_bind, typing a complex FX output as its pair form. */

@@ -50,9 +50,9 @@ LowerFn
 lwf_complex_rule(Module *m, StrId op)
 {
 	const char *s = ir_str(m, op);
-	const LowerRule *t[] = {lw_rules_complex, lw_rules_fft,
-		lw_rules_fft_stft, lw_rules_cplx};
-	for (size_t k = 0; k < 4; k++)
+	const LowerRule *t[] = {lw_rules_complex, lw_rules_complex_ops,
+		lw_rules_fft, lw_rules_fft_stft, lw_rules_cplx};
+	for (size_t k = 0; k < sizeof t / sizeof *t; k++)
 		for (const LowerRule *x = t[k]; x->op; x++)
 			if (!strcmp(x->op, s))
 				return x->fn;
@@ -63,9 +63,8 @@ lwf_complex_rule(Module *m, StrId op)
  * float pairs already, so the initializer is the same bytes typed as the
  * pair form (once: the ONNX value is retyped). */
 static ValId
-weight(Lower *L, int i, const char *kw, const Value *sv)
+weight(Lower *L, ValId d, const char *kw, const Value *sv)
 {
-	ValId d = lw_in(L, i, kw);
 	Value *dv = d ? ir_val(L->dst, d) : NULL;
 	if (!dv || !lwf_is_cx((DType)dv->dtype))
 		return d;
@@ -87,11 +86,23 @@ weight(Lower *L, int i, const char *kw, const Value *sv)
 	nt.dtype = (uint8_t)pt;
 	nt.rank = t->rank + 1;
 	nt.dims = td;
+	/* ir_tensor may move the module's tensors, t among them */
 	TensorId id = ir_tensor(L->m, &nt);
 	dv = ir_val(L->dst, d);
 	dv->init = id;
-	ir_set_tensor(L->dst, d, pt, t->rank + 1, vd);
+	ir_set_tensor(L->dst, d, pt, nt.rank, vd);
 	return d;
+}
+
+ValId
+lwf_item(Lower *L, ValId v, const Value *sv)
+{
+	if (!v || !lwf_is_cx((DType)sv->dtype) || sv->def)
+		return v;
+	if (sv->init)
+		return weight(L, v, "of the list", sv);
+	lw_fail(L, "complex graph inputs are not supported");
+	return 0;
 }
 
 ValId
@@ -104,7 +115,7 @@ lwf_in(Lower *L, int i, const char *kw, bool *cx)
 	}
 	*cx = lwf_is_cx((DType)sv->dtype);
 	if (*cx && !sv->def && sv->init)
-		return weight(L, i, kw, sv);
+		return weight(L, lw_in(L, i, kw), kw, sv);
 	if (*cx && !sv->def) {
 		/* ONNX Runtime has no complex kernels: the pair form is made
 		 * inside the graph only */

@@ -195,9 +195,64 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 	return 0;
 }
 
+/* Does the pad list (arg 1) hold a SymInt with no fixed number? */
+static bool
+pad_symbolic(Lower *L)
+{
+	const Arg *a = lw_arg(L, 1, "pad");
+	int64_t v;
+	if (!a || (a->kind != A_LIST && a->kind != A_TUPLE))
+		return false;
+	const Arg *it = ir_items(L->src, a);
+	for (uint32_t k = 0; k < a->u.list.n; k++)
+		if (!lw_static_int(L, &it[k], &v))
+			return true;
+	return false;
+}
+
+/* constant padding by sizes known at run time (istft's pad to a given
+ * length in core ATen: [0, max(0, len - n)]): the torch list, last dim
+ * first, gathered into ONNX's begins-then-ends order, zeros for the dims
+ * it leaves out; a negative pad crops, as ONNX Pad does too */
+static int
+pad_dyn(Lower *L, int value_arg)
+{
+	ValId x = lw_in(L, 0, "self");
+	int r = lw_rank_of(L, 0, "self");
+	const Arg *a = lw_arg(L, 1, "pad");
+	ValId t = lw_shape_list(L, 1, "pad");
+	if (!x || r < 0 || !t)
+		return -1;
+	int np = (int)a->u.list.n;
+	if (np % 2 || np / 2 > r)
+		return lw_fail(L, "pad list of length %d for a rank-%d tensor",
+		    np, r);
+	int64_t idx[2 * LW_MAXRANK];
+	for (int d = 0; d < r; d++) {
+		int j = r - 1 - d; /* the pair of dim d in the torch list */
+		idx[d] = j < np / 2 ? 2 * j : np;
+		idx[r + d] = j < np / 2 ? 2 * j + 1 : np;
+	}
+	ValId parts[2] = {t, lw_i64v(L, 0)};
+	ValId g[2] = {lw_concat_shape(L, parts, 2), lw_const_i64s(L, idx,
+	    2 * r)};
+	ValId pv = lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
+	DType dt = lw_dtype(L, x);
+	ValId cv = lw_has(L, value_arg, "value") ? lw_operand(L, value_arg,
+	    "value", dt) : lw_scalar_int(L, 0, dt);
+	if (!cv)
+		return -1;
+	NodeId n = lw_emit(L, "Pad", 3, (ValId[]){x, pv, cv}, 1);
+	lw_attr_str(L, n, "mode", "constant");
+	lw_bind(L, 0, lw_typed(L, n, dt));
+	return 0;
+}
+
 static int
 constant_pad_nd(Lower *L)
 {
+	if (pad_symbolic(L))
+		return pad_dyn(L, 2);
 	return pad_common(L, PAD_CONSTANT, 2);
 }
 

@@ -197,3 +197,26 @@ lw_tensor_list(Lower *L, int i, const char *kw, LwTensorList *tl)
 	}
 	return (int)a->u.list.n;
 }
+
+/* The frame index of a sliding window over axis of x whose length is read
+ * at run time: [n, size] INT64 with idx[i][k] = i*step + k and n = (len -
+ * size) / step + 1 (Range, so n follows the input).  The caller checks
+ * size and step are positive. */
+ValId
+lw_frames_dyn(Lower *L, ValId x, int axis, int64_t size, int64_t step)
+{
+	ValId len = lw_axes_op(L, "Squeeze", lw_shape_range(L, x, axis, axis +
+	    1), (int64_t[]){0}, 1);
+	ValId n = lw_op2(L, "Add", lw_op2(L, "Div", lw_op2(L, "Sub", len,
+	    lw_scalar_i64(L, size)), lw_scalar_i64(L, step)),
+	    lw_scalar_i64(L, 1));
+	ValId in[3] = {lw_scalar_i64(L, 0), n, lw_scalar_i64(L, 1)};
+	ValId i = lw_typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
+	i = lw_axes_op(L, "Unsqueeze", lw_op2(L, "Mul", i, lw_scalar_i64(L,
+	    step)), (int64_t[]){1}, 1);
+	int64_t dims[2] = {1, size};
+	int64_t *k = lw_scratch(L, (size_t)size + 1, sizeof *k);
+	for (int64_t j = 0; j < size; j++)
+		k[j] = j;
+	return lw_op2(L, "Add", i, lw_const(L, DT_I64, 2, dims, k));
+}

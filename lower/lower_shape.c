@@ -533,6 +533,19 @@ squeeze(Lower *L)
 
 /* expand(x, size): -1 keeps the input dim, which ONNX's bidirectional
  * broadcast does for a 1. */
+/* Expand of x to shape; ONNX Runtime has no bfloat16 Expand kernel (an
+ * autocast region's bf16 attention in core ATen expands), so bf16 goes
+ * through float32, which holds every bf16 value exactly */
+static ValId
+expand_to(Lower *L, ValId x, ValId shape)
+{
+	DType dt = lw_dtype(L, x);
+	if (dt != DT_BF16)
+		return lw_op2(L, "Expand", x, shape);
+	return lw_cast(L, lw_op2(L, "Expand", lw_cast(L, x, DT_F32), shape),
+	    dt);
+}
+
 static int
 expand(Lower *L)
 {
@@ -565,7 +578,7 @@ expand(Lower *L)
 	}
 	if (!shape)
 		return -1;
-	lw_bind(L, 0, lw_op2(L, "Expand", x, shape));
+	lw_bind(L, 0, expand_to(L, x, shape));
 	return 0;
 }
 
@@ -578,7 +591,7 @@ expand_as(Lower *L)
 		return -1;
 	ValId shp = lw_op1(L, "Shape", o);
 	lw_settype(L, shp, DT_I64);
-	lw_bind(L, 0, lw_op2(L, "Expand", x, shp));
+	lw_bind(L, 0, expand_to(L, x, shp));
 	return 0;
 }
 

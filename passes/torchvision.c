@@ -14,7 +14,10 @@
  *   torchvision::roi_pool(x, rois[K,5], scale, ph, pw) -> (y, argmax):
  *     MaxRoiPool, whose roi layout and rounding are torchvision's; argmax
  *     (for the backward pass) has no ONNX counterpart, so reading it is
- *     an error.
+ *     an error;
+ *   torchvision::ps_roi_align(x, rois, scale, ph, pw, ratio): the
+ *     diagonal of a half_pixel RoiAlign over all channels (a Gather);
+ *   torchvision::_cuda_version() unread (a build check) is nothing.
  * ONNX Runtime runs these in float only: other dtypes are declined; it has
  * no RoiAlign or MaxRoiPool of opset 22 (whose new types are bfloat16 and
  * float16), so those two lower up to opset 21. */
@@ -185,6 +188,78 @@ lower_roi_align(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	return h->lower_bind(ctx, 0, y);
 }
 
+/* x reshaped to the constant shape dims (0 copies, -1 infers) */
+static onnxc_value
+reshape(Lw *l, onnxc_value x, int64_t n, const int64_t *dims)
+{
+	onnxc_value in[2] = {x, l->h->lower_const(l->ctx, ONNXC_DT_I64, 1, &n,
+	    dims)};
+	return in[1] ? emit(l, "Reshape", 2, in, ONNXC_DT_F32, NULL) : 0;
+}
+
+/* ps_roi_align(x, rois, scale, ph, pw, ratio) -> (y, channel_mapping):
+ * bin (i, j) of output channel c averages input channel (c ph + i) pw + j
+ * with roi_align's sampling (torchvision's kernel: the half-pixel offset,
+ * no minimum roi size, an adaptive ratio of ceil(roi size / bins)).  So it
+ * is the diagonal of RoiAlign over all channels in half_pixel mode: [K, C,
+ * ph, pw] as [K, C/(ph pw), ph pw, ph pw], element (p, p) of each bin. */
+static onnxc_status
+lower_ps_roi_align(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
+{
+	(void)user;
+	Lw l = {ctx, h, h->graph(ctx), h->lower_node(ctx)};
+	double scale, ph, pw, ratio;
+	onnxc_node_info ni;
+	if (!f32_arg(&l, 0, "input", 4) || !f32_arg(&l, 1, "rois", 2))
+		return ONNXC_DECLINE;
+	if (h->node_get(ctx, l.fx, l.node, &ni) != ONNXC_OK)
+		return ONNXC_ERROR;
+	if (ni.nout > 1 && h->value_uses(ctx, l.fx, ni.out + 1))
+		return bad(&l, "torchvision::ps_roi_align: its channel_mapping "
+		    "output (for the backward pass) is read");
+	if (!num(&l, 2, "spatial_scale", &scale) ||
+	    !num(&l, 3, "pooled_height", &ph) ||
+	    !num(&l, 4, "pooled_width", &pw) ||
+	    !num(&l, 5, "sampling_ratio", &ratio))
+		return bad(&l, "torchvision::ps_roi_align: spatial_scale, "
+		    "pooled_height, pooled_width and sampling_ratio must be "
+		    "numbers");
+	if (ph < 1 || pw < 1 || ph * pw > 4096)
+		return bad(&l, "torchvision::ps_roi_align: pooled_height "
+		    "and pooled_width must be at least 1, 4096 bins at most");
+	onnxc_value x, r, bi, box;
+	onnxc_status st;
+	if ((st = h->lower_input(ctx, 0, "input", &x)) != ONNXC_OK ||
+	    (st = h->lower_input(ctx, 1, "rois", &r)) != ONNXC_OK)
+		return st;
+	if (!split_rois(&l, r, &bi, &box))
+		return ONNXC_ERROR;
+	onnxc_value in[3] = {x, box, bi};
+	onnxc_node m;
+	onnxc_value y = emit(&l, "RoiAlign", 3, in, ONNXC_DT_F32, &m);
+	if (!y || !onnxc_lower_attr_s(ctx, h, m, "mode", "avg") ||
+	    !onnxc_lower_attr_i(ctx, h, m, "output_height", (int64_t)ph) ||
+	    !onnxc_lower_attr_i(ctx, h, m, "output_width", (int64_t)pw) ||
+	    !onnxc_lower_attr_i(ctx, h, m, "sampling_ratio", ratio > 0 ?
+	    (int64_t)ratio : 0) ||
+	    !onnxc_lower_attr_f(ctx, h, m, "spatial_scale", scale) ||
+	    !onnxc_lower_attr_s(ctx, h, m, "coordinate_transformation_mode",
+	    "half_pixel"))
+		return ONNXC_ERROR;
+	int64_t p = (int64_t)ph * (int64_t)pw, diag[4096];
+	for (int64_t i = 0; i < p; i++)
+		diag[i] = i * (p + 1);
+	y = reshape(&l, y, 3, (int64_t[]){0, -1, p * p});
+	onnxc_value gin[2] = {y, h->lower_const(ctx, ONNXC_DT_I64, 1, &p,
+	    diag)};
+	onnxc_node g;
+	y = y && gin[1] ? emit(&l, "Gather", 2, gin, ONNXC_DT_F32, &g) : 0;
+	if (!y || !onnxc_lower_attr_i(ctx, h, g, "axis", 2))
+		return ONNXC_ERROR;
+	y = reshape(&l, y, 4, (int64_t[]){0, 0, (int64_t)ph, (int64_t)pw});
+	return y ? h->lower_bind(ctx, 0, y) : ONNXC_ERROR;
+}
+
 static onnxc_status
 lower_roi_pool(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 {
@@ -222,13 +297,38 @@ lower_roi_pool(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	return h->lower_bind(ctx, 0, y);
 }
 
+/* _cuda_version(): torchvision's Python wrappers call it before nms or
+ * roi_align (a build check), and the program keeps the call with its
+ * result unread.  Unread, it is nothing; read, the number is the
+ * exporting machine's build, which the program does not carry. */
+static onnxc_status
+lower_cuda_version(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
+{
+	(void)user;
+	Lw l = {ctx, h, h->graph(ctx), h->lower_node(ctx)};
+	onnxc_node_info ni;
+	int64_t none = -1;
+	if (h->node_get(ctx, l.fx, l.node, &ni) != ONNXC_OK)
+		return ONNXC_ERROR;
+	if (ni.nout > 0 && h->value_uses(ctx, l.fx, ni.out))
+		return bad(&l, "torchvision::_cuda_version: its result (the "
+		    "CUDA version torchvision was built with when exported) "
+		    "is read");
+	onnxc_value v = h->lower_const(ctx, ONNXC_DT_I64, 0, NULL, &none);
+	return v ? h->lower_bind(ctx, 0, v) : ONNXC_ERROR;
+}
+
 static const onnxc_lowering_info rules[] = {
+	{sizeof(onnxc_lowering_info), "torchvision::_cuda_version.default", "",
+		1, 1000, lower_cuda_version, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::nms.default", "", 15,
 		1000, lower_nms, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::roi_align.default", "",
 		16, 21, lower_roi_align, NULL},
 	{sizeof(onnxc_lowering_info), "torchvision::roi_pool.default", "", 1,
 		21, lower_roi_pool, NULL},
+	{sizeof(onnxc_lowering_info), "torchvision::ps_roi_align.default", "",
+		16, 21, lower_ps_roi_align, NULL},
 };
 
 static onnxc_status

@@ -1,6 +1,7 @@
 /* composite.c - composite-implicit ops of the training IR that core ATen
  * decomposes: broadcast_to, empty_permuted, _weight_norm(_interface),
  * histc. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "decompose.h"
@@ -117,18 +118,31 @@ dec_histc(Rw *r)
 	Ty tf = tx, t1, tb, tnb, tcol;
 	tf.rank = 1;
 	tf.d[0] = (onnxc_dim){-1, 0};
+	/* the element count, symbolic where a size is (the routing of a
+	 * mixture-of-experts layer over a dynamic sequence) */
+	bool dyn = false;
 	{
 		int64_t n = 1, d;
+		onnxc_expr e = 0;
 		for (int i = 0; i < tx.rank; i++)
-			if (!dec_dim_static(&tx.d[i], &d))
-				return 0;
-			else
+			if (dec_dim_static(&tx.d[i], &d))
 				n *= d;
-		tf.d[0] = (onnxc_dim){n, 0};
+			else
+				e = e ? r->h->expr_op(r->ctx, ONNXC_E_MUL, e,
+				    tx.d[i].e) : tx.d[i].e;
+		if (e && n != 1)
+			e = r->h->expr_op(r->ctx, ONNXC_E_MUL, e,
+			    r->h->expr_int(r->ctx, n));
+		if (e && ONNXC_HOST_HAS(r->h, expr_simplify))
+			e = r->h->expr_simplify(r->ctx, e);
+		tf.d[0] = e ? (onnxc_dim){0, e} : (onnxc_dim){n, 0};
+		dyn = e != 0;
 	}
 	t1 = tf;
 	t1.rank = 0;
-	onnxc_value flat = dec_view(r, x, &tf);
+	onnxc_value flat = !dyn ? dec_view(r, x, &tf) : EMIT(r,
+	    "aten::flatten.using_ints", &tf, dec_a_val(x), dec_a_int(0),
+	    dec_a_int(-1));
 	onnxc_value vlo, vhi;
 	if (lo == hi) {
 		vlo = dec_unary(r, "aten::min.default", flat, &t1);

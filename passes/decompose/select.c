@@ -326,6 +326,34 @@ wrap_index(Rw *r, TV idx, int64_t n)
 	    dec_s(r, "aten::add.Tensor", idx, (double)n), idx);
 }
 
+/* index_copy/index_add along dim 0 of a source whose size is symbolic
+ * (the tokens routed to experts in GraniteMoE and JetMoE, an unbacked
+ * count): index_put(x, [idx], src, accumulate=add), as core ATen
+ * decomposes it; the index lowering wraps negative entries.  Other dims
+ * stay unsupported (an index list led by None). */
+static int
+index_put_dyn(Rw *r, int add, TV x, int64_t dim, TV idx, TV src,
+    double alpha)
+{
+	onnxc_arg it, list;
+	if (dim != 0 || src.t.rank != x.t.rank)
+		return 0;
+	if (idx.t.rank == 0)
+		idx = dec_unsq(r, idx, 0);
+	src = dec_cast(r, src, x.t.dtype);
+	if (add && alpha != 1)
+		src = dec_s(r, "aten::mul.Tensor", src, alpha);
+	it = dec_a_val(idx.v);
+	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, &it, 1, &list) !=
+	    ONNXC_OK)
+		return 0;
+	onnxc_value y = EMIT(r, "aten::index_put.default", &x.t,
+	    dec_a_val(x.v), list, dec_a_val(src.v), dec_a_bool(add));
+	/* the shape of x (rank >= 1, maybe symbolic) is the output's */
+	dec_bind(r, 0, y);
+	return 1;
+}
+
 /* index_copy(x, dim, idx, src) and index_add(..., alpha=1): a scatter
  * (scatter_add) of src with idx laid along dim and expanded to src */
 static int
@@ -336,8 +364,14 @@ index_scatter(Rw *r, int add)
 	int64_t dim, n;
 	double alpha;
 	if (!idx.v || !src.v || !o.v || idx.t.rank > 1 ||
-	    !index_base(r, &x, &dim, &n) || !dec_ty_static(&src.t) ||
 	    !dec_arg_float(r, 4, "alpha", 1, &alpha))
+		return 0;
+	x = dec_in(r, 0, "self");
+	if (x.v && (!dec_ty_static(&x.t) || !dec_ty_static(&src.t)) &&
+	    dec_arg_int(r, 1, "dim", 0, &dim) && x.t.rank > 0)
+		return index_put_dyn(r, add, x, dim + (dim < 0 ? x.t.rank : 0),
+		    idx, src, alpha);
+	if (!index_base(r, &x, &dim, &n) || !dec_ty_static(&src.t))
 		return 0;
 	if (src.t.rank != x.t.rank) {
 		if (src.t.rank != 0 || x.t.rank != 1)
