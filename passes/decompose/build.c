@@ -155,6 +155,21 @@ dec_fin(Rw *r, int pos, const char *key)
 	return x;
 }
 
+/* x, an integer or bool operand of a float result, in the output's
+ * dtype, as PyTorch promotes it (trapezoid of ints, a loss of int
+ * tensors); x itself otherwise */
+TV
+dec_as_out_float(Rw *r, TV x)
+{
+	TV o = dec_out(r, 0);
+	uint32_t d = o.t.dtype, xd = x.t.dtype;
+	int fo = d == ONNXC_DT_F32 || d == ONNXC_DT_F64 ||
+	    d == ONNXC_DT_F16 || d == ONNXC_DT_BF16;
+	int fx = xd == ONNXC_DT_F32 || xd == ONNXC_DT_F64 ||
+	    xd == ONNXC_DT_F16 || xd == ONNXC_DT_BF16;
+	return x.v && o.v && fo && !fx ? dec_cast(r, x, d) : x;
+}
+
 /* the arithmetic of formulas, one node each */
 TV
 dec_add(Rw *r, TV a, TV b)

@@ -534,6 +534,8 @@ trapezoid(Rw *r, int cumulative)
 	if (dim < 0 || dim >= y.t.rank ||
 	    !dec_dim_static(&y.t.d[dim], &n) || n < 1)
 		return 0;
+	y = dec_as_out_float(r, y);
+	x = dec_as_out_float(r, x);
 	Ty ts = y.t, tx = x.t;
 	ts.d[dim] = (onnxc_dim){n - 1, 0};
 	tx.d[dim] = (onnxc_dim){n - 1, 0};

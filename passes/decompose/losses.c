@@ -191,6 +191,8 @@ dec_cosine_embedding_loss(Rw *r)
 	    !dec_arg_float(r, 3, "margin", 0, &m) ||
 	    !dec_arg_int(r, 4, "reduction", 1, &red) || red < 0 || red > 2)
 		return 0;
+	a = dec_as_out_float(r, a);
+	b = dec_as_out_float(r, b);
 	TV ab = dec_red(r, "aten::sum.dim_IntList", dec_b(r, "aten::mul.Tensor",
 	    a, b), &last, 1, 0);
 	TV aa = dec_s(r, "aten::add.Tensor", dec_red(r, "aten::sum.dim_IntList",

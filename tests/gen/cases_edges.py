@@ -63,6 +63,14 @@ CASES = {
     "edge_tensordot_bcast": lambda: case(Fn(lambda a, b, c: (
         torch.tensordot(a, b, dims=([0, 1], [2, 0])), torch.tensordot(b, c, dims=([1], [0])))),
         (torch.randn(1, 1, 1), torch.randn(2, 1, 2), torch.randn(3, 4))),
+    # integer operands of a float result: promoted first (an int product
+    # halved was truncated)
+    "edge_int_to_float": lambda: case(Fn(lambda y, x, a, b, t: (
+        torch.cumulative_trapezoid(y, x), torch.trapezoid(y, dx=3),
+        torch.nn.functional.cosine_embedding_loss(a, b, t, margin=0.5, reduction="none"))),
+        (torch.randint(-9, 9, (2, 5)), torch.randint(-9, 9, (2, 5)),
+         torch.randint(-9, 9, (4, 6)), torch.randint(-9, 9, (4, 6)),
+         torch.tensor([1, -1, 1, -1]))),
     # eps > 0.5: PyTorch's x < eps ? eps : x > 1 - eps ? 1 - eps : x
     "edge_logit_eps": lambda: case(Fn(lambda x: (
         torch.logit(x, 0.6), torch.logit(x, 0.25), torch.special.logit(x, 0.75))),
