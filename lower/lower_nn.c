@@ -273,6 +273,13 @@ conv(Lower *L, const ConvArgs *ca)
 		pads[k] = total / 2;
 		pads[k + nd] = total - total / 2;
 	}
+	/* an integer convolution would be a model ONNX Runtime refuses to
+	 * load; in float its sums are exact only below 2^24 */
+	const Value *iv = lw_srcval(L, 0, "input");
+	if (iv && !ir_dtype_is_float((DType)iv->dtype))
+		return lw_fail(L, "convolution of %s tensors: ONNX Runtime's Conv "
+		    "takes floating types only (cast the input and weight to "
+		    "float)", ir_dtype_name((DType)iv->dtype));
 	bool err = false;
 	ValId x = lwn_f32(L, lw_in(L, 0, "input")), w = lwn_f32(L, lw_in(L, 1,
 	    "weight")), b = lwn_f32(L, lwn_opt_in(L, 2, "bias", &err));

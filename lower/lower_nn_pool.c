@@ -109,6 +109,11 @@ pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched)
 	if (!*unbatched && (*xv)->rank != nd + 2)
 		return lw_fail(L, "input of rank %d for %dd pooling",
 		    (*xv)->rank, nd);
+	/* a model ONNX Runtime refuses to load otherwise */
+	if (!ir_dtype_is_float((DType)(*xv)->dtype))
+		return lw_fail(L, "pooling of %s tensors: ONNX Runtime's pooling "
+		    "takes floating types only (cast the input to float)",
+		    ir_dtype_name((DType)(*xv)->dtype));
 	*x = lwn_f32(L, lw_in(L, 0, "self"));
 	if (!*x)
 		return -1;
