@@ -20,6 +20,7 @@
  * A plugin module: it reaches the host only through onnxc/plugin.h.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decompose.h"
@@ -134,18 +135,78 @@ check_keep(onnxc_ctx *ctx, const onnxc_host_api *h, const char *keep)
  * at the end and get their own look: a decomposition may emit composite
  * ops that have decompositions of their own (each emits simpler ops, so
  * the sweep ends). */
+/* Node n's arguments read through the replacements made so far. */
+static onnxc_status
+resolve_args(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g,
+    onnxc_node n, const onnxc_node_info *ni, const Remap *rm)
+{
+	for (uint32_t i = 0; i < ni->nargs; i++) {
+		onnxc_arg a, b;
+		int changed = 0;
+		if (h->node_arg(ctx, g, n, i, &a) != ONNXC_OK ||
+		    onnxc_arg_map(ctx, h, g, &a, dec_resolve, rm, &b, &changed,
+		    0) != ONNXC_OK ||
+		    (changed && h->node_set_arg(ctx, g, n, i, &b) != ONNXC_OK))
+			return ONNXC_ERROR;
+	}
+	return ONNXC_OK;
+}
+
+static onnxc_status sweep(onnxc_ctx *ctx, const onnxc_host_api *h,
+    onnxc_graph g, int all, const char *keep, int depth, DecCache *cache,
+    Remap *rm);
+
 static onnxc_status
 run_graph(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
     const char *keep, int depth, DecCache *cache)
 {
+	Remap rm = {NULL, 0, 0};
+	onnxc_status st = sweep(ctx, h, g, all, keep, depth, cache, &rm);
+	/* once more over every node: a node made by a rewrite (appended)
+	 * and rewritten in turn was defined after uses the sweep had
+	 * already passed */
+	uint32_t end = h->node_end(ctx, g);
+	for (onnxc_node n = 1; st == ONNXC_OK && rm.any && n < end; n++) {
+		onnxc_node_info ni;
+		if (h->node_get(ctx, g, n, &ni) == ONNXC_OK && ni.op &&
+		    resolve_args(ctx, h, g, n, &ni, &rm) != ONNXC_OK) {
+			h->report(ctx, ONNXC_SEV_ERROR, g, n, "the host refused "
+			    "to rewire a node's arguments");
+			st = ONNXC_ERROR;
+		}
+	}
+	/* and the graph's outputs */
+	uint32_t nout = h->output_count(ctx, g);
+	for (uint32_t i = 0; st == ONNXC_OK && rm.any && i < nout; i++) {
+		onnxc_value v = h->output_at(ctx, g, i), to = dec_resolve(&rm, v);
+		if (to != v && h->replace_uses(ctx, g, v, to) != ONNXC_OK) {
+			h->report(ctx, ONNXC_SEV_ERROR, g, 0, "the host refused "
+			    "to rewire a graph output");
+			st = ONNXC_ERROR;
+		}
+	}
+	free(rm.to);
+	return st;
+}
+
+static onnxc_status
+sweep(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g, int all,
+    const char *keep, int depth, DecCache *cache, Remap *rm)
+{
 	for (onnxc_node n = 1; n < h->node_end(ctx, g); n++) {
 		Rw r;
 		memset(&r, 0, sizeof r);
-		r.ctx = ctx, r.h = h, r.g = g, r.n = n;
+		r.ctx = ctx, r.h = h, r.g = g, r.n = n, r.rm = rm;
 		r.vend = h->value_end(ctx, g);
 		if (h->node_get(ctx, g, n, &r.ni) != ONNXC_OK ||
 		    r.ni.dialect != ONNXC_FX)
 			continue;
+		if (rm->any && (resolve_args(ctx, h, g, n, &r.ni, rm) !=
+		    ONNXC_OK || h->node_get(ctx, g, n, &r.ni) != ONNXC_OK)) {
+			h->report(ctx, ONNXC_SEV_ERROR, g, n, "the host refused "
+			    "to rewire a node's arguments");
+			return ONNXC_ERROR;
+		}
 		for (uint32_t i = 0; i < r.ni.nargs && depth < 16; i++) {
 			onnxc_arg a;
 			if (h->node_arg(ctx, g, n, i, &a) == ONNXC_OK &&

@@ -17,6 +17,15 @@ typedef struct Ty {
 	onnxc_dim d[MAXR];
 } Ty;
 
+/* Values replaced so far in the graph being swept: old -> new.  Later
+ * nodes read their arguments through it (resolved as the sweep reaches
+ * them), so a replacement costs O(1), not a pass over the graph. */
+typedef struct Remap {
+	onnxc_value *to;
+	uint32_t n;
+	int any;
+} Remap;
+
 /* The node being rewritten. */
 typedef struct Rw {
 	onnxc_ctx *ctx;
@@ -28,6 +37,7 @@ typedef struct Rw {
 	unsigned seq;
 	int bad;        /* a host call failed */
 	onnxc_value vend; /* values from here on were made by this rewrite */
+	Remap *rm;        /* where dec_bind records its replacements */
 } Rw;
 
 /* Each decomposition returns 1 when it rewrote the node (every used
@@ -89,8 +99,11 @@ onnxc_value dec_permute(Rw *r, onnxc_value x, const Ty *tx,
     const int64_t *perm, Ty *out);
 /* x viewed as the static sizes of t */
 onnxc_value dec_view(Rw *r, onnxc_value x, const Ty *t);
-/* FX output k of the node being rewritten is now computed by v */
+/* FX output k of the node being rewritten is now computed by v (every
+ * later use of it reads v: Remap) */
 void dec_bind(Rw *r, uint32_t k, onnxc_value v);
+int dec_remap(Remap *rm, onnxc_value old, onnxc_value v);
+onnxc_value dec_resolve(const void *user, onnxc_value v);
 /* the type of FX output k of the node being rewritten */
 int dec_out_ty(Rw *r, uint32_t k, Ty *t);
 int dec_out_used(Rw *r, uint32_t k);

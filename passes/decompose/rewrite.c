@@ -2,6 +2,7 @@
  * share.  Types of values, reading the arguments of the node being
  * rewritten, and emitting the FX nodes that replace it. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decompose.h"
@@ -359,7 +360,7 @@ dec_bind(Rw *r, uint32_t k, onnxc_value v)
 	}
 	snprintf(keep, sizeof keep, "%s", r->h->str(r->ctx, vi.name));
 	snprintf(buf, sizeof buf, "%s__replaced", keep);
-	if (r->h->replace_uses(r->ctx, r->g, old, v) != ONNXC_OK ||
+	if (dec_remap(r->rm, old, v) != 0 ||
 	    r->h->value_set_name(r->ctx, r->g, old, buf) != ONNXC_OK ||
 	    r->h->value_set_name(r->ctx, r->g, v, keep) != ONNXC_OK)
 		r->bad = 1;
@@ -379,4 +380,34 @@ dec_out_used(Rw *r, uint32_t k)
 {
 	return k < r->ni.nout &&
 	    r->h->value_uses(r->ctx, r->g, r->ni.out + k) != 0;
+}
+
+/* Records that old is now v; 0, or -1 out of memory. */
+int
+dec_remap(Remap *rm, onnxc_value old, onnxc_value v)
+{
+	if (old >= rm->n) {
+		uint32_t c = rm->n ? rm->n : 256;
+		while (c <= old)
+			c *= 2;
+		onnxc_value *p = realloc(rm->to, c * sizeof *p);
+		if (!p)
+			return -1;
+		memset(p + rm->n, 0, (c - rm->n) * sizeof *p);
+		rm->to = p;
+		rm->n = c;
+	}
+	rm->to[old] = v;
+	rm->any = 1;
+	return 0;
+}
+
+/* The value standing for v now. */
+onnxc_value
+dec_resolve(const void *user, onnxc_value v)
+{
+	const Remap *rm = user;
+	while (v < rm->n && rm->to[v])
+		v = rm->to[v];
+	return v;
 }

@@ -3,8 +3,8 @@
 # (tools/gen_chain.sh, both the linear and the permute+addmm style, the latter
 # folding a constant per block at -O1) and requires the instructions the larger
 # costs to be at most 2.5x the smaller's, and the same of a chain of
-# template ops (the templates pass) (counted by valgrind: see
-# scaling_lib.sh).  A quadratic pass gives about 4x.
+# template ops (the templates pass) and of aliases (the decompose pass)
+# (counted by valgrind: see scaling_lib.sh).  A quadratic pass gives about 4x.
 # usage: scaling.sh ONNXC [N]
 set -u
 onnxc=$1 n=${2:-40000}
@@ -23,27 +23,39 @@ for style in linear addmm; do
 	[ -s "$work/a.onnx" ] && [ -s "$work/b.onnx" ] || { echo "FAIL $style: no model written"; fail=1; continue; }
 	judge "$style nodes" $n "$a" "$b" || fail=1
 done
-# the templates pass: a chain of special_expit, each node inlined from its template
-tpl_chain() {  # N FILE
-	awk -v n="$1" 'BEGIN {
+# the templates pass: a chain of _addmm_activation, each node inlined from its template; and the
+# decompose pass: a chain of special_expit, each an alias rewritten to sigmoid (its replacements
+# are O(1): passes/decompose Remap).  The alias chain is judged with --no-metadata: under valgrind
+# its 25 MB of node metadata fails to write at 80000 nodes ("Cannot allocate memory"; natively it
+# writes, and the template chain's does under valgrind too) -- seen, not yet understood.
+chain() {  # N OP FILE: N nodes of OP, each on the previous one
+	awk -v n="$1" -v op="$2" 'BEGIN {
 		print "ExportedProgram:\n    class GraphModule(torch.nn.Module):"
-		print "        def forward(self, x: \"f32[4, 6]\"):"
+		print "        def forward(self, x: \"f32[4, 6]\", b: \"f32[6]\", w: \"f32[6, 6]\"):"
 		p = "x"
 		for (i = 0; i < n; i++) {
-			printf "            e%d: \"f32[4, 6]\" = torch.ops.aten.special_expit.default(%s)\n", i, p
+			a = op == "addmm" ? "_addmm_activation.default(b, " p ", w)" \
+			    : "special_expit.default(" p ")"
+			printf "            e%d: \"f32[4, 6]\" = torch.ops.aten.%s\n", i, a
 			p = "e" i
 		}
-		printf "            return (%s,)\n\nGraph signature:\n    # inputs\n    x: USER_INPUT\n\n", p
+		print "            return (" p ",)\n\nGraph signature:\n    # inputs"
+		print "    x: USER_INPUT\n    b: USER_INPUT\n    w: USER_INPUT\n"
 		printf "    # outputs\n    %s: USER_OUTPUT\n", p
-	}' >"$2"
+	}' >"$3"
 }
-tpl_chain $n "$work/tpl_a.txt"
-tpl_chain $((2 * n)) "$work/tpl_b.txt"
-a=$(cost "$onnxc" "$work/tpl_a.txt" -O1 -o "$work/a.onnx")
-b=$(cost "$onnxc" "$work/tpl_b.txt" -O1 -o "$work/b.onnx")
-if [ -s "$work/a.onnx" ] && [ -s "$work/b.onnx" ]; then
-	judge "template nodes" $n "$a" "$b" || fail=1
-else
-	echo "FAIL templates: no model written"; fail=1
-fi
+for op in addmm expit; do
+	chain $n $op "$work/c_a.txt"
+	chain $((2 * n)) $op "$work/c_b.txt"
+	flags=-O1 what="templates pass"
+	[ $op = expit ] && flags="-O1 --no-metadata" what="decompose pass"
+	a=$(cost "$onnxc" "$work/c_a.txt" $flags -o "$work/a.onnx")
+	b=$(cost "$onnxc" "$work/c_b.txt" $flags -o "$work/b.onnx")
+	if [ -s "$work/a.onnx" ] && [ -s "$work/b.onnx" ]; then
+		judge "$op chain ($what) nodes" $n "$a" "$b" || fail=1
+	else
+		echo "FAIL $op chain: no model written"; fail=1
+	fi
+	rm -f "$work/a.onnx" "$work/b.onnx"
+done
 exit $fail
