@@ -35,7 +35,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # UBSan); a crash, leak or timeout fails the run and is minimized into
 # tests/regress/<target>/.
 if command -v clang >/dev/null; then
-  run tools/fuzz.sh 30
+  run tools/fuzz.sh 15
 else
   echo "== fuzzing skipped: no clang (the fuzz.* tests replayed the corpus)"
 fi
