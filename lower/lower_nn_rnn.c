@@ -26,6 +26,13 @@ static const int64_t lstm_order[] = {0, 3, 1, 2};
 static const int64_t gru_order[] = {1, 0, 2};
 static const int64_t one_order[] = {0};
 
+/* The four recurrences, for both the layer (rnn) and the cell (cell):
+ * nout counts the layer's FX outputs; a cell's are nout - 1 */
+static const Cell LSTM = {"LSTM", 4, lstm_order, NULL, 3};
+static const Cell GRU = {"GRU", 3, gru_order, NULL, 2};
+static const Cell RNN_TANH = {"RNN", 1, one_order, "Tanh", 2};
+static const Cell RNN_RELU = {"RNN", 1, one_order, "Relu", 2};
+
 /* A weight [G*H, X] (a bias [G*H] when bias) with its gates in ONNX order,
  * as [1, G*H, X] ([1, G*H]): one direction of ONNX's W, R or B. */
 static ValId
@@ -269,7 +276,7 @@ rnn(Lower *L, const Cell *c)
 static int
 lstm(Lower *L)
 {
-	return rnn(L, &(Cell){"LSTM", 4, lstm_order, NULL, 3});
+	return rnn(L, &LSTM);
 }
 
 /* gru.input(input, hx, params, ...) -> (output, h_n); PyTorch applies
@@ -277,19 +284,19 @@ lstm(Lower *L)
 static int
 gru(Lower *L)
 {
-	return rnn(L, &(Cell){"GRU", 3, gru_order, NULL, 2});
+	return rnn(L, &GRU);
 }
 
 static int
 rnn_tanh(Lower *L)
 {
-	return rnn(L, &(Cell){"RNN", 1, one_order, "Tanh", 2});
+	return rnn(L, &RNN_TANH);
 }
 
 static int
 rnn_relu(Lower *L)
 {
-	return rnn(L, &(Cell){"RNN", 1, one_order, "Relu", 2});
+	return rnn(L, &RNN_RELU);
 }
 
 /* The cells (nn.LSTMCell, GRUCell, RNNCell, stepped by the model itself):
@@ -358,25 +365,25 @@ cell(Lower *L, const Cell *c)
 static int
 lstm_cell(Lower *L)
 {
-	return cell(L, &(Cell){"LSTM", 4, lstm_order, NULL, 3});
+	return cell(L, &LSTM);
 }
 
 static int
 gru_cell(Lower *L)
 {
-	return cell(L, &(Cell){"GRU", 3, gru_order, NULL, 2});
+	return cell(L, &GRU);
 }
 
 static int
 rnn_tanh_cell(Lower *L)
 {
-	return cell(L, &(Cell){"RNN", 1, one_order, "Tanh", 2});
+	return cell(L, &RNN_TANH);
 }
 
 static int
 rnn_relu_cell(Lower *L)
 {
-	return cell(L, &(Cell){"RNN", 1, one_order, "Relu", 2});
+	return cell(L, &RNN_RELU);
 }
 
 /* The rows of ir/ops.def this file lowers. */
