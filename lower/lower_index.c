@@ -241,12 +241,19 @@ gather(Lower *L)
 	int64_t d = lw_int(L, 1, "dim", 0);
 	if (lw_normdim(L, &d, r) < 0)
 		return -1;
+	/* a 0-d self (and index) reads as one of size 1, as ATen does */
+	int ri = lw_rank_of(L, 2, "index");
 	if (r == 0)
-		return lw_fail(L, "gather on a 0-d tensor is not supported");
+		x = lw_reshape(L, x, lw_i64v(L, 1));
 	i = lw_cast(L, i, DT_I64);
+	if (ri == 0)
+		i = lw_reshape(L, i, lw_i64v(L, 1));
 	NodeId g = lw_emit(L, "GatherElements", 2, (ValId[]){x, i}, 1);
 	lw_attr_int(L, g, "axis", d);
-	lw_bind(L, 0, lw_typed(L, g, lw_dtype(L, x)));
+	ValId y = lw_typed(L, g, lw_dtype(L, x));
+	if (ri == 0)
+		y = lw_reshape(L, y, lw_const_i64s(L, NULL, 0));
+	lw_bind(L, 0, y);
 	return 0;
 }
 
@@ -320,8 +327,8 @@ scatter_excl(Lower *L, ValId x, ValId i, ValId u, int64_t d,
 {
 	DType dt = lw_dtype(L, x);
 	bool mean = !strcmp(red, "mean");
-	if (mean && !ir_dtype_is_float(dt)) {
-		lw_fail(L, "reduce='mean' of integers is not supported");
+	if (mean && dt == DT_BOOL) {
+		lw_fail(L, "reduce='mean' of booleans is not supported");
 		return 0;
 	}
 	ValId xs = lw_op1(L, "Shape", x), us = lw_op1(L, "Shape", u);
@@ -347,8 +354,12 @@ scatter_excl(Lower *L, ValId x, ValId i, ValId u, int64_t d,
 		return y;
 	/* cnt is 0 only where nothing was written and x was left out */
 	ValId none = lw_op2t(L, "Equal", cnt, lw_scalar(L, 0, dt), DT_BOOL);
-	ValId q = lw_op2(L, "Div", y, lw_op2(L, "Max", cnt, lw_scalar(L, 1,
-	    dt)));
+	ValId c = lw_op2(L, "Max", cnt, lw_scalar(L, 1, dt));
+	/* integers divide rounding down (ATen's div_(count, "floor")): with
+	 * c > 0, y - Mod(y, c) (Mod takes the divisor's sign) is exact */
+	if (!ir_dtype_is_float(dt))
+		y = lw_op2(L, "Sub", y, lw_op2(L, "Mod", y, c));
+	ValId q = lw_op2(L, "Div", y, c);
 	return lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){none, x, q}, 1),
 	    dt);
 }
@@ -365,8 +376,6 @@ scatter(Lower *L)
 	int64_t d = lw_int(L, 1, "dim", 0);
 	if (lw_normdim(L, &d, r) < 0)
 		return -1;
-	if (r == 0)
-		return lw_fail(L, "scatter into a 0-d tensor is not supported");
 	const char *op = ir_str(L->m, lw_node(L)->op);
 	const char *red = "none";
 	bool self = true;
@@ -394,11 +403,26 @@ scatter(Lower *L)
 	const char *skw = lw_arg(L, 3, "src") ? "src" : "value";
 	const Arg *sa = lw_arg(L, 3, skw);
 	const Value *ssv = lw_srcval(L, 3, skw);
+	const Value *isv = lw_srcval(L, 2, "index");
 	ValId u;
+	/* a 0-d self, index and src read as ones of size 1, as ATen does */
+	bool zerod = r == 0;
+	if (zerod) {
+		x = lw_reshape(L, x, lw_i64v(L, 1));
+		if (isv && isv->rank == 0)
+			i = lw_reshape(L, i, lw_i64v(L, 1));
+	}
 	if (sa && sa->kind == A_VAL && ssv && ssv->kind == VK_TENSOR &&
-	    ssv->rank > 0) {
+	    (ssv->rank > 0 || zerod)) {
 		u = lw_cast(L, lw_in(L, 3, skw), lw_dtype(L, x));
-		u = src_like_index(L, u, ssv, i, lw_srcval(L, 2, "index"));
+		if (zerod) {
+			/* src may hold more than index reads */
+			ValId ends = lw_op1(L, "Shape", i);
+			lw_settype(L, ends, DT_I64);
+			u = lw_slice(L, lw_reshape(L, u, lw_i64v(L, -1)),
+			    lw_i64v(L, 0), ends, (int64_t[]){0}, 1, 0);
+		} else
+			u = src_like_index(L, u, ssv, i, isv);
 	} else {
 		/* a value: broadcast to the index's shape */
 		ValId v = lw_operand(L, 3, skw, lw_dtype(L, x));
@@ -408,11 +432,13 @@ scatter(Lower *L)
 		lw_settype(L, shp, DT_I64);
 		u = lw_op2(L, "Expand", v, shp);
 	}
-	if (self && strcmp(red, "mean"))
-		lw_bind(L, 0, scatter_elems(L, x, i, u, d, red));
-	else
-		lw_bind(L, 0, scatter_excl(L, x, i, u, d, red, self));
-	return lw_failed(L) ? -1 : 0;
+	ValId y = self && strcmp(red, "mean") ? scatter_elems(L, x, i, u, d,
+	    red) : scatter_excl(L, x, i, u, d, red, self);
+	if (zerod && y)
+		y = lw_reshape(L, y, lw_const_i64s(L, NULL, 0));
+	if (y)
+		lw_bind(L, 0, y);
+	return lw_failed(L) || !y ? -1 : 0;
 }
 
 /* index_reduce(self, dim, index, source, reduce, *, include_self=True):

@@ -328,6 +328,105 @@ grad_dim(Rw *r, TV x, int dim, double h, int eo)
 	    dec_a_int(dim)), x.t);
 }
 
+/* c (1-D) viewed along dim of a rank-r tensor: [1, .., len, .., 1] */
+static TV
+along(Rw *r, TV c, int dim, int rank)
+{
+	Ty t = c.t;
+	t.rank = rank;
+	for (int k = 0; k < rank; k++)
+		t.d[k] = (onnxc_dim){k == dim ? c.t.d[0].n : 1, 0};
+	return dec_tv(dec_view(r, c.v, &t), t);
+}
+
+/* the derivative along dim with coordinates c (1-D, x's size along dim):
+ * ATen's (and numpy's) second-order differences for uneven steps */
+static TV
+grad_dim_at(Rw *r, TV x, int dim, TV c, int eo)
+{
+	int64_t n = x.t.d[dim].n;
+	int rk = x.t.rank;
+	TV dx = dec_b(r, "aten::sub.Tensor", sl(r, c, 0, 1, n), sl(r, c, 0, 0,
+	    n - 1));
+#define B(op, a, b) dec_b(r, "aten::" op ".Tensor", a, b)
+	/* a f[i-1] + b f[i] + c f[i+1]: a = -d2 / (d1 (d1 + d2)),
+	 * b = (d2 - d1) / (d1 d2), c = d1 / (d2 (d1 + d2)) */
+	TV d1 = along(r, sl(r, dx, 0, 0, n - 2), dim, rk);
+	TV d2 = along(r, sl(r, dx, 0, 1, n - 1), dim, rk);
+	TV s12 = B("add", d1, d2);
+	TV ca = dec_s(r, "aten::mul.Tensor", B("div", d2, B("mul", d1, s12)),
+	    -1);
+	TV cb = B("div", B("sub", d2, d1), B("mul", d1, d2));
+	TV cc = B("div", d1, B("mul", d2, s12));
+	TV mid = B("add", B("add", B("mul", ca, sl(r, x, dim, 0, n - 2)),
+	    B("mul", cb, sl(r, x, dim, 1, n - 1))), B("mul", cc, sl(r, x, dim,
+	    2, n)));
+	TV h0 = along(r, sl(r, dx, 0, 0, 1), dim, rk);
+	TV hz = along(r, sl(r, dx, 0, n - 2, n - 1), dim, rk);
+	TV a, z;
+	if (eo == 1) {
+		a = B("div", B("sub", sl(r, x, dim, 1, 2), sl(r, x, dim, 0, 1)),
+		    h0);
+		z = B("div", B("sub", sl(r, x, dim, n - 1, n), sl(r, x, dim,
+		    n - 2, n - 1)), hz);
+	} else {
+		TV h1 = along(r, sl(r, dx, 0, 1, 2), dim, rk);
+		TV hy = along(r, sl(r, dx, 0, n - 3, n - 2), dim, rk);
+		/* first: -(2 h0 + h1) / (h0 (h0 + h1)), (h0 + h1) / (h0 h1),
+		 * -h0 / (h1 (h0 + h1)) */
+		TV s = B("add", h0, h1);
+		TV p = dec_s(r, "aten::mul.Tensor", B("div", B("add", B("add",
+		    h0, h0), h1), B("mul", h0, s)), -1);
+		TV q = B("div", s, B("mul", h0, h1));
+		TV t = dec_s(r, "aten::mul.Tensor", B("div", h0, B("mul", h1,
+		    s)), -1);
+		a = B("add", B("add", B("mul", p, sl(r, x, dim, 0, 1)), B("mul",
+		    q, sl(r, x, dim, 1, 2))), B("mul", t, sl(r, x, dim, 2, 3)));
+		/* last: hz / (hy (hy + hz)), -(hy + hz) / (hy hz),
+		 * (2 hz + hy) / (hz (hy + hz)) */
+		s = B("add", hy, hz);
+		p = B("div", hz, B("mul", hy, s));
+		q = dec_s(r, "aten::mul.Tensor", B("div", s, B("mul", hy, hz)),
+		    -1);
+		t = B("div", B("add", B("add", hz, hz), hy), B("mul", hz, s));
+		z = B("add", B("add", B("mul", p, sl(r, x, dim, n - 3, n - 2)),
+		    B("mul", q, sl(r, x, dim, n - 2, n - 1))), B("mul", t,
+		    sl(r, x, dim, n - 1, n)));
+	}
+#undef B
+	onnxc_arg parts[3] = {dec_a_val(a.v), dec_a_val(mid.v), dec_a_val(z.v)},
+	    list;
+	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, parts, 3, &list) !=
+	    ONNXC_OK) {
+		r->bad = 1;
+		return x;
+	}
+	return dec_tv(EMIT(r, "aten::cat.default", &x.t, list,
+	    dec_a_int(dim)), x.t);
+}
+
+/* the coordinate tensors of gradient.tensorarray(int) into cs[0..cap),
+ * each as dtype dt; their number, or -1 */
+static int
+coordinates(Rw *r, TV *cs, int cap, uint32_t dt)
+{
+	onnxc_arg a, it;
+	if (!dec_arg(r, 1, "spacing", &a) || (a.kind != ONNXC_ARG_LIST &&
+	    a.kind != ONNXC_ARG_TUPLE) || a.len > (uint32_t)cap)
+		return -1;
+	for (uint32_t i = 0; i < a.len; i++) {
+		if (r->h->list_item(r->ctx, r->g, &a, i, &it) != ONNXC_OK ||
+		    it.kind != ONNXC_ARG_VALUE)
+			return -1;
+		cs[i].v = it.ref;
+		if (dec_ty_of(r, it.ref, &cs[i].t) || cs[i].t.rank != 1 ||
+		    !dec_ty_static(&cs[i].t))
+			return -1;
+		cs[i] = dec_cast(r, cs[i], dt);
+	}
+	return (int)a.len;
+}
+
 /* the spacing list of gradient.scalarrayint into h[0..cap); its length,
  * or -1 */
 static int
@@ -358,14 +457,22 @@ spacings(Rw *r, double *h, int cap)
 int
 dec_gradient(Rw *r)
 {
-	TV x = dec_in(r, 0, "self");
+	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0), cs[MAXR];
 	double h = 1, hs[MAXR];
 	int64_t dims[MAXR], eo;
 	onnxc_arg a;
-	int per_dim = strstr(r->h->str(r->ctx, r->ni.op), "scalarray") != NULL;
-	int nh = per_dim ? spacings(r, hs, MAXR) : 0;
-	if (!x.v || x.t.rank < 1 || !dec_ty_static(&x.t) ||
-	    (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64) ||
+	const char *op = r->h->str(r->ctx, r->ni.op);
+	int coords = strstr(op, "tensorarray") != NULL;
+	int per_dim = coords || strstr(op, "scalarray") != NULL;
+	if (!x.v || !o.v || (o.t.dtype != ONNXC_DT_F32 &&
+	    o.t.dtype != ONNXC_DT_F64))
+		return 0;
+	/* integers are differenced as the floating result (ATen divides
+	 * them by the spacing, a true division) */
+	x = dec_cast(r, x, o.t.dtype);
+	int nh = !per_dim ? 0 : coords ? coordinates(r, cs, MAXR, o.t.dtype) :
+	    spacings(r, hs, MAXR);
+	if (x.t.rank < 1 || !dec_ty_static(&x.t) ||
 	    nh < 0 || (!per_dim && !dec_arg_float(r, 1, "spacing", 1, &h)) ||
 	    (!per_dim && h == 0) ||
 	    !dec_arg_int(r, 3, "edge_order", 1, &eo) || (eo != 1 && eo != 2))
@@ -394,10 +501,14 @@ dec_gradient(Rw *r)
 	}
 	if ((per_dim && nh != nd) || r->ni.nout < (uint32_t)nd)
 		return 0;
+	for (int k = 0; coords && k < nd; k++)
+		if (cs[k].t.d[0].n != x.t.d[dims[k]].n)
+			return 0; /* ATen refuses it */
 	for (int k = 0; k < nd; k++)
 		if (dec_out_used(r, (uint32_t)k))
-			dec_bind(r, (uint32_t)k, grad_dim(r, x, (int)dims[k],
-			    per_dim ? hs[k] : h, (int)eo).v);
+			dec_bind(r, (uint32_t)k, coords ? grad_dim_at(r, x,
+			    (int)dims[k], cs[k], (int)eo).v : grad_dim(r, x,
+			    (int)dims[k], per_dim ? hs[k] : h, (int)eo).v);
 	return 1;
 }
 

@@ -208,6 +208,7 @@ int dec_fliplr(Rw *r);
 int dec_fftshift(Rw *r);
 int dec_ifftshift(Rw *r);
 int dec_atleast(Rw *r);
+int dec_atleast_seq(Rw *r);
 int dec_msort(Rw *r);
 int dec_argsort(Rw *r);
 int dec_broadcast_tensors(Rw *r);

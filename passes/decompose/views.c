@@ -233,6 +233,32 @@ dec_broadcast_tensors(Rw *r)
 	return 1;
 }
 
+/* atleast_Nd.Sequence(xs) -> each x viewed as its output (a size-1 dim
+ * added where x has fewer than N) */
+int
+dec_atleast_seq(Rw *r)
+{
+	TV xs[64];
+	int n = tensor_list(r, 0, "tensors", xs, 64);
+	if (n < 0 || (uint32_t)n != r->ni.nout)
+		return 0;
+	for (uint32_t k = 0; k < r->ni.nout; k++) {
+		TV o = dec_out(r, k);
+		if (!o.v || (o.t.rank != xs[k].t.rank && !dec_ty_static(&o.t)))
+			return 0;
+	}
+	for (uint32_t k = 0; k < r->ni.nout; k++) {
+		if (!dec_out_used(r, k))
+			continue;
+		TV o = dec_out(r, k);
+		/* a copy where the rank stays: binding would rename the input */
+		dec_bind(r, k, o.t.rank == xs[k].t.rank ? dec_u(r,
+		    "aten::clone.default", xs[k]).v : dec_view(r, xs[k].v,
+		    &o.t));
+	}
+	return 1;
+}
+
 /* meshgrid(xs, indexing='ij'): xs[k] (0-d or 1-d) laid along dim k of
  * the grid and expanded; 'xy' swaps the roles of the first two */
 int

@@ -75,4 +75,34 @@ CASES = {
     "edge_logit_eps": lambda: case(Fn(lambda x: (
         torch.logit(x, 0.6), torch.logit(x, 0.25), torch.special.logit(x, 0.75))),
         (torch.rand(4, 5),)),
+    # 0-d self (and index): ATen reads it as one of size 1
+    "edge_zero_d_index": lambda: case(Fn(lambda x, i0, i1, u, ui: (
+        torch.gather(x, 0, i0), torch.gather(x, 0, i1), torch.scatter_add(x, 0, i0, u),
+        torch.scatter(x, 0, i1, 2.5), torch.scatter_reduce(x, 0, i1, u.reshape(1), "amax",
+                                                          include_self=False),
+        torch.scatter_reduce(ui, 0, i0, ui * 3, "mean"))),
+        (torch.randn(()), torch.tensor(0), torch.tensor([0]), torch.randn(()),
+         torch.tensor(-7))),
+    # coordinates as tensors (uneven steps), both edge orders; integers
+    # differenced as floats
+    "edge_gradient_coords": lambda: case(Fn(lambda x, c0, c1, n: (
+        *torch.gradient(x, spacing=[c0, c1], dim=[0, -1]),
+        *torch.gradient(x, spacing=[c1], dim=1, edge_order=2),
+        *torch.gradient(n), *torch.gradient(n, spacing=[c0], dim=0, edge_order=2))),
+        (torch.randn(4, 5), torch.tensor([0.0, 0.5, 1.7, 2.0]),
+         torch.tensor([-1.0, 0.0, 0.25, 1.5, 3.0]), torch.randint(-9, 9, (4, 3))),
+        atol=1e-4),
+    # lists of tensors: each viewed as its output
+    "edge_atleast_seq": lambda: case(Fn(lambda a, b, c, d: (
+        *torch.atleast_1d((a, b)), *torch.atleast_2d((a * 2, c)),
+        *torch.atleast_3d([a + 1, b * 3, c + 1, d]))),
+        (torch.randn(()), torch.randn(3), torch.randn(2, 3), torch.randn(2, 3, 4))),
+    # a mean of integers rounds down (ATen's div_(count, "floor")),
+    # negatives included
+    "edge_scatter_mean_int": lambda: case(Fn(lambda x, i, u, j, s: (
+        torch.scatter_reduce(x, 1, i, u, "mean"),
+        torch.scatter_reduce(x, 1, i, u, "mean", include_self=False),
+        x.index_reduce(0, j, s, "mean"), x.index_reduce(0, j, s, "mean", include_self=False))),
+        (torch.randint(-20, 20, (3, 4)), torch.tensor([[0, 0, 2], [1, 1, 1], [3, 0, 3]]),
+         torch.randint(-20, 20, (3, 3)), torch.tensor([0, 2, 0]), torch.randint(-20, 20, (3, 4)))),
 }
