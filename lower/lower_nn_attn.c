@@ -295,12 +295,20 @@ one_hot(Lower *L)
 	ValId x = lw_cast(L, lw_in(L, 0, "self"), DT_I64);
 	if (!x)
 		return -1;
+	/* OneHot's indices have a rank: a 0-d one as [1], the class
+	 * axis then the only one */
+	bool zerod = lw_rank_of(L, 0, "self") == 0;
+	if (zerod)
+		x = lw_reshape(L, x, lw_i64v(L, 1));
 	ValId depth = nc >= 0 ? lw_scalar_i64(L, nc) : lw_op2(L, "Add",
 	    lwn_reduce(L, "ReduceMax", x, NULL, 0, false), lw_scalar_i64(L, 1));
 	ValId vals = lw_const_i64s(L, (int64_t[]){0, 1}, 2);
 	NodeId n = lw_emit(L, "OneHot", 3, (ValId[]){x, depth, vals}, 1);
 	lw_attr_int(L, n, "axis", -1);
-	lwn_bind_out(L, 0, lwn_settyped(L, n, 0, DT_I64));
+	ValId y = lwn_settyped(L, n, 0, DT_I64);
+	if (zerod)
+		y = lw_reshape(L, y, lw_i64v(L, -1));
+	lwn_bind_out(L, 0, y);
 	return 0;
 }
 

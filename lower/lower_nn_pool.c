@@ -597,6 +597,18 @@ upsample_rule(Lower *L)
 	return upsample(L, &u);
 }
 
+/* x reshaped to [N, dims...] with N its own first dim.  Any of these may
+ * be 0 (an empty image), so no 0 may mean "copy" here: allowzero. */
+static ValId
+reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
+{
+	ValId parts[2] = {lwn_shape_of(L, x, 0, 1), lw_const_i64s(L, dims, n)};
+	ValId in[2] = {x, lw_concat(L, parts, 2, 0, DT_I64)};
+	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
+	lw_attr_int(L, rn, "allowzero", 1);
+	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
+}
+
 /* pixel_shuffle(self, upscale_factor): [*, C*r*r, H, W] -> [*, C, H*r,
  * W*r] with channel c*r*r + i*r + j going to (c, h*r+i, w*r+j), which is
  * DepthToSpace in CRD mode. */
@@ -612,6 +624,25 @@ pixel_shuffle(Lower *L)
 		return -1;
 	if (xv->rank == 3)
 		x = lwn_unsqueeze(L, x, 0);
+	int64_t c, h, w;
+	if (!ir_dtype_is_float(lw_dtype(L, x))) {
+		/* ONNX Runtime's DepthToSpace is float only: the same as
+		 * reshape, transpose, reshape */
+		if (r < 1 || !lw_dim_static(xv, L->src, -3, &c) ||
+		    !lw_dim_static(xv, L->src, -2, &h) ||
+		    !lw_dim_static(xv, L->src, -1, &w))
+			return lw_fail(L, "pixel_shuffle of a non-float tensor "
+			    "needs static channel and spatial sizes");
+		x = reshape_batch(L, x, (int64_t[]){c / (r * r), r, r, h, w},
+		    5);
+		x = lwn_transpose(L, x, (int64_t[]){0, 1, 4, 2, 5, 3}, 6);
+		x = reshape_batch(L, x, (int64_t[]){c / (r * r), h * r, w * r},
+		    3);
+		if (xv->rank == 3)
+			x = lwn_squeeze(L, x, 0);
+		lwn_bind_out(L, 0, x);
+		return 0;
+	}
 	NodeId n = lw_emit(L, "DepthToSpace", 1, &x, 1);
 	lw_attr_int(L, n, "blocksize", r);
 	lw_attr_str(L, n, "mode", "CRD");
@@ -620,18 +651,6 @@ pixel_shuffle(Lower *L)
 		y = lwn_squeeze(L, y, 0);
 	lwn_bind_out(L, 0, y);
 	return 0;
-}
-
-/* x reshaped to [N, dims...] with N its own first dim.  Any of these may
- * be 0 (an empty image), so no 0 may mean "copy" here: allowzero. */
-static ValId
-reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
-{
-	ValId parts[2] = {lwn_shape_of(L, x, 0, 1), lw_const_i64s(L, dims, n)};
-	ValId in[2] = {x, lw_concat(L, parts, 2, 0, DT_I64)};
-	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
-	lw_attr_int(L, rn, "allowzero", 1);
-	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
 }
 
 /* pixel_unshuffle(self, downscale_factor): the inverse, [*, C, H*r, W*r]

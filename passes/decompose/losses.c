@@ -290,6 +290,9 @@ dec_pairwise_distance(Rw *r)
 	    !dec_arg_float(r, 3, "eps", 1e-6, &eps) ||
 	    !dec_arg_int(r, 4, "keepdim", 0, &keep))
 		return 0;
+	/* integers as the float result: x1 - x2 + eps is */
+	a = dec_as_out_float(r, a);
+	b = dec_as_out_float(r, b);
 	TV d = dec_s(r, "aten::add.Tensor", dec_b(r, "aten::sub.Tensor", a, b),
 	    eps);
 	if (d.t.rank == 0) {
@@ -384,6 +387,9 @@ dec_triplet_margin_loss(Rw *r)
 	    !dec_arg_int(r, 6, "swap", 0, &swap) ||
 	    !dec_arg_int(r, 7, "reduction", 1, &red) || red < 0 || red > 2)
 		return 0;
+	a = dec_as_out_float(r, a);
+	ps = dec_as_out_float(r, ps);
+	ng = dec_as_out_float(r, ng);
 	TV dp = vnorm(r, dec_s(r, "aten::add.Tensor",
 	    dec_b(r, "aten::sub.Tensor", a, ps), eps), p, &last, 1, 0);
 	TV dn = vnorm(r, dec_s(r, "aten::add.Tensor",

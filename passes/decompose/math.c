@@ -229,16 +229,14 @@ dec_square(Rw *r)
 	return 1;
 }
 
-/* deg2rad / rad2deg of a float tensor -> x * factor */
+/* deg2rad / rad2deg -> x * factor (an integer x as the float result) */
 static int
 scale_by(Rw *r, double f)
 {
-	onnxc_value x = dec_arg_val(r, 0, "self");
-	Ty tx, to;
-	if (dec_ty_of(r, x, &tx) || dec_out_ty(r, 0, &to) ||
-	    tx.dtype != to.dtype)
+	TV x = dec_as_out_float(r, dec_in(r, 0, "self")), o = dec_out(r, 0);
+	if (!x.v || !o.v || x.t.dtype != o.t.dtype)
 		return 0;
-	dec_bind(r, 0, dec_with_scalar(r, "aten::mul.Tensor", x, f, &to));
+	dec_bind(r, 0, dec_s(r, "aten::mul.Tensor", x, f).v);
 	return 1;
 }
 

@@ -463,11 +463,16 @@ space(Rw *r, int lg)
 	TV o = dec_out(r, 0);
 	int64_t n;
 	double base;
-	if (!o.v || o.t.rank != 1 || (o.t.dtype != ONNXC_DT_F32 &&
-	    o.t.dtype != ONNXC_DT_F64) || !dec_arg_int(r, 2, "steps", 0, &n) ||
+	if (!o.v || o.t.rank != 1 || o.t.dtype == ONNXC_DT_BOOL ||
+	    o.t.dtype == ONNXC_DT_F16 || o.t.dtype == ONNXC_DT_BF16 ||
+	    !dec_arg_int(r, 2, "steps", 0, &n) ||
 	    n < 0 || !dec_arg_float(r, 3, "base", 10, &base))
 		return 0;
-	TV a = bound(r, 0, "start", o.t.dtype), b = bound(r, 1, "end", o.t.dtype);
+	/* integers are computed in double and truncated, as the kernel's
+	 * double step does */
+	int ints = o.t.dtype != ONNXC_DT_F32 && o.t.dtype != ONNXC_DT_F64;
+	uint32_t dt = ints ? ONNXC_DT_F64 : o.t.dtype;
+	TV a = bound(r, 0, "start", dt), b = bound(r, 1, "end", dt);
 	if (!a.v || !b.v || a.t.rank || b.t.rank)
 		return 0;
 	if (n == 0) {
@@ -477,7 +482,7 @@ space(Rw *r, int lg)
 		    "dtype")));
 		return 1;
 	}
-	TV i = dec_cast(r, dec_iota(r, n), o.t.dtype);
+	TV i = dec_cast(r, dec_iota(r, n), dt);
 	TV step = dec_s(r, "aten::div.Tensor", dec_b(r, "aten::sub.Tensor", b, a),
 	    n > 1 ? (double)(n - 1) : 1);
 	TV lo = dec_b(r, "aten::add.Tensor", a, dec_b(r, "aten::mul.Tensor", i,
@@ -490,7 +495,7 @@ space(Rw *r, int lg)
 	if (lg)
 		v = dec_tv(EMIT(r, "aten::pow.Scalar", &v.t, dec_a_float(base),
 		    dec_a_val(v.v)), v.t);
-	dec_bind(r, 0, v.v);
+	dec_bind(r, 0, dec_cast(r, v, o.t.dtype).v);
 	return 1;
 }
 

@@ -566,7 +566,10 @@ nanred(Rw *r, int mean)
 {
 	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t dims[MAXR], keep;
-	if (!x.v || !o.v || !is_float_dt(x.t.dtype) ||
+	/* integers hold no NaN: nansum is their sum (nanmean takes
+	 * floating tensors only) */
+	if (!x.v || !o.v || (!is_float_dt(x.t.dtype) && (mean ||
+	    x.t.dtype == ONNXC_DT_BOOL)) ||
 	    !dec_arg_int(r, 2, "keepdim", 0, &keep))
 		return 0;
 	int n = dec_arg_ints(r, 1, "dim", dims, MAXR);
@@ -574,8 +577,9 @@ nanred(Rw *r, int mean)
 		return 0;
 	if (n == 0)
 		n = -1;
-	TV nan = dec_u(r, "aten::isnan.default", x);
-	TV z = dec_sel_s(r, nan, 0, x);
+	TV nan = is_float_dt(x.t.dtype) ? dec_u(r, "aten::isnan.default", x) :
+	    dec_tv(0, x.t);
+	TV z = nan.v ? dec_sel_s(r, nan, 0, x) : x;
 	z = dec_cast(r, z, o.t.dtype);
 	TV s = dec_red(r, "aten::sum.dim_IntList", z, dims, n, (int)keep);
 	if (mean) {

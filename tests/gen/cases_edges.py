@@ -105,4 +105,21 @@ CASES = {
         x.index_reduce(0, j, s, "mean"), x.index_reduce(0, j, s, "mean", include_self=False))),
         (torch.randint(-20, 20, (3, 4)), torch.tensor([[0, 0, 2], [1, 1, 1], [3, 0, 3]]),
          torch.randint(-20, 20, (3, 3)), torch.tensor([0, 2, 0]), torch.randint(-20, 20, (3, 4)))),
+    # integer inputs of float results (the training IR's composites):
+    # promoted first, never truncated
+    "edge_int_inputs": lambda: case(Fn(lambda x, y, z, s, e: (
+        torch.deg2rad(x), torch.rad2deg(x), torch.nansum(x), torch.nansum(x, dim=1, keepdim=True),
+        torch.nn.functional.pairwise_distance(x, y),
+        torch.nn.functional.triplet_margin_loss(x, y, z, reduction="none"),
+        torch.nn.functional.triplet_margin_with_distance_loss(x, y, z),
+        torch.linspace(s, e, 7, dtype=torch.int64), torch.linspace(s, 20, 5, dtype=torch.int64),
+        torch.logspace(s, e, 4, base=2, dtype=torch.int64))),
+        (torch.randint(-9, 9, (3, 5)), torch.randint(-9, 9, (3, 5)), torch.randint(-9, 9, (3, 5)),
+         torch.tensor(-3), torch.tensor(9))),
+    # ONNX Runtime's DepthToSpace and OneHot refuse these: pixel_shuffle of
+    # integers (reshape, transpose, reshape), one_hot of a 0-d index
+    "edge_int_shuffle_onehot": lambda: case(Fn(lambda x, i: (
+        torch.nn.functional.pixel_shuffle(x, 2), torch.nn.functional.one_hot(i, 5),
+        torch.nn.functional.pixel_shuffle(x[0], 2))),
+        (torch.randint(-99, 99, (2, 8, 3, 2)), torch.tensor(3))),
 }
