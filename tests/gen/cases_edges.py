@@ -122,4 +122,22 @@ CASES = {
         torch.nn.functional.pixel_shuffle(x, 2), torch.nn.functional.one_hot(i, 5),
         torch.nn.functional.pixel_shuffle(x[0], 2))),
         (torch.randint(-99, 99, (2, 8, 3, 2)), torch.tensor(3))),
+    # shifts of signed values (arithmetic right shift), past the width and
+    # negative (ATen's 0 or sign), of int32 and uint8, Python's << and >>
+    "edge_int_shift": lambda: case(Fn(lambda x, s, y, u, us: (
+        torch.bitwise_left_shift(x, s), torch.bitwise_right_shift(x, s), x << 3, x >> 2,
+        torch.bitwise_right_shift(y, 5), torch.bitwise_left_shift(y, s.to(torch.int32)),
+        u << us, u >> us, torch.bitwise_left_shift(7, s))),
+        (torch.tensor([[-9, 9, -1, 1 << 40, -(1 << 50), 5, -7, 3]]),
+         torch.tensor([0, 1, 63, 64, 70, -1, 3, 62]), torch.randint(-2**31, 2**31 - 1, (8,),
+                                                                   dtype=torch.int32),
+         torch.tensor([1, 128, 255, 7, 0, 64, 3, 200], dtype=torch.uint8),
+         torch.tensor([0, 1, 7, 8, 9, 2, 3, 1], dtype=torch.uint8))),
+    # Euclid's steps in a Loop: zeros, negatives, broadcasting, int32
+    "edge_gcd_lcm": lambda: case(Fn(lambda a, b, c, d: (
+        torch.gcd(a, b), torch.lcm(a, b), torch.gcd(a, b[0]), torch.lcm(c, d), torch.gcd(c, d))),
+        (torch.tensor([[0, 0, 12, -12, 7, 1 << 40, 832040, -18]]),
+         torch.tensor([[0, 5, -18, -18, 0, 6, 514229, 12], [3, 4, 5, 6, 7, 8, 9, 10]]),
+         torch.randint(-1000, 1000, (3, 4), dtype=torch.int32),
+         torch.randint(-1000, 1000, (3, 4), dtype=torch.int32))),
 }
