@@ -113,9 +113,34 @@ roll(Lower *L)
 typedef enum PadMode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_CIRCULAR }
     PadMode;
 
+/* x (rank r) with the negative pads of beg/end cut off: a Slice; 0
+ * after reporting */
+static ValId
+crop_neg(Lower *L, ValId x, int r, const int64_t *beg, const int64_t *end)
+{
+	int64_t st[LW_MAXRANK], en[LW_MAXRANK], ax[LW_MAXRANK];
+	int n = 0;
+	for (int d = 0; d < r; d++) {
+		if (beg[d] >= 0 && end[d] >= 0)
+			continue;
+		ax[n] = d;
+		st[n] = 0;
+		if (beg[d] < 0 && !ck_neg(beg[d], &st[n])) {
+			lw_fail(L, "pad %lld cannot be negated",
+			    (long long)beg[d]);
+			return 0;
+		}
+		en[n] = end[d] < 0 ? end[d] : INT64_MAX;
+		n++;
+	}
+	return lw_slice(L, x, lw_const_i64s(L, st, n), lw_const_i64s(L, en,
+	    n), ax, n, 0);
+}
+
 /* Pad x (rank r) by the torch pad list (last dim first, begin/end pairs).
  * Growing uses ONNX Pad (or Slice+Concat for circular, valid before opset
- * 19); shrinking (negative pads) is a Slice. */
+ * 19); shrinking (negative pads) is a Slice, before the wrap for circular
+ * (PyTorch's _pad_circular wraps the cut tensor), after the Pad else. */
 static int
 pad_common(Lower *L, PadMode mode, int value_arg)
 {
@@ -144,6 +169,9 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 		grow |= beg[d] > 0 || end[d] > 0;
 		crop |= beg[d] < 0 || end[d] < 0;
 	}
+	/* circular: PyTorch cuts first and wraps what is left */
+	if (crop && mode == PAD_CIRCULAR && !(x = crop_neg(L, x, r, beg, end)))
+		return -1;
 	if (grow && mode == PAD_CIRCULAR) {
 		for (int d = 0; d < r; d++) {
 			if (!pads[d] && !pads[r + d])
@@ -174,25 +202,11 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 		    : mode == PAD_REFLECT ? "reflect" : "edge");
 		x = lw_typed(L, n, dt);
 	}
-	if (crop) {
-		int64_t st[LW_MAXRANK], en[LW_MAXRANK], ax[LW_MAXRANK];
-		int n = 0;
-		for (int d = 0; d < r; d++) {
-			if (beg[d] >= 0 && end[d] >= 0)
-				continue;
-			ax[n] = d;
-			st[n] = 0;
-			if (beg[d] < 0 && !ck_neg(beg[d], &st[n]))
-				return lw_fail(L, "pad %lld cannot be negated",
-				    (long long)beg[d]);
-			en[n] = end[d] < 0 ? end[d] : INT64_MAX;
-			n++;
-		}
-		x = lw_slice(L, x, lw_const_i64s(L, st, n),
-		    lw_const_i64s(L, en, n), ax, n, 0);
-	}
-	lw_bind(L, 0, x);
-	return 0;
+	if (crop && mode != PAD_CIRCULAR)
+		x = crop_neg(L, x, r, beg, end);
+	if (x)
+		lw_bind(L, 0, x);
+	return x ? 0 : -1;
 }
 
 /* Does the pad list (arg 1) hold a SymInt with no fixed number? */

@@ -517,6 +517,54 @@ numpy_t(Lower *L)
 	return 0;
 }
 
+/* Operands whose "..." stand for fewer dims than another's get size-1
+ * dims there, as PyTorch broadcasts them from the right (ONNX Runtime
+ * refuses ellipses of different ranks); an explicit output without "..."
+ * sums them, and ONNX Runtime wants it written: eq gets "..." after "->"
+ * and the result is how many leading dims of the Einsum to sum, or -1
+ * after reporting. */
+static int
+ellipsis_align(Lower *L, char *eq, size_t cap, ValId *in, uint32_t n)
+{
+	int lead[16], cnt[16], most = 0;
+	const char *p = eq;
+	for (uint32_t k = 0; k < n; k++) {
+		int letters = 0, before = -1;
+		for (; *p && *p != ',' && *p != '-'; p++) {
+			if (*p == '.') {
+				if (before < 0)
+					before = letters;
+			} else {
+				letters++;
+			}
+		}
+		if (*p == ',')
+			p++;
+		int r = ir_val(L->dst, in[k])->rank;
+		lead[k] = before;
+		cnt[k] = before < 0 ? 0 : r - letters;
+		if (before >= 0 && (r < 0 || cnt[k] < 0))
+			return lw_fail(L, "operand %u: its subscripts do not "
+			    "match its rank", k);
+		most = cnt[k] > most ? cnt[k] : most;
+	}
+	bool any = false;
+	for (uint32_t k = 0; k < n; k++) {
+		any |= lead[k] >= 0;
+		for (int j = cnt[k]; lead[k] >= 0 && j < most; j++)
+			in[k] = lwn_unsqueeze(L, in[k], lead[k]);
+	}
+	char *arrow = strstr(eq, "->");
+	if (!any || !arrow || strstr(arrow, "..."))
+		return 0;
+	size_t len = strlen(eq);
+	if (len + 4 > cap)
+		return lw_fail(L, "the equation is too long");
+	memmove(arrow + 5, arrow + 2, strlen(arrow + 2) + 1);
+	memcpy(arrow + 2, "...", 3);
+	return most;
+}
+
 /* einsum(equation, tensors, *, path=None) */
 static int
 einsum(Lower *L)
@@ -549,9 +597,22 @@ einsum(Lower *L)
 		if (*s != ' ' && m + 1 < sizeof buf)
 			buf[m++] = *s;
 	buf[m] = 0;
+	int sum = ellipsis_align(L, buf, sizeof buf, in, n);
+	if (sum < 0)
+		return -1;
 	NodeId nd = lw_emit(L, "Einsum", (int)n, in, 1);
 	lw_attr_str(L, nd, "equation", buf);
-	lwn_bind_out(L, 0, lwn_settyped(L, nd, 0, dt));
+	ValId y = lwn_settyped(L, nd, 0, dt);
+	if (sum > 0) {
+		int64_t ax[LW_MAXRANK];
+		for (int k = 0; k < sum; k++)
+			ax[k] = k;
+		NodeId rs = lw_emit(L, "ReduceSum", 2, (ValId[]){y,
+		    lw_const_i64s(L, ax, sum)}, 1);
+		lw_attr_int(L, rs, "keepdims", 0);
+		y = lw_typed(L, rs, dt);
+	}
+	lwn_bind_out(L, 0, y);
 	return 0;
 }
 

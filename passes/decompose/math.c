@@ -123,20 +123,30 @@ dec_glu(Rw *r)
 	return 1;
 }
 
-/* hypot(a, b) -> sqrt(a * a + b * b) */
+/* hypot(a, b) -> m sqrt(1 + (n / m)^2), m and n the larger and the
+ * smaller of |a| and |b|: a * a overflows where the result does not (0
+ * where m is; infinite where either is, NaN or not, as std::hypot) */
 int
 dec_hypot(Rw *r)
 {
-	onnxc_value a = dec_arg_val(r, 0, "self");
-	onnxc_value b = dec_arg_val(r, 1, "other");
-	Ty ta, tb, to;
-	if (dec_ty_of(r, a, &ta) || dec_ty_of(r, b, &tb) ||
-	    dec_out_ty(r, 0, &to))
+	TV a = dec_in(r, 0, "self"), b = dec_in(r, 1, "other"), o = dec_out(r, 0);
+	if (!a.v || !b.v || !o.v)
 		return 0;
-	onnxc_value a2 = dec_binary(r, "aten::mul.Tensor", a, a, &ta);
-	onnxc_value b2 = dec_binary(r, "aten::mul.Tensor", b, b, &tb);
-	onnxc_value s = dec_binary(r, "aten::add.Tensor", a2, b2, &to);
-	dec_bind(r, 0, dec_unary(r, "aten::sqrt.default", s, &to));
+	a = dec_u(r, "aten::abs.default", dec_cast(r, a, o.t.dtype));
+	b = dec_u(r, "aten::abs.default", dec_cast(r, b, o.t.dtype));
+	TV m = dec_b(r, "aten::maximum.default", a, b);
+	TV n = dec_b(r, "aten::minimum.default", a, b);
+	TV q = dec_b(r, "aten::div.Tensor", n, dec_sel_s(r, dec_cs(r,
+	    "aten::eq.Scalar", m, 0), 1, m));
+	TV h = dec_b(r, "aten::mul.Tensor", m, dec_u(r, "aten::sqrt.default",
+	    dec_s(r, "aten::add.Tensor", dec_b(r, "aten::mul.Tensor", q, q),
+	    1)));
+	Ty ba = dec_ty_dtype(a.t, ONNXC_DT_BOOL), bb = dec_ty_dtype(b.t,
+	    ONNXC_DT_BOOL);
+	TV inf = dec_b(r, "aten::logical_or.default", dec_tv(dec_unary(r,
+	    "aten::isinf.default", a.v, &ba), ba), dec_tv(dec_unary(r,
+	    "aten::isinf.default", b.v, &bb), bb));
+	dec_bind(r, 0, dec_sel_s(r, inf, INFINITY, h).v);
 	return 1;
 }
 
@@ -207,6 +217,12 @@ dec_prelu(Rw *r)
 		tv.rank = tx.rank - 1;
 		for (int i = 1; i < tv.rank; i++)
 			tv.d[i] = (onnxc_dim){1, 0};
+		w = dec_view(r, w, &tv);
+	} else if (c == 1 && tw.rank == 1) {
+		/* one slope as a 0-d tensor: a [1] one would make a 0-d x's
+		 * result [1] */
+		Ty tv = tw;
+		tv.rank = 0;
 		w = dec_view(r, w, &tv);
 	}
 	Ty tb = dec_ty_dtype(tx, ONNXC_DT_BOOL);

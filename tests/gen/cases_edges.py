@@ -140,4 +140,16 @@ CASES = {
          torch.tensor([[0, 5, -18, -18, 0, 6, 514229, 12], [3, 4, 5, 6, 7, 8, 9, 10]]),
          torch.randint(-1000, 1000, (3, 4), dtype=torch.int32),
          torch.randint(-1000, 1000, (3, 4), dtype=torch.int32))),
+    # samples 7-11: circular padding cuts first and wraps what is left;
+    # prelu of a 0-d input stays 0-d; hypot of values whose squares
+    # overflow; einsum ellipses of different ranks, summed when the output
+    # has none
+    "edge_samples_7_11": lambda: case(Fn(lambda x, s, w, h, a, b: (
+        torch.nn.functional.pad(x, (-1, 1, -2, 1), mode="circular"),
+        torch.nn.functional.pad(x, (2, -1, 1, -3), mode="circular"),
+        torch.nn.functional.prelu(s, w), torch.hypot(h, h.flip(0)),
+        torch.einsum("...ik, ...j -> ij", a, b), torch.einsum("...ik,...k->...i", a, b))),
+        (torch.randn(1, 3, 4, 4), torch.randn(()), torch.tensor([0.25]),
+         torch.tensor([3e38, -3e38, 1e30, 0.0, float("inf"), float("nan"), 3.0]),
+         torch.randn(1, 2, 3), torch.randn(3))),
 }
