@@ -23,11 +23,11 @@
  * a == 0 gives P = 1, Q = 0 for x > 0 and NaN at x == 0; x == 0 gives
  * P = 0, Q = 1; an infinite a gives P = 0, Q = 1 (NaN with x infinite);
  * an infinite x P = 1, Q = 0; else a NaN operand gives NaN.  An element
- * whose iteration has not converged after IG_MAXITER steps is NaN rather
- * than a truncated sum: a of some 1e7 and more with x below a by less
- * than about sqrt(a), where the series needs some 10 sqrt(a) steps (the
- * continued fraction, which converges there in fewer, converges to -P
- * below a, not Q); building Temme's expansion would close that gap. */
+ * whose iteration has not converged after IG_MAXITER steps (a of some 1e7
+ * and more with x below a by less than about sqrt(a), where the series
+ * needs some 10 sqrt(a) steps, and the continued fraction converges to
+ * -P, not Q) takes the first term of Temme's expansion instead, within
+ * some 1e-7 of the kernel there (temme_q). */
 #include <math.h>
 #include <stdio.h>
 
@@ -359,6 +359,33 @@ ig_body(Lower *L, ValId A, ValId X, const ValId *st0)
 	return sg;
 }
 
+/* Q(a, x) by the first term of Temme's uniform expansion (DLMF 8.12.3,
+ * c0 to second order in eta: 1/2 erfc(eta sqrt(a/2)) + e^(-a eta^2/2) /
+ * sqrt(2 pi a) c0(eta)), for the elements the iteration leaves open: a of
+ * 1e7 and more with |x - a| below some sqrt(a), where the terms left out
+ * are below 1e-10.  ONNX Runtime's Erf is float only: its rounding, some
+ * 1e-7, bounds the error there. */
+static ValId
+temme_q(Lower *L, ValId A, ValId X)
+{
+	ValId mu = dv(L, sub(L, X, A), A);
+	/* eta^2 / 2 = lambda - 1 - ln lambda = mu - log1p(mu): its series
+	 * near 0, where the difference cancels */
+	ValId t = adds(L, muls(L, mu, -0.2), 0.25);
+	t = adds(L, mul(L, t, mu), -1.0 / 3);
+	t = adds(L, mul(L, t, mu), 0.5);
+	ValId h = sel(L, cmps(L, "Less", o1(L, "Abs", mu), 1e-2),
+	    mul(L, mul(L, mu, mu), t), sub(L, mu, log1p_(L, mu)));
+	ValId eta = mul(L, o1(L, "Sqrt", muls(L, h, 2)), o1(L, "Sign", mu));
+	ValId z = mul(L, eta, o1(L, "Sqrt", muls(L, A, 0.5)));
+	ValId erf = lw_cast(L, o1(L, "Erf", lw_cast(L, z, DT_F32)), DT_F64);
+	ValId c0 = adds(L, mul(L, eta, adds(L, muls(L, eta,
+	    -0.014814814814814815), 1.0 / 12)), -1.0 / 3);
+	ValId r = dv(L, mul(L, o1(L, "Exp", o1(L, "Neg", mul(L, A, h))), c0),
+	    o1(L, "Sqrt", muls(L, A, 2 * M_PI)));
+	return add(L, adds(L, muls(L, erf, -0.5), 0.5), r);
+}
+
 /* P (upper false) or Q of a and x, float64 of one shape */
 static ValId
 igamma_of(Lower *L, ValId a, ValId x, bool upper)
@@ -442,7 +469,8 @@ igamma_of(Lower *L, ValId a, ValId x, bool upper)
 	}
 	ValId open = bool1(L, "Not", and2(L, and2(L, r[S_DS], r[S_DC]),
 	    r[S_DF]));
-	v = sels(L, open, NAN, v);
+	ValId tq = temme_q(L, A, X);
+	v = sel(L, open, upper ? tq : o2(L, "Sub", k(L, 1), tq), v);
 	/* the special cases, the kernel's first test applied last: a NaN
 	 * operand gives NaN only where no earlier test decides (P(inf, NaN)
 	 * is 0, P(NaN, 0) is 0, P(NaN, inf) is 1) */

@@ -152,4 +152,13 @@ CASES = {
         (torch.randn(1, 3, 4, 4), torch.randn(()), torch.tensor([0.25]),
          torch.tensor([3e38, -3e38, 1e30, 0.0, float("inf"), float("nan"), 3.0]),
          torch.randn(1, 2, 3), torch.randn(3))),
+    # a of 1e7 and more with x within some sqrt(a) of it: the series does
+    # not converge in its steps there; Temme's expansion (was NaN)
+    "edge_igamma_large_a": lambda: case(Fn(lambda a, x, af, xf: (
+        torch.special.gammainc(a, x), torch.special.gammaincc(a, x), torch.igamma(af, xf),
+        torch.igammac(af, xf))),
+        (torch.tensor([1e7, 1e7, 1e7, 4e7, 1e8, 2e7, 5.0, 1e9], dtype=torch.float64),
+         torch.tensor([1e7 - 100, 1e7 - 3000, 1e7 + 500, 4e7 - 4000, 1e8 - 1, 2e7 - 9000, 4.0,
+                       1e9 - 3e4], dtype=torch.float64),
+         torch.tensor([1e7, 3e7, 1e7, 0.5]), torch.tensor([1e7 - 2000, 3e7 - 16, 1e7 + 4000, 0.25]))),
 }
