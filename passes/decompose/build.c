@@ -147,12 +147,22 @@ TV
 dec_fin(Rw *r, int pos, const char *key)
 {
 	TV x = dec_in(r, pos, key), o = dec_out(r, 0);
-	if (!x.v || !o.v || (o.t.dtype != ONNXC_DT_F32 &&
-	    o.t.dtype != ONNXC_DT_F64))
+	/* half precision computes in float32 (dec_bind casts back), as
+	 * PyTorch's CPU kernels do */
+	if (!x.v || !o.v || !dec_dt_float(o.t.dtype))
 		x.v = 0;
 	else
-		x = dec_cast(r, x, o.t.dtype);
+		x = dec_cast(r, x, o.t.dtype == ONNXC_DT_F64 ? ONNXC_DT_F64 :
+		    ONNXC_DT_F32);
 	return x;
+}
+
+/* a floating dtype (float16, bfloat16, float32, float64) */
+int
+dec_dt_float(uint32_t dt)
+{
+	return dt == ONNXC_DT_F32 || dt == ONNXC_DT_F64 ||
+	    dt == ONNXC_DT_F16 || dt == ONNXC_DT_BF16;
 }
 
 /* x, an integer or bool operand of a float result, in the output's

@@ -464,13 +464,14 @@ dec_gradient(Rw *r)
 	const char *op = r->h->str(r->ctx, r->ni.op);
 	int coords = strstr(op, "tensorarray") != NULL;
 	int per_dim = coords || strstr(op, "scalarray") != NULL;
-	if (!x.v || !o.v || (o.t.dtype != ONNXC_DT_F32 &&
-	    o.t.dtype != ONNXC_DT_F64))
+	if (!x.v || !o.v || !dec_dt_float(o.t.dtype))
 		return 0;
 	/* integers are differenced as the floating result (ATen divides
-	 * them by the spacing, a true division) */
-	x = dec_cast(r, x, o.t.dtype);
-	int nh = !per_dim ? 0 : coords ? coordinates(r, cs, MAXR, o.t.dtype) :
+	 * them by the spacing, a true division); half precision in float32
+	 * (dec_bind casts back) */
+	uint32_t ct = o.t.dtype == ONNXC_DT_F64 ? ONNXC_DT_F64 : ONNXC_DT_F32;
+	x = dec_cast(r, x, ct);
+	int nh = !per_dim ? 0 : coords ? coordinates(r, cs, MAXR, ct) :
 	    spacings(r, hs, MAXR);
 	if (x.t.rank < 1 || !dec_ty_static(&x.t) ||
 	    nh < 0 || (!per_dim && !dec_arg_float(r, 1, "spacing", 1, &h)) ||

@@ -175,6 +175,7 @@ TV dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n,
 /* the float operand pos/key cast to the output's dtype (float32 or
  * float64); .v == 0 when absent or when the output is not one of those */
 TV dec_fin(Rw *r, int pos, const char *key);
+int dec_dt_float(uint32_t dt);
 /* x cast to the output's float dtype when x is an integer or bool */
 TV dec_as_out_float(Rw *r, TV x);
 TV dec_add(Rw *r, TV a, TV b);

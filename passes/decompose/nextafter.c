@@ -20,7 +20,9 @@ int
 dec_nextafter(Rw *r)
 {
 	TV x = dec_fin(r, 0, "self"), y = dec_fin(r, 1, "other");
-	if (!x.v || !y.v)
+	TV o = dec_out(r, 0);
+	/* the step is the output type's: not half precision's in float32 */
+	if (!x.v || !y.v || x.t.dtype != o.t.dtype)
 		return 0;
 	int f64 = x.t.dtype == ONNXC_DT_F64;
 	double mant = f64 ? 52 : 23, emin = f64 ? -1022 : -126;

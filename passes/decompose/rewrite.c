@@ -351,8 +351,14 @@ dec_bind(Rw *r, uint32_t k, onnxc_value v)
 	onnxc_value old = r->ni.out + k;
 	onnxc_value_info vi;
 	char keep[160], buf[176];
-	Ty t;
-	if (v && v < r->vend && dec_ty_of(r, v, &t) == 0)
+	Ty t, to;
+	/* a float result computed in another float type (half precision
+	 * computed in float32) is cast to the output's */
+	if (v && dec_ty_of(r, v, &t) == 0 && dec_ty_of(r, old, &to) == 0 &&
+	    t.dtype != to.dtype && dec_dt_float(t.dtype) &&
+	    dec_dt_float(to.dtype))
+		v = dec_cast(r, dec_tv(v, t), to.dtype).v;
+	else if (v && v < r->vend && dec_ty_of(r, v, &t) == 0)
 		v = dec_unary(r, "aten::alias.default", v, &t);
 	if (!v || r->h->value_get(r->ctx, r->g, old, &vi) != ONNXC_OK) {
 		r->bad = 1;

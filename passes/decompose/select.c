@@ -464,14 +464,13 @@ space(Rw *r, int lg)
 	int64_t n;
 	double base;
 	if (!o.v || o.t.rank != 1 || o.t.dtype == ONNXC_DT_BOOL ||
-	    o.t.dtype == ONNXC_DT_F16 || o.t.dtype == ONNXC_DT_BF16 ||
 	    !dec_arg_int(r, 2, "steps", 0, &n) ||
 	    n < 0 || !dec_arg_float(r, 3, "base", 10, &base))
 		return 0;
 	/* integers are computed in double and truncated, as the kernel's
-	 * double step does */
-	int ints = o.t.dtype != ONNXC_DT_F32 && o.t.dtype != ONNXC_DT_F64;
-	uint32_t dt = ints ? ONNXC_DT_F64 : o.t.dtype;
+	 * double step does; half precision in float32 */
+	uint32_t dt = !dec_dt_float(o.t.dtype) ? ONNXC_DT_F64 :
+	    o.t.dtype == ONNXC_DT_F64 ? ONNXC_DT_F64 : ONNXC_DT_F32;
 	TV a = bound(r, 0, "start", dt), b = bound(r, 1, "end", dt);
 	if (!a.v || !b.v || a.t.rank || b.t.rank)
 		return 0;

@@ -322,8 +322,10 @@ ndtr_of(Rw *r, TV x)
 int
 dec_ndtr(Rw *r)
 {
-	TV x = dec_fin(r, 0, "self");
-	if (!x.v)
+	TV x = dec_fin(r, 0, "self"), o = dec_out(r, 0);
+	/* half precision: PyTorch's kernel rounds in it, as its
+	 * decomposition (the template) does, not as float32 would */
+	if (!x.v || x.t.dtype != o.t.dtype)
 		return 0;
 	dec_bind(r, 0, ndtr_of(r, x).v);
 	return 1;

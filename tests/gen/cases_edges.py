@@ -161,4 +161,13 @@ CASES = {
          torch.tensor([1e7 - 100, 1e7 - 3000, 1e7 + 500, 4e7 - 4000, 1e8 - 1, 2e7 - 9000, 4.0,
                        1e9 - 3e4], dtype=torch.float64),
          torch.tensor([1e7, 3e7, 1e7, 0.5]), torch.tensor([1e7 - 2000, 3e7 - 16, 1e7 + 4000, 0.25]))),
+    # half precision special functions and composites: computed in float32
+    # and rounded, as PyTorch's CPU kernels do (were unsupported)
+    "edge_half_special": lambda: case(Fn(lambda x, p, s, e: (
+        torch.lgamma(x), torch.digamma(x), torch.special.i0(x), torch.erfinv(p),
+        torch.mvlgamma(x + 2, 2), *torch.gradient(x, spacing=0.5),
+        torch.linspace(s, e, 6, dtype=torch.float16))),
+        (torch.rand(3, 4, dtype=torch.float16) * 4 + 0.1, torch.rand(7, dtype=torch.float16) * 1.8 - 0.9,
+         torch.tensor(-1.5, dtype=torch.float16), torch.tensor(2.25, dtype=torch.float16)),
+        rtol=2e-3, atol=2e-3),
 }
