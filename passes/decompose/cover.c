@@ -289,6 +289,22 @@ sl(Rw *r, TV x, int dim, int64_t lo, int64_t hi)
 	    dec_a_int(dim), dec_a_int(lo), dec_a_int(hi)), t);
 }
 
+/* the derivative along dim of x: its first slice a, the inside mid and
+ * the last slice z concatenated */
+static TV
+ends_and_mid(Rw *r, TV x, int dim, TV a, TV mid, TV z)
+{
+	onnxc_arg parts[3] = {dec_a_val(a.v), dec_a_val(mid.v), dec_a_val(z.v)},
+	    list;
+	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, parts, 3, &list) !=
+	    ONNXC_OK) {
+		r->bad = 1;
+		return x;
+	}
+	return dec_tv(EMIT(r, "aten::cat.default", &x.t, list,
+	    dec_a_int(dim)), x.t);
+}
+
 /* the derivative along dim with uniform spacing h: central differences
  * inside, one-sided ones of order eo at both ends (ATen's gradient) */
 static TV
@@ -317,15 +333,7 @@ grad_dim(Rw *r, TV x, int dim, double h, int eo)
 		z = dec_s(r, "aten::div.Tensor", dec_b(r, "aten::add.Tensor",
 		    dec_b(r, "aten::add.Tensor", t0, t1), t2), h);
 	}
-	onnxc_arg parts[3] = {dec_a_val(a.v), dec_a_val(mid.v), dec_a_val(z.v)},
-	    list;
-	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, parts, 3, &list) !=
-	    ONNXC_OK) {
-		r->bad = 1;
-		return x;
-	}
-	return dec_tv(EMIT(r, "aten::cat.default", &x.t, list,
-	    dec_a_int(dim)), x.t);
+	return ends_and_mid(r, x, dim, a, mid, z);
 }
 
 /* c (1-D) viewed along dim of a rank-r tensor: [1, .., len, .., 1] */
@@ -394,15 +402,7 @@ grad_dim_at(Rw *r, TV x, int dim, TV c, int eo)
 		    sl(r, x, dim, n - 1, n)));
 	}
 #undef B
-	onnxc_arg parts[3] = {dec_a_val(a.v), dec_a_val(mid.v), dec_a_val(z.v)},
-	    list;
-	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, parts, 3, &list) !=
-	    ONNXC_OK) {
-		r->bad = 1;
-		return x;
-	}
-	return dec_tv(EMIT(r, "aten::cat.default", &x.t, list,
-	    dec_a_int(dim)), x.t);
+	return ends_and_mid(r, x, dim, a, mid, z);
 }
 
 /* the coordinate tensors of gradient.tensorarray(int) into cs[0..cap),
