@@ -410,21 +410,13 @@ grad_dim_at(Rw *r, TV x, int dim, TV c, int eo)
 static int
 coordinates(Rw *r, TV *cs, int cap, uint32_t dt)
 {
-	onnxc_arg a, it;
-	if (!dec_arg(r, 1, "spacing", &a) || (a.kind != ONNXC_ARG_LIST &&
-	    a.kind != ONNXC_ARG_TUPLE) || a.len > (uint32_t)cap)
-		return -1;
-	for (uint32_t i = 0; i < a.len; i++) {
-		if (r->h->list_item(r->ctx, r->g, &a, i, &it) != ONNXC_OK ||
-		    it.kind != ONNXC_ARG_VALUE)
-			return -1;
-		cs[i].v = it.ref;
-		if (dec_ty_of(r, it.ref, &cs[i].t) || cs[i].t.rank != 1 ||
-		    !dec_ty_static(&cs[i].t))
+	int n = dec_tensor_list(r, 1, "spacing", cs, cap);
+	for (int i = 0; i < n; i++) {
+		if (cs[i].t.rank != 1 || !dec_ty_static(&cs[i].t))
 			return -1;
 		cs[i] = dec_cast(r, cs[i], dt);
 	}
-	return (int)a.len;
+	return n;
 }
 
 /* the spacing list of gradient.scalarrayint into h[0..cap); its length,

@@ -176,6 +176,9 @@ TV dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n,
  * float64); .v == 0 when absent or when the output is not one of those */
 TV dec_fin(Rw *r, int pos, const char *key);
 int dec_dt_float(uint32_t dt);
+/* the tensors of list argument pos/key into xs (cap of them): how many,
+ * -1 when not a list of typed tensors */
+int dec_tensor_list(Rw *r, int pos, const char *key, TV *xs, int cap);
 /* x cast to the output's float dtype when x is an integer or bool */
 TV dec_as_out_float(Rw *r, TV x);
 TV dec_add(Rw *r, TV a, TV b);

@@ -189,8 +189,8 @@ dec_argsort(Rw *r)
 
 /* the tensors of list argument pos/key into xs (cap of them): how many,
  * -1 when not a list of typed tensors */
-static int
-tensor_list(Rw *r, int pos, const char *key, TV *xs, int cap)
+int
+dec_tensor_list(Rw *r, int pos, const char *key, TV *xs, int cap)
 {
 	onnxc_arg a, it;
 	if (!dec_arg(r, pos, key, &a) || (a.kind != ONNXC_ARG_LIST &&
@@ -212,7 +212,7 @@ int
 dec_broadcast_tensors(Rw *r)
 {
 	TV xs[64];
-	int n = tensor_list(r, 0, "tensors", xs, 64);
+	int n = dec_tensor_list(r, 0, "tensors", xs, 64);
 	if (n < 0 || (uint32_t)n < r->ni.nout)
 		return 0;
 	Ty t = xs[0].t;
@@ -239,7 +239,7 @@ int
 dec_atleast_seq(Rw *r)
 {
 	TV xs[64];
-	int n = tensor_list(r, 0, "tensors", xs, 64);
+	int n = dec_tensor_list(r, 0, "tensors", xs, 64);
 	if (n < 0 || (uint32_t)n != r->ni.nout)
 		return 0;
 	for (uint32_t k = 0; k < r->ni.nout; k++) {
@@ -267,7 +267,7 @@ dec_meshgrid(Rw *r)
 	TV xs[MAXR];
 	onnxc_arg ia;
 	int xy = 0;
-	int n = tensor_list(r, 0, "tensors", xs, MAXR);
+	int n = dec_tensor_list(r, 0, "tensors", xs, MAXR);
 	if (n < 1 || (uint32_t)n < r->ni.nout)
 		return 0;
 	if (dec_arg(r, 1, "indexing", &ia)) {
