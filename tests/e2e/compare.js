@@ -3,6 +3,7 @@
 //
 // usage: node compare.js [-v] MODEL.onnx CASE_DIR
 //        node compare.js --args CASE_DIR
+//        node compare.js --plan < CASE_DIRS;  node compare.js --batch < CHECKS
 //
 // CASE_DIR holds case.json (inputs, outputs, samples, rtol, atol) and io.safetensors
 // ('<k>/in/<input name>', '<k>/out/<output index>').  Floats match when
@@ -10,6 +11,8 @@
 // booleans must be equal; dtypes and shapes must be equal.  Model inputs are fed by name, outputs
 // are compared in order.  Exit 0 when every sample matches; otherwise one line on stderr saying
 // which sample, output and element differ, and exit 1 (2 for bad usage or unreadable files).
+//
+// --plan and --batch do the same for a whole folder of cases in two processes (run_cases.sh).
 //
 // --args prints the onnxc arguments case.json asks for, one per line: '--dynamic' and
 // 'NAME:DIM=LABEL' for each "symbolize": {NAME: {DIM: LABEL}} (a static dump that must be made
@@ -41,6 +44,30 @@ if (require.main === module && process.argv[2] === '--args') {
 	} catch (e) {
 		console.error(`compare.js: ${e.message}`);
 		process.exit(2);
+	}
+	process.exit(0);
+}
+
+// --plan: a case folder per line on stdin; per case one line on stdout, its fields split by
+// \x1e: the folder, 'run' or 'diagnose' (case.json "expect"), "expect_warning" (or ''), then the
+// onnxc arguments of --args joined by \x1f; or the folder, 'error' and why case.json is bad.
+if (require.main === module && process.argv[2] === '--plan') {
+	const dirs = fs.readFileSync(0, 'utf8').split('\n').filter((l) => l !== '');
+	for (const dir of dirs) {
+		let line;
+		try {
+			const meta = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
+			const warn = meta.expect_warning || '';
+			if (/[\n\x1e]/.test(warn))
+				throw new Error('case.json "expect_warning" spans lines');
+			const args = caseArgs(meta);
+			if (args.some((a) => /[\n\x1e\x1f]/.test(a)))
+				throw new Error('case.json "flags" hold a control character');
+			line = [dir, meta.expect === 'diagnose' ? 'diagnose' : 'run', warn, args.join('\x1f')];
+		} catch (e) {
+			line = [dir, 'error', `compare.js: ${String(e.message).split('\n')[0]}`, ''];
+		}
+		fs.writeSync(1, line.join('\x1e') + '\n');
 	}
 	process.exit(0);
 }
@@ -153,79 +180,109 @@ function compare(got, want, rtol, atol) {
 	return msg;
 }
 
-async function main(argv) {
-	const verbose = argv[0] === '-v';
-	if (verbose)
-		argv = argv.slice(1);
-	if (argv.length !== 2) {
-		console.error('usage: node compare.js [-v] MODEL.onnx CASE_DIR');
-		return 2;
-	}
-	const [model, dir] = argv;
+// Checks MODEL on every sample of the case in DIR; returns [rc, why]: rc 0 when every sample
+// matches, 1 when one does not (why says where), 2 when the case cannot be read.
+async function checkCase(model, dir, verbose) {
 	let meta, io;
 	try {
 		meta = JSON.parse(fs.readFileSync(path.join(dir, 'case.json'), 'utf8'));
 		io = readSafetensors(path.join(dir, 'io.safetensors'));
 	} catch (e) {
-		console.error(`compare.js: ${e.message}`);
-		return 2;
+		return [2, `compare.js: ${e.message}`];
 	}
 	const rtol = meta.rtol ?? 1e-4, atol = meta.atol ?? 1e-5;
 	let sess;
 	try {
 		sess = await ort.InferenceSession.create(model, {graphOptimizationLevel: 'all'});
 	} catch (e) {
-		console.error(`ONNX Runtime rejects ${model}: ${String(e.message).split('\n')[0]}`);
-		return 1;
+		return [1, `ONNX Runtime rejects ${model}: ${String(e.message).split('\n')[0]}`];
 	}
+	try {
+		return await runSamples(sess, meta, io, rtol, atol, verbose);
+	} finally {
+		await sess.release();  // a batch holds one session at a time
+	}
+}
+
+async function runSamples(sess, meta, io, rtol, atol, verbose) {
 	const missing = meta.inputs.filter((n) => !sess.inputNames.includes(n));
 	const extra = sess.inputNames.filter((n) => !meta.inputs.includes(n));
-	if (missing.length || extra.length) {
-		console.error(`model inputs [${sess.inputNames.join(', ')}], expected [${meta.inputs.join(', ')}]`);
-		return 1;
-	}
+	if (missing.length || extra.length)
+		return [1, `model inputs [${sess.inputNames.join(', ')}], expected [${meta.inputs.join(', ')}]`];
 	/* a program that mutates inputs or buffers may also output their new
 	 * values, first, as its signature lists them (as ../shared's
 	 * ort-compare.js allows) */
 	const skip = sess.outputNames.length - meta.outputs;
-	if (skip !== 0 && skip !== (meta.mutations || 0)) {
-		console.error(`model has ${sess.outputNames.length} outputs, expected ${meta.outputs}`);
-		return 1;
-	}
+	if (skip !== 0 && skip !== (meta.mutations || 0))
+		return [1, `model has ${sess.outputNames.length} outputs, expected ${meta.outputs}`];
 	for (let k = 0; k < meta.samples; k++) {
 		const feeds = {};
 		for (const name of meta.inputs) {
 			const t = io[`${k}/in/${name}`];
-			if (!t) {
-				console.error(`io.safetensors has no '${k}/in/${name}'`);
-				return 2;
-			}
+			if (!t)
+				return [2, `io.safetensors has no '${k}/in/${name}'`];
 			feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
 		}
 		let out;
 		try {
 			out = await sess.run(feeds);
 		} catch (e) {
-			console.error(`sample ${k}: ONNX Runtime failed: ${String(e.message).split('\n')[0]}`);
-			return 1;
+			return [1, `sample ${k}: ONNX Runtime failed: ${String(e.message).split('\n')[0]}`];
 		}
 		for (let j = 0; j < meta.outputs; j++) {
 			const nm = sess.outputNames[skip + j];
 			const want = io[`${k}/out/${j}`];
-			if (!want) {
-				console.error(`io.safetensors has no '${k}/out/${j}'`);
-				return 2;
-			}
+			if (!want)
+				return [2, `io.safetensors has no '${k}/out/${j}'`];
 			const err = compare(out[nm], want, rtol, atol);
-			if (err) {
-				console.error(`sample ${k} output ${j} (${nm}): ${err}`);
-				return 1;
-			}
+			if (err)
+				return [1, `sample ${k} output ${j} (${nm}): ${err}`];
 		}
 		if (verbose)
 			console.log(`sample ${k}: ${meta.outputs} outputs match`);
 	}
-	return 0;
+	return [0, null];
+}
+
+// --batch: one line 'NAME<TAB>MODEL<TAB>CASE_DIR' per check on stdin, one 'PASS NAME' or
+// 'FAIL NAME: why' per line on stdout, in order, as each finishes (one process and one load of
+// ONNX Runtime for a whole case folder: run_cases.sh).
+async function batch() {
+	const lines = fs.readFileSync(0, 'utf8').split('\n').filter((l) => l !== '');
+	let failed = 0;
+	for (const line of lines) {
+		const [name, model, dir] = line.split('\t');
+		if (dir === undefined) {
+			console.error(`compare.js --batch: bad line '${line}'`);
+			return 2;
+		}
+		let rc, why;
+		try {
+			[rc, why] = await checkCase(model, dir, false);
+		} catch (e) {
+			[rc, why] = [2, `compare.js: ${e.message}`];
+		}
+		if (rc !== 0)
+			failed++;
+		fs.writeSync(1, rc === 0 ? `PASS ${name}\n` : `FAIL ${name}: ${why.split('\n')[0]}\n`);
+	}
+	return failed ? 1 : 0;
+}
+
+async function main(argv) {
+	if (argv.length === 1 && argv[0] === '--batch')
+		return batch();
+	const verbose = argv[0] === '-v';
+	if (verbose)
+		argv = argv.slice(1);
+	if (argv.length !== 2) {
+		console.error('usage: node compare.js [-v] MODEL.onnx CASE_DIR | --batch');
+		return 2;
+	}
+	const [rc, why] = await checkCase(argv[0], argv[1], verbose);
+	if (why)
+		console.error(why);
+	return rc;
 }
 
 // required by another script (tools/bench_latency.js): the reader only

@@ -9,6 +9,7 @@
 //   element type, and every dim that both files state as a number).
 //
 // usage: node ort_compare.js MODEL.onnx MODEL.ort SCHEMA.fbs
+//        node ort_compare.js --batch SCHEMA.fbs < 'NAME<TAB>MODEL.onnx<TAB>MODEL.ort' lines
 // SCHEMA.fbs is ort.fbs as ONNX Runtime 1.30 reads it (backend/ort.fbs in this repository).
 // Exit 0 when they agree; otherwise every difference on stderr (at most 40) and exit 1; exit 2
 // for bad usage or a file that does not decode.
@@ -29,7 +30,7 @@ function decode(schema, file, dir) {
 		execFileSync('flatc', ['--json', '--strict-json', '--raw-binary', '-o', dir, schema,
 			'--', file], { stdio: ['ignore', 'ignore', 'pipe'] });
 	} catch (e) {
-		die(`ort_compare: flatc cannot decode ${file}: ${e.stderr || e.message}`, 2);
+		throw new Error(`flatc cannot decode ${file}: ${e.stderr || e.message}`);
 	}
 	return loadJson(path.join(dir, base + '.json'));
 }
@@ -210,47 +211,83 @@ function compareGraph(ga, gb, where, diff) {
 	return { nodes: na.byName.size, edges: ea.size };
 }
 
-async function main() {
-	const [onnxPath, mine, schemaIn] = process.argv.slice(2);
-	if (!schemaIn) die('usage: node ort_compare.js MODEL.onnx MODEL.ort SCHEMA.fbs', 2);
-	const ort = require('onnxruntime-node');
+// The differences between onnxc's .ort (mine) and ONNX Runtime's own from onnxPath, and a
+// summary; throws when a file does not load or decode.  dir: an empty scratch folder.
+async function compareFiles(ort, onnxPath, mine, schemaIn, dir) {
+	// flatc wants a schema file named *.fbs
+	const schema = path.join(dir, 'ort.fbs');
+	fs.copyFileSync(schemaIn, schema);
+	const theirsPath = path.join(dir, 'theirs.ort');
+	const s = await ort.InferenceSession.create(onnxPath, {
+		graphOptimizationLevel: 'disabled', optimizedModelFilePath: theirsPath,
+		logSeverityLevel: 3,
+		extra: { session: { save_model_format: 'ORT' } },
+	});
+	if (s.release) await s.release();
+	fs.mkdirSync(path.join(dir, 'a'));
+	fs.mkdirSync(path.join(dir, 'b'));
+	const A = decode(schema, mine, path.join(dir, 'a'));
+	const B = decode(schema, theirsPath, path.join(dir, 'b'));
+	const diffs = [];
+	const diff = (msg) => diffs.push(msg);
+	if (A.ort_version !== B.ort_version)
+		diff(`ort_version ${A.ort_version} vs ${B.ort_version}`);
+	const top = compareGraph(A.model.graph, B.model.graph, '', diff);
+	const ra = resolver(A), rb = resolver(B);
+	for (const id of new Set([...Object.keys(ra), ...Object.keys(rb)]))
+		if (!same(ra[id], rb[id]))
+			diff(`resolver ${id}: onnxc ${JSON.stringify(ra[id])} ORT ` +
+				`${JSON.stringify(rb[id])}`);
+	return { diffs, summary: `${top.nodes} nodes, ${top.edges} edges, ` +
+		`${Object.keys(ra).length} resolver entries` };
+}
+
+async function inScratch(fn) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort-compare-'));
 	try {
-		// flatc wants a schema file named *.fbs
-		const schema = path.join(dir, 'ort.fbs');
-		fs.copyFileSync(schemaIn, schema);
-		const theirsPath = path.join(dir, 'theirs.ort');
-		const s = await ort.InferenceSession.create(onnxPath, {
-			graphOptimizationLevel: 'disabled', optimizedModelFilePath: theirsPath,
-			logSeverityLevel: 3,
-			extra: { session: { save_model_format: 'ORT' } },
-		});
-		if (s.release) await s.release();
-		fs.mkdirSync(path.join(dir, 'a'));
-		fs.mkdirSync(path.join(dir, 'b'));
-		const A = decode(schema, mine, path.join(dir, 'a'));
-		const B = decode(schema, theirsPath, path.join(dir, 'b'));
-		const diffs = [];
-		const diff = (msg) => diffs.push(msg);
-		if (A.ort_version !== B.ort_version)
-			diff(`ort_version ${A.ort_version} vs ${B.ort_version}`);
-		const top = compareGraph(A.model.graph, B.model.graph, '', diff);
-		const ra = resolver(A), rb = resolver(B);
-		for (const id of new Set([...Object.keys(ra), ...Object.keys(rb)]))
-			if (!same(ra[id], rb[id]))
-				diff(`resolver ${id}: onnxc ${JSON.stringify(ra[id])} ORT ` +
-					`${JSON.stringify(rb[id])}`);
-
-		if (diffs.length) {
-			for (const x of diffs.slice(0, 40)) process.stderr.write(x + '\n');
-			if (diffs.length > 40) process.stderr.write(`... ${diffs.length - 40} more\n`);
-			process.exit(1);
-		}
-		process.stdout.write(`same: ${top.nodes} nodes, ${top.edges} edges, ` +
-			`${Object.keys(ra).length} resolver entries\n`);
+		return await fn(dir);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}
+}
+
+// --batch SCHEMA.fbs: one 'NAME<TAB>MODEL.onnx<TAB>MODEL.ort' per line on stdin; one 'PASS NAME'
+// or 'FAIL NAME: the first three differences' per line on stdout, in order (ort_vs_runtime.sh:
+// one process and one load of ONNX Runtime for a whole folder of cases).
+async function batch(schemaIn) {
+	const ort = require('onnxruntime-node');
+	const lines = fs.readFileSync(0, 'utf8').split('\n').filter((l) => l !== '');
+	let failed = 0;
+	for (const line of lines) {
+		const [name, onnxPath, mine] = line.split('\t');
+		if (mine === undefined) die(`ort_compare --batch: bad line '${line}'`, 2);
+		let why;
+		try {
+			const r = await inScratch((dir) => compareFiles(ort, onnxPath, mine, schemaIn, dir));
+			if (r.diffs.length)
+				why = r.diffs.slice(0, 3).join(';');
+		} catch (e) {
+			why = String(e.message).split('\n')[0];
+		}
+		if (why) failed++;
+		fs.writeSync(1, why ? `FAIL ${name}: ${why}\n` : `PASS ${name}\n`);
+	}
+	return failed ? 1 : 0;
+}
+
+async function main() {
+	if (process.argv[2] === '--batch' && process.argv.length === 4)
+		process.exit(await batch(process.argv[3]));
+	const [onnxPath, mine, schemaIn] = process.argv.slice(2);
+	if (!schemaIn) die('usage: node ort_compare.js MODEL.onnx MODEL.ort SCHEMA.fbs | --batch SCHEMA.fbs', 2);
+	const ort = require('onnxruntime-node');
+	const r = await inScratch((dir) => compareFiles(ort, onnxPath, mine, schemaIn, dir));
+	if (r.diffs.length) {
+		for (const x of r.diffs.slice(0, 40)) process.stderr.write(x + '\n');
+		if (r.diffs.length > 40) process.stderr.write(`... ${r.diffs.length - 40} more\n`);
+		process.exit(1);
+	}
+	process.stdout.write(`same: ${r.summary}\n`);
 }
 
 main().catch((e) => die(`ort_compare: ${e.message}`, 2));

@@ -35,54 +35,78 @@ work=${E2E_KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 cp "$schema" "$work/ort.fbs"    # flatc wants the .fbs extension
 pass=0 fail=0
-while IFS= read -r meta; do
-	c=$(dirname "$meta")
+# onnxc and flatc run per case; the two Node checks run once each for the whole folder
+# (compare.js --batch, ort_compare.js --batch): per-case Node processes were most of the time.
+declare -A why=()
+names=() runs="$work/.runs" pairs="$work/.pairs"
+: >"$runs"; : >"$pairs"
+while IFS=$'\x1e' read -r c kind warn argstr; do
 	name=$(basename "$c")
 	[ -n "$filter" ] && ! [[ $name =~ $filter ]] && continue
-	grep -q '"expect": *"diagnose"' "$meta" && continue
+	[ "$kind" = diagnose ] && continue
+	names+=("$name")
+	if [ "$kind" = error ]; then
+		why[$name]=$warn; continue
+	fi
 	w=()
 	[ -f "$c/weights.safetensors" ] && w=(--weights "$c/weights.safetensors")
-	if ! args=$(node "$here/compare.js" --args "$c" 2>&1); then
-		fail=$((fail + 1)); echo "FAIL $name: $args"; continue
+	if [ -n "$argstr" ]; then
+		IFS=$'\x1f' read -r -a more <<<"$argstr"
+		w+=("${more[@]}")
 	fi
-	while IFS= read -r f; do
-		[ -n "$f" ] && w+=("$f")
-	done <<<"$args"
-	why=""
 	out="$work/$name.ort"
 	if ! msg=$("$onnxc" "$c/graph.txt" "${w[@]}" -o "$out" 2>&1); then
-		why="onnxc: $(printf '%s\n' "$msg" | grep -m1 error)"
+		why[$name]="onnxc: $(printf '%s\n' "$msg" | grep -m1 error)"; continue
 	elif ! msg=$(flatc --json --strict-json --raw-binary -o "$work" "$work/ort.fbs" -- "$out" 2>&1)
 	then
-		why="flatc cannot decode it: $msg"
-	elif [ -f "$c/io.safetensors" ] && ! msg=$(node "$here/compare.js" "$out" "$c" 2>&1); then
-		why="ONNX Runtime on the .ort: $(printf '%s\n' "$msg" | head -n1)"
+		why[$name]="flatc cannot decode it: $msg"; continue
 	fi
+	[ -f "$c/io.safetensors" ] && printf '%s\t%s\t%s\n' "$name" "$out" "$c" >>"$runs"
 	for op in $opsets; do
-		[ -n "$why" ] && break
 		base="$work/$name.op$op"
 		# a case may need a later opset (bitwise ops need 18): then there is no
 		# .onnx to compare with, and onnxc must refuse the .ort as well
 		if ! "$onnxc" "$c/graph.txt" "${w[@]}" --opset "$op" -o "$base.onnx" >/dev/null 2>&1
 		then
 			"$onnxc" "$c/graph.txt" "${w[@]}" --opset "$op" -o "$base.ort" >/dev/null 2>&1 &&
-				why="opset $op: onnxc wrote .ort but refused .onnx"
+				why[$name]="opset $op: onnxc wrote .ort but refused .onnx" && break
 			continue
 		fi
 		if ! msg=$("$onnxc" "$c/graph.txt" "${w[@]}" --opset "$op" -o "$base.ort" 2>&1); then
-			why="onnxc --opset $op: $(printf '%s\n' "$msg" | grep -m1 error)"
-		elif ! msg=$(node "$here/ort_compare.js" "$base.onnx" "$base.ort" "$work/ort.fbs" 2>&1)
-		then
-			why="opset $op, onnxc's .ort differs from ONNX Runtime's: $(printf '%s\n' "$msg" |
-				head -n3 | tr '\n' ';')"
+			why[$name]="onnxc --opset $op: $(printf '%s\n' "$msg" | grep -m1 error)"; break
 		fi
+		printf '%s\t%s\t%s\n' "$name@$op" "$base.onnx" "$base.ort" >>"$pairs"
 	done
-	if [ -z "$why" ]; then
+done < <(find -L "$cases" -name case.json -printf '%h\n' | sort | node "$here/compare.js" --plan)
+
+# verdicts of one batch: LABEL<TAB>A<TAB>B lines of FILE against SCRIPT --batch's PASS/FAIL
+# lines, in order; a line the batch did not answer (ONNX Runtime took the process down) runs
+# alone (SCRIPT A B EXTRA), and so does every one after it.  Keeps the first failure of each case
+# (LABEL up to '@'; OP in WHAT becomes what follows it).
+verdicts() {  # FILE WHAT SCRIPT [EXTRA]
+	local file=$1 what=$2 script=$3 extra=("${@:4}") label a b r n i=0 res=()
+	mapfile -t res < <(node "$script" --batch "${extra[@]}" <"$file" 2>/dev/null)
+	while IFS=$'\t' read -r label a b; do
+		r=${res[$i]:-}; i=$((i + 1)); n=${label%@*}
+		case $r in
+		"PASS $label") continue;;
+		"FAIL $label: "*) r=${r#"FAIL $label: "};;
+		*) res=(); r=$(node "$script" "$a" "$b" "${extra[@]}" 2>&1) && continue;;
+		esac
+		[ -n "${why[$n]:-}" ] ||
+			why[$n]="${what//OP/${label#*@}}: $(printf '%s\n' "$r" | head -n3 | tr '\n' ';')"
+	done <"$file"
+}
+verdicts "$runs" "ONNX Runtime on the .ort" "$here/compare.js"
+verdicts "$pairs" "opset OP, onnxc's .ort differs from ONNX Runtime's" "$here/ort_compare.js" \
+	"$work/ort.fbs"
+for name in "${names[@]}"; do
+	if [ -z "${why[$name]:-}" ]; then
 		pass=$((pass + 1)); echo "PASS $name"
 	else
-		fail=$((fail + 1)); echo "FAIL $name: $why"
+		fail=$((fail + 1)); echo "FAIL $name: ${why[$name]}"
 	fi
-done < <(find -L "$cases" -name case.json | sort)
+done
 [ -n "${E2E_KEEP:-}" ] || rm -rf "$work"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ] && [ $pass -gt 0 ]

@@ -79,11 +79,13 @@ def main():
     env.setdefault("NODE_PATH", os.path.join(HERE, "..", "..", "tools", "node_modules"))
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="onnxc-selftest-")
+    seen = []  # every check, again through --batch at the end
 
     def check(what, m, case, want_ok, want_msg=""):
         nonlocal passed, failed
         path = os.path.join(tmp, what + ".onnx")
         onnx.save(m, path)
+        seen.append((what, path, case, want_ok, want_msg))
         r = subprocess.run(["node", os.path.join(HERE, "compare.js"), path, os.path.join(CASES, case)],
                            capture_output=True, text=True, env=env)
         ok = (r.returncode == 0) == want_ok and (want_ok or want_msg in r.stderr) and (want_ok or r.returncode == 1)
@@ -115,6 +117,22 @@ def main():
     m = two_outputs(w["w"], w["b"])
     del m.graph.output[1]
     check("two_outputs_missing_output", m, "two_outputs", False, "outputs, expected 2")
+    # --batch (run_cases.sh): the same verdicts, one line each, in order, a model that is not
+    # there among them (a failure that must not stop the rest)
+    seen.insert(1, ("no_such_model", os.path.join(tmp, "absent.onnx"), "two_outputs", False, "rejects"))
+    lines = "".join("%s\t%s\t%s\n" % (w, p, os.path.join(CASES, c)) for w, p, c, _, _ in seen)
+    r = subprocess.run(["node", os.path.join(HERE, "compare.js"), "--batch"], input=lines,
+                       capture_output=True, text=True, env=env)
+    got = r.stdout.splitlines()
+    bad = [w for (w, _, _, ok, msg), g in zip(seen, got)
+           if not (g == "PASS " + w if ok else g.startswith("FAIL %s: " % w) and msg in g)]
+    if len(got) == len(seen) and not bad and r.returncode == 1:
+        passed += 1
+        print("PASS batch_verdicts (%d checks)" % len(seen))
+    else:
+        failed += 1
+        print("FAIL batch_verdicts: exit %d, %d lines for %d checks, wrong: %s" %
+              (r.returncode, len(got), len(seen), ", ".join(bad) or r.stderr.strip()[:300]))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
