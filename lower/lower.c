@@ -411,6 +411,8 @@ lw_lower_nodes(Lower *L)
 			else if (!lw_failed(L) && !lwf_touches_complex(L->src,
 			    n) && empty_as_constants(L, first))
 				L->erased = true;
+			else if (!lw_failed(L) && lw_legalize(L, first))
+				L->erased = true;  /* for ir_normalize */
 			arena_release(m->scratch, mk); /* the rule's lw_scratch */
 		}
 		if (lw_failed(L))

@@ -61,7 +61,8 @@ struct Lower {
 	bool bn_onnx;   /* ...batch norm as ONNX BatchNormalization(training) */
 	Lower *up;      /* lowering a subgraph body: the scope around it */
 	bool failed;    /* the node being lowered failed (lw_failed) */
-	bool erased;    /* nodes of dst were erased (op 0): normalize it */
+	bool erased;    /* nodes of dst were erased (op 0) or appended out of
+	                 * order (lw_legalize): normalize it */
 	const struct LwRegistry *reg;  /* onnxc's rules */
 	struct onnxc_ctx *ctx;         /* plugin lowerings, NULL for none */
 	/* op and attribute names emitted, by the address of their text
@@ -188,6 +189,10 @@ void lw_bind(Lower *L, int k, ValId v);
  * node's outputs become empty constants (lower.c), so a rule may return
  * 0 early for an empty operand PyTorch takes */
 bool lw_outputs_empty(Lower *L);
+/* after a rule: nodes it emitted from first on that ONNX Runtime cannot
+ * run rewritten into ones it can; true when dst needs ir_normalize
+ * (lower_legal.c) */
+bool lw_legalize(Lower *L, NodeId first);
 /* the indices [0]*r0 + [1]*r1 + ... of 1-D repeats r (int64; its length
  * is data dependent) (lower_index.c) */
 ValId lw_repeat_indices(Lower *L, ValId r);
