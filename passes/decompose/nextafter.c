@@ -21,13 +21,20 @@ dec_nextafter(Rw *r)
 {
 	TV x = dec_fin(r, 0, "self"), y = dec_fin(r, 1, "other");
 	TV o = dec_out(r, 0);
-	/* the step is the output type's: not half precision's in float32 */
-	if (!x.v || !y.v || x.t.dtype != o.t.dtype)
+	if (!x.v || !y.v)
 		return 0;
-	int f64 = x.t.dtype == ONNXC_DT_F64;
-	double mant = f64 ? 52 : 23, emin = f64 ? -1022 : -126;
-	double tiny = f64 ? 4.9406564584124654e-324 : 1.40129846e-45;
-	double big = f64 ? 1.7976931348623157e308 : 3.40282347e38;
+	/* the step is the output type's: half precision's (dec_fin computes
+	 * it in float32, where each of its floats and steps is exact) */
+	int f64 = o.t.dtype == ONNXC_DT_F64, f16 = o.t.dtype == ONNXC_DT_F16;
+	int bf16 = o.t.dtype == ONNXC_DT_BF16;
+	if (x.t.dtype != o.t.dtype && !f16 && !bf16)
+		return 0;
+	double mant = f64 ? 52 : f16 ? 10 : bf16 ? 7 : 23;
+	double emin = f64 ? -1022 : f16 ? -14 : -126;
+	double tiny = f64 ? 4.9406564584124654e-324 : f16 ? 5.9604644775390625e-8
+	    : bf16 ? 9.18354961579912e-41 : 1.40129846e-45;
+	double big = f64 ? 1.7976931348623157e308 : f16 ? 65504
+	    : bf16 ? 3.3895313892515355e38 : 3.40282347e38;
 	TV a = dec_u(r, "aten::abs.default", x);
 	/* e = floor(log2 |x|), then one step either way where log2 rounded
 	 * across a power of two */

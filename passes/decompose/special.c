@@ -323,10 +323,19 @@ int
 dec_ndtr(Rw *r)
 {
 	TV x = dec_fin(r, 0, "self"), o = dec_out(r, 0);
-	/* half precision: PyTorch's kernel rounds in it, as its
-	 * decomposition (the template) does, not as float32 would */
-	if (!x.v || x.t.dtype != o.t.dtype)
+	if (!x.v)
 		return 0;
+	if (x.t.dtype != o.t.dtype) {
+		/* half precision: PyTorch's kernel rounds each step in it,
+		 * as its decomposition (1 + erf(x / sqrt 2)) / 2 does, in
+		 * ops of the half type */
+		TV h = dec_in(r, 0, "self");
+		if (h.t.dtype != o.t.dtype)
+			return 0;
+		h = dec_u(r, "aten::erf.default", dec_muls(r, h, SQRT1_2));
+		dec_bind(r, 0, dec_muls(r, dec_adds(r, h, 1), 0.5).v);
+		return 1;
+	}
 	dec_bind(r, 0, ndtr_of(r, x).v);
 	return 1;
 }

@@ -148,7 +148,7 @@ onnxc_status fold_count_node(Fold *f, uint32_t *uses, onnxc_node n,
 void fold_replace(Fold *f, onnxc_value from, onnxc_value to);
 
 /* --- fx.c --- */
-enum { FOLD_NFXOPS = 42 }; /* the FX ops fx.c folds (ir/ops.def) */
+enum { FOLD_NFXOPS = 43 }; /* the FX ops fx.c folds (ir/ops.def) */
 typedef struct FoldFxOp {
 	onnxc_str name;
 	int op;           /* its FX_* kind (fx.c) */

@@ -170,4 +170,33 @@ CASES = {
         (torch.rand(3, 4, dtype=torch.float16) * 4 + 0.1, torch.rand(7, dtype=torch.float16) * 1.8 - 0.9,
          torch.tensor(-1.5, dtype=torch.float16), torch.tensor(2.25, dtype=torch.float16)),
         rtol=2e-3, atol=2e-3),
+    # scatters with a reduction in float16: ONNX Runtime's kernels reduce
+    # float32 only (values on a grid of 1/4, so that float16's rounding of
+    # each step, as ATen adds, gives the same sums)
+    "edge_half_scatter": lambda: case(Fn(lambda x, i, u, j, s, r, v: (
+        torch.index_add(x, 0, j, s), torch.scatter_add(x, 1, i, u),
+        torch.scatter_reduce(x, 1, i, u, "prod"), torch.scatter_reduce(x, 1, i, u, "amax"),
+        torch.scatter_reduce(x, 1, i, u, "mean", include_self=False),
+        x.index_reduce(0, j, s, "amin"), torch.index_put(x, (r,), v, accumulate=True),
+        torch.put(x, i[0], u[0], accumulate=True))),
+        (torch.randint(-8, 8, (3, 4)).half() / 4, torch.tensor([[0, 0, 2], [1, 1, 1], [3, 0, 3]]),
+         torch.randint(-8, 8, (3, 3)).half() / 4, torch.tensor([0, 2, 0]),
+         torch.randint(-8, 8, (3, 4)).half() / 4, torch.tensor([2, 0, 2, 2]),
+         torch.randint(-8, 8, (4, 4)).half() / 4),
+        rtol=2e-3, atol=2e-3),
+    # nextafter by float16's own steps (powers of two, subnormals, the
+    # largest finite, zeros, infinities): exact
+    "edge_half_nextafter": lambda: case(Fn(lambda x, y: (
+        torch.nextafter(x, y), torch.nextafter(y, x))),
+        (torch.tensor([1.0, 1.0, 2.0, -2.0, 0.0, -0.0, 65504.0, -65504.0, 6e-8, 6.1e-5, 1e-4,
+                       float("inf"), -float("inf"), 3.0, 0.5, 1024.0], dtype=torch.float16),
+         torch.tensor([2.0, 0.0, 0.0, 0.0, 1.0, -1.0, float("inf"), 0.0, 0.0, 0.0, -1.0, 0.0, 0.0,
+                       3.0, -7.0, 2000.0], dtype=torch.float16)),
+        rtol=0, atol=0),
+    # more half precision: renorm (whose core form converts with
+    # prims.convert_element_type), ndtr (rounded in float16 each step)
+    "edge_half_more": lambda: case(Fn(lambda w: (
+        torch.renorm(w, 2, 0, 1.5), torch.special.ndtr(w * 3))),
+        (torch.randn(3, 4, dtype=torch.float16),),
+        rtol=2e-3, atol=2e-3),
 }
