@@ -411,7 +411,9 @@ finfo_eps(uint32_t dt)
 }
 
 /* rms_norm(input, normalized_shape, weight=None, eps=None) ->
- * x * rsqrt(mean(x * x, trailing dims, keepdim) + eps) [* weight] */
+ * x * rsqrt(mean(x * x, trailing dims, keepdim) + eps) [* weight]; half
+ * precision in float32 with float32's eps, cast back last (ATen's
+ * composite: x * x overflows float16 from 256 on) */
 int
 dec_rms_norm(Rw *r)
 {
@@ -426,23 +428,31 @@ dec_rms_norm(Rw *r)
 	if (k == -2 && dec_arg(r, 1, "normalized_shape", &na) &&
 	    (na.kind == ONNXC_ARG_LIST || na.kind == ONNXC_ARG_TUPLE))
 		k = (int)na.len; /* symbolic sizes: only the count matters */
+	int half = tx.dtype == ONNXC_DT_F16 || tx.dtype == ONNXC_DT_BF16;
+	Ty tc = tx, tw = to;  /* computed in; the product's type */
+	if (half) {
+		tc.dtype = tw.dtype = ONNXC_DT_F32;
+		x = dec_cast(r, dec_tv(x, tx), ONNXC_DT_F32).v;
+	}
 	double eps;
 	if (k < 1 || k > tx.rank ||
-	    !dec_arg_float(r, 3, "eps", finfo_eps(tx.dtype), &eps))
+	    !dec_arg_float(r, 3, "eps", finfo_eps(tc.dtype), &eps))
 		return 0;
-	Ty tm = tx;
+	Ty tm = tc;
 	for (int i = 0; i < k; i++) {
 		dims[i] = i - k;
 		tm.d[tx.rank - k + i] = (onnxc_dim){1, 0};
 	}
-	onnxc_value sq = dec_binary(r, "aten::mul.Tensor", x, x, &tx);
+	onnxc_value sq = dec_binary(r, "aten::mul.Tensor", x, x, &tc);
 	onnxc_value ms = EMIT(r, "aten::mean.dim", &tm, dec_a_val(sq),
 	    dec_a_ints(r, dims, k), dec_a_bool(1));
 	ms = dec_with_scalar(r, "aten::add.Tensor", ms, eps, &tm);
 	ms = dec_unary(r, "aten::rsqrt.default", ms, &tm);
-	onnxc_value y = dec_binary(r, "aten::mul.Tensor", x, ms, w ? &tx : &to);
+	onnxc_value y = dec_binary(r, "aten::mul.Tensor", x, ms, w ? &tc : &tw);
 	if (w)
-		y = dec_binary(r, "aten::mul.Tensor", y, w, &to);
+		y = dec_binary(r, "aten::mul.Tensor", y, w, &tw);
+	if (half)
+		y = dec_cast(r, dec_tv(y, tw), to.dtype).v;
 	dec_bind(r, 0, y);
 	return 1;
 }

@@ -194,9 +194,13 @@ CASES = {
                        3.0, -7.0, 2000.0], dtype=torch.float16)),
         rtol=0, atol=0),
     # more half precision: renorm (whose core form converts with
-    # prims.convert_element_type), ndtr (rounded in float16 each step)
-    "edge_half_more": lambda: case(Fn(lambda w: (
-        torch.renorm(w, 2, 0, 1.5), torch.special.ndtr(w * 3))),
-        (torch.randn(3, 4, dtype=torch.float16),),
+    # prims.convert_element_type), ndtr (rounded in float16 each step),
+    # rms_norm of values whose squares overflow float16 and of small ones
+    # (float32's eps)
+    "edge_half_more": lambda: case(Fn(lambda w, g: (
+        torch.renorm(w, 2, 0, 1.5), torch.special.ndtr(w * 3),
+        torch.nn.functional.rms_norm(w * 400, [4]), torch.nn.functional.rms_norm(w * 300, [3, 4], g),
+        torch.nn.functional.rms_norm(w / 100, [4]))),
+        (torch.randn(3, 4, dtype=torch.float16), torch.randn(3, 4, dtype=torch.float16)),
         rtol=2e-3, atol=2e-3),
 }
