@@ -43,15 +43,18 @@ weights() {  # CASE_DIR -> the weights file to pass, if any
 
 for d in "$@"; do
 	[ -d "$d" ] || { echo "golden: '$d' is not a folder" >&2; exit 2; }
-	find -L "$(cd "$d" && pwd)" -name case.json | sort
-done | while IFS= read -r meta; do
-	c=$(dirname "$meta")
+	find -L "$(cd "$d" && pwd)" -name case.json -printf '%h\n' | sort
+done | node "$here/compare.js" --plan | while IFS=$'\x1e' read -r c kind why argstr; do
+	# one Node process reads every case.json (compare.js --plan)
+	[ "$kind" = error ] && { echo "golden: $c: $why" >&2; exit 2; }
 	[ -f "$c/graph.txt" ] || continue
 	key=${c#"$root"/}
 	a=()
 	w=$(weights "$c") && a=(--weights "$w")
-	args=$(node "$here/compare.js" --args "$c") || exit 2
-	while IFS= read -r f; do [ -n "$f" ] && a+=("$f"); done <<<"$args"
+	if [ -n "$argstr" ]; then
+		IFS=$'\x1f' read -r -a more <<<"$argstr"
+		a+=("${more[@]}")
+	fi
 	for form in onnx ort; do
 		out=$work/out.$form
 		rm -f "$out"
