@@ -2,8 +2,8 @@
 # Runs ../shared/tools/corpus-check on every case of the shared corpus and of
 # the real exports (../shared/exports: dumps, and .pt2 archives), in ONNX and
 # .ort form, and PyTorch's OpInfo samples (../shared/opinfo: every case's
-# dump; their archives are left to corpus-check --pt2 by hand, to keep CI
-# under 45 minutes), after checking that every output is byte-identical to the one
+# dump, with tests/e2e/run_cases.sh; their archives are left to
+# corpus-check --pt2 by hand, to keep CI under 45 minutes), after checking that every output is byte-identical to the one
 # tests/corpus/golden.sha256 lists (tests/e2e/golden.sh).  A failing case
 # that stands on tests/corpus/known-failures (a glob over "torch-VERSION/CASE:FORM" and the issue that will fix it) is
 # reported as KNOWN without failing the run; any other failure fails it.
@@ -47,13 +47,18 @@ is_known() {  # KEY -> prints the issue, status 0 when listed
 }
 
 check() {  # LABEL PREFIX FORM ARGS... : run corpus-check, sort failures into known and new
-  local label=$1 prefix=$2 form=$3 out line name issue
+  local label=$1 prefix=$2 form=$3
   shift 3
   echo "== corpus-check $label"
-  out=$("$check" --onnxc "$onnxc" "$@" 2>&1)
+  sort_failures "$prefix" "$form" "$("$check" --onnxc "$onnxc" "$@" 2>&1)"
+}
+
+sort_failures() {  # PREFIX FORM OUTPUT : 'FAIL NAME[:] why' lines into known and new
+  local prefix=$1 form=$2 out=$3 line name issue
   printf '%s\n' "$out" | grep -v '^FAIL ' || true
   while IFS= read -r line; do
     name=$(echo "$line" | awk '{print $2}')
+    name=${name%:}
     if issue=$(is_known "$prefix$name:$form"); then
       echo "KNOWN ($issue) $prefix$name:$form: ${line#FAIL }"
     else
@@ -77,7 +82,16 @@ if [ -d "$shared/exports" ]; then
     done
   done
 fi
+# The OpInfo samples (2,000+) with tests/e2e/run_cases.sh: the same check as
+# corpus-check (the case layout, case.json's tolerances, ONNX Runtime for
+# Node) in one Node process for them all, where corpus-check starts one per
+# case (20 minutes of a 2-core CI run); its compare.js also reads uint64
+# outputs (hash_tensor), which ort-compare.js cannot.
 if [ -d "$shared/opinfo" ]; then
-  check "opinfo dumps (onnx)" opinfo/ dump "$shared/opinfo"
+  echo "== run_cases.sh opinfo dumps (onnx)"
+  out=$("$top/tests/e2e/run_cases.sh" "$onnxc" "$shared/opinfo" 2>&1)
+  sort_failures opinfo/ dump "$out"
+  grep -Eq '^[0-9]+ passed, [0-9]+ failed$' <<<"$out" ||
+    { echo "FAIL run_cases.sh stopped before its summary"; rc=1; }
 fi
 exit $rc

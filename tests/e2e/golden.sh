@@ -41,8 +41,10 @@ weights() {  # CASE_DIR -> the weights file to pass, if any
 	echo "$f"
 }
 
-for d in "$@"; do
+for d in "$@"; do  # before the pipeline, whose parts cannot stop the script
 	[ -d "$d" ] || { echo "golden: '$d' is not a folder" >&2; exit 2; }
+done
+for d in "$@"; do
 	find -L "$(cd "$d" && pwd)" -name case.json -printf '%h\n' | sort
 done | node "$here/compare.js" --plan | while IFS=$'\x1e' read -r c kind why argstr; do
 	# one Node process reads every case.json (compare.js --plan)
