@@ -98,9 +98,12 @@ pool_attrs(Lower *L, NodeId n, const Pool *P)
 		lw_attr_int(L, n, "ceil_mode", 1);
 }
 
-/* Pooling input of rank nd+1 (unbatched) or nd+2; *x gets a batch dim. */
+/* Pooling input of rank nd+1 (unbatched) or nd+2; *x gets a batch dim.
+ * ints: integers up to 32 bits are taken too, as float64 (exact: a max
+ * picks one of them) */
 static int
-pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched)
+pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched,
+    bool ints)
 {
 	*xv = lw_srcval(L, 0, "self");
 	if (!*xv)
@@ -110,11 +113,15 @@ pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched)
 		return lw_fail(L, "input of rank %d for %dd pooling",
 		    (*xv)->rank, nd);
 	/* a model ONNX Runtime refuses to load otherwise */
-	if (!ir_dtype_is_float((DType)(*xv)->dtype))
+	DType dt = (DType)(*xv)->dtype;
+	bool exact = ints && ir_dtype_is_int(dt) && ir_dtype_size(dt) <= 4;
+	if (!ir_dtype_is_float(dt) && !exact)
 		return lw_fail(L, "pooling of %s tensors: ONNX Runtime's pooling "
-		    "takes floating types only (cast the input to float)",
-		    ir_dtype_name((DType)(*xv)->dtype));
-	*x = lwn_f32(L, lw_in(L, 0, "self"));
+		    "takes floating types only (cast the input to float)%s",
+		    ir_dtype_name(dt), ints ? "; max pooling takes integers "
+		    "up to 32 bits, exact in float64" : "");
+	*x = exact ? lw_cast(L, lw_in(L, 0, "self"), DT_F64) :
+	    lwn_f32(L, lw_in(L, 0, "self"));
 	if (!*x)
 		return -1;
 	if (*unbatched)
@@ -132,14 +139,14 @@ max_pool(Lower *L, int nd)
 	ValId x;
 	bool unb;
 	if (pool_read(L, &P, nd, true, 5) < 0 ||
-	    pool_input(L, nd, &xv, &x, &unb) < 0)
+	    pool_input(L, nd, &xv, &x, &unb, true) < 0)
 		return -1;
 	pool_pads(L, xv, &P);
 	bool idx = lwn_used(L, 1);
 	NodeId n = lw_emit(L, "MaxPool", 1, &x, idx ? 2 : 1);
 	pool_attrs(L, n, &P);
 	lw_attr_ints(L, n, "dilations", P.d, nd);
-	ValId y = lwn_settyped(L, n, 0, DT_F32);
+	ValId y = lwn_settyped(L, n, 0, lw_dtype(L, x));
 	if (unb)
 		y = lwn_squeeze(L, y, 0);
 	lwn_bind_out(L, 0, y);
@@ -204,7 +211,7 @@ avg_pool(Lower *L, int nd)
 	if (pool_read(L, &P, nd, false, 4) < 0)
 		return -1;
 	bool cip = lw_bool(L, 5, "count_include_pad", true);
-	if (pool_input(L, nd, &xv, &x, &unb) < 0)
+	if (pool_input(L, nd, &xv, &x, &unb, false) < 0)
 		return -1;
 	pool_pads(L, xv, &P);
 	if (lw_has(L, 6, "divisor_override"))
@@ -336,7 +343,7 @@ adaptive_pool(Lower *L, int nd, bool max)
 	else if (n != nd)
 		return lw_fail(L, "output_size has %d elements for %dd "
 		    "pooling", n, nd);
-	if (pool_input(L, nd, &xv, &x, &unb) < 0)
+	if (pool_input(L, nd, &xv, &x, &unb, false) < 0)
 		return -1;
 	if (max && lwn_used(L, 1))
 		return adaptive_max_idx(L, nd, out, xv, x, unb);

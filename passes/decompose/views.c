@@ -308,11 +308,13 @@ dec_meshgrid(Rw *r)
 int
 dec_trace(Rw *r)
 {
-	TV x = dec_in(r, 0, "self");
+	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t m, n;
-	if (!x.v || x.t.rank != 2 || !dec_dim_static(&x.t.d[0], &m) ||
+	if (!x.v || !o.v || x.t.rank != 2 || !dec_dim_static(&x.t.d[0], &m) ||
 	    !dec_dim_static(&x.t.d[1], &n))
 		return 0;
+	/* integers and bools sum in int64, as ATen's sum promotes them */
+	x = dec_cast(r, x, o.t.dtype);
 	Ty td = x.t;
 	td.rank = 1;
 	td.d[0] = (onnxc_dim){m < n ? m : n, 0};
@@ -550,6 +552,8 @@ dec_sum_to_size(Rw *r)
 	for (int i = 0; i < x.t.rank; i++)
 		if (i < lead || (o.t.d[i - lead].n == 1 && x.t.d[i].n != 1))
 			dims[n++] = i;
+	/* integers and bools sum in int64, as ATen's sum promotes them */
+	x = dec_cast(r, x, o.t.dtype);
 	if (n == 0) {
 		dec_bind(r, 0, dec_u(r, "aten::clone.default", x).v);
 		return 1;

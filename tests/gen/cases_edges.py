@@ -203,4 +203,15 @@ CASES = {
         torch.nn.functional.rms_norm(w / 100, [4]))),
         (torch.randn(3, 4, dtype=torch.float16), torch.randn(3, 4, dtype=torch.float16)),
         rtol=2e-3, atol=2e-3),
+    # integers narrower than 64 bits: max pooling in float64 (exact; 2-d
+    # and 3-d, PyTorch has no integer max_pool1d),
+    # indices too; trace and sum_to_size sum them in int64, as ATen
+    "edge_int_pool_sum": lambda: case(Fn(lambda x, u, v, b: (
+        *torch.nn.functional.max_pool2d(x, 2, 1, 1, return_indices=True),
+        torch.nn.functional.max_pool3d(u, 2), torch.trace(x[0]), torch.trace(v[:, :2]),
+        x.sum_to_size(1, 5, 1), v.sum_to_size(2, 1), b.sum_to_size(1, 4))),
+        (torch.randint(-2**31, 2**31 - 1, (2, 5, 5), dtype=torch.int32),
+         torch.randint(0, 255, (1, 2, 4, 4, 4), dtype=torch.uint8),
+         torch.randint(-2**15, 2**15 - 1, (2, 6), dtype=torch.int16),
+         torch.rand(4, 4) > 0.5)),
 }
