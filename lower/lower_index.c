@@ -310,6 +310,7 @@ red_identity(Lower *L, const char *red, DType dt)
 	case DT_I16: return lw_scalar_int(L, up ? INT16_MAX : INT16_MIN, dt);
 	case DT_I8: return lw_scalar_int(L, up ? INT8_MAX : INT8_MIN, dt);
 	case DT_U8: return lw_scalar_int(L, up ? UINT8_MAX : 0, dt);
+	case DT_BOOL: return lw_scalar_int(L, up, dt);  /* and / or */
 	default:
 		lw_fail(L, "include_self=False is not supported for this "
 		    "dtype");

@@ -153,6 +153,10 @@ cum_ext(Lower *L, bool max)
 	if (n > MAXPAIR)
 		return lw_fail(L, "a dimension of %lld is too long",
 		    (long long)n);
+	/* bools as int32 (false < true): ONNX Runtime compares and reduces
+	 * no bools */
+	bool b = lw_dtype(L, x) == DT_BOOL;
+	x = lw_cast(L, x, b ? DT_I32 : lw_dtype(L, x));
 	DType dt = lw_dtype(L, x);
 	ValId fill = extreme(L, dt, !max);
 	if (!fill)
@@ -170,7 +174,7 @@ cum_ext(Lower *L, bool max)
 		v = lw_axes_op(L, "Squeeze", v, (int64_t[]){0}, 1);
 		i = lw_axes_op(L, "Squeeze", i, (int64_t[]){0}, 1);
 	}
-	lw_bind(L, 0, v);
+	lw_bind(L, 0, b ? lw_cast(L, v, DT_BOOL) : v);
 	lw_bind(L, 1, i);
 	return 0;
 }
@@ -326,6 +330,8 @@ mode(Lower *L)
 	if (n > MAXPAIR)
 		return lw_fail(L, "a dimension of %lld is too long",
 		    (long long)n);
+	bool b = lw_dtype(L, x) == DT_BOOL;  /* as int32, as cum_ext */
+	x = lw_cast(L, x, b ? DT_I32 : lw_dtype(L, x));
 	DType dt = lw_dtype(L, x);
 	ValId top = extreme(L, dt, true);
 	if (!top)
@@ -340,6 +346,8 @@ mode(Lower *L)
 	ValId at = where(L, lw_op2t(L, "Equal", x, v, DT_BOOL),
 	    positions(L, n, r - 1 - (int)d), lw_scalar_i64(L, -1));
 	ValId i = reduce(L, "ReduceMax", at, d, true);
+	if (b)
+		v = lw_cast(L, v, DT_BOOL);
 	bind_vi(L, v, i, d, lw_bool(L, 2, "keepdim", false), zerod);
 	return 0;
 }
@@ -555,8 +563,8 @@ unique2(Lower *L)
 	DType dt = lw_dtype(L, x), wt = dt;
 	if (dt == DT_F16 || dt == DT_BF16)
 		wt = DT_F32;
-	else if (ir_dtype_is_int(dt) && dt != DT_I8)
-		wt = DT_I64;
+	else if ((ir_dtype_is_int(dt) && dt != DT_I8) || dt == DT_BOOL)
+		wt = DT_I64;  /* bools too: false, true as 0, 1 */
 	else if (dt != DT_F32 && dt != DT_F64 && dt != DT_I8)
 		return lw_fail(L, "unique of this dtype is not supported");
 	ValId flat = lw_reshape(L, lw_cast(L, x, wt), lw_i64v(L, -1));

@@ -5,12 +5,6 @@
 
 #include "lower.h"
 
-static bool
-is_half(DType dt)
-{
-	return dt == DT_F16 || dt == DT_BF16;
-}
-
 /* The reduction a Scatter node asks for, or NULL for none. */
 static const char *
 scatter_reduction(Lower *L, const Graph *g, const Node *p)
@@ -26,28 +20,58 @@ scatter_reduction(Lower *L, const Graph *g, const Node *p)
 	return NULL;
 }
 
-/* ScatterElements / ScatterND with a reduction have float, double and
- * integer kernels in ONNX Runtime, no float16 or bfloat16 one (index_add,
- * index_put(accumulate=True), scatter_reduce, max_pool's backward in half
- * precision): such a node runs in float32 between Casts.  The node itself
- * becomes the Cast back, so its result keeps its id and its users; a
- * float32 copy of it is appended (ir_normalize puts it first). */
+/* The type node p must compute in for ONNX Runtime to run it, with its
+ * two data inputs in *d0, *d1; DT_UNDEF when it runs as it is.
+ * - ScatterElements / ScatterND with a reduction: float, double and
+ *   integer kernels, no float16, bfloat16 (index_add, index_put
+ *   (accumulate=True), scatter_reduce, max_pool's backward in half
+ *   precision) or bool one (scatter_reduce of bools);
+ * - Where: no bool kernel for its branches. */
+static DType
+wider(Lower *L, const Graph *g, const Node *p, int *d0, int *d1)
+{
+	static const char *const ops[] = {"ScatterElements", "ScatterND",
+	    "Where"};
+	int k = 0;
+	while (k < 3 && p->op != ir_intern(L->m, ops[k]))
+		k++;
+	if (k == 3 || p->dialect != D_ONNX || p->domain || p->nargs < 3 ||
+	    p->nout != 1)
+		return DT_UNDEF;
+	*d0 = k == 2 ? 1 : 0;
+	*d1 = 2;
+	for (int i = 0; i < 3; i++)
+		if (g->args[p->args + (uint32_t)i].kind != A_VAL)
+			return DT_UNDEF;
+	DType dt = (DType)ir_val(g, p->out)->dtype;
+	if (k == 2)
+		return dt == DT_BOOL ? DT_I32 : DT_UNDEF;
+	if (!scatter_reduction(L, g, p))
+		return DT_UNDEF;
+	return dt == DT_F16 || dt == DT_BF16 ? DT_F32 :
+	    dt == DT_BOOL ? DT_I32 : DT_UNDEF;
+}
+
+/* Node n computes in type wt between Casts: the node itself becomes the
+ * Cast back, so its result keeps its id and its users; a wide copy of
+ * it is appended (ir_normalize puts it first). */
 static void
-widen_half_scatter(Lower *L, NodeId n)
+widen(Lower *L, NodeId n, DType wt, int d0, int d1)
 {
 	Graph *g = L->dst;
 	Node *p = ir_nodep(g, n);
 	DType dt = (DType)ir_val(g, p->out)->dtype;
 	uint32_t nargs = p->nargs, base = p->args;
 	ValId in[3];
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
 		in[k] = g->args[base + (uint32_t)k].u.v;
-	ValId x = lw_cast(L, in[0], DT_F32), u = lw_cast(L, in[2], DT_F32);
-	NodeId w = lw_emit(L, ir_str(L->m, ir_nodep(g, n)->op), 3,
-	    (ValId[]){x, in[1], u}, 1);
+		if (k == d0 || k == d1)
+			in[k] = lw_cast(L, in[k], wt);
+	}
+	NodeId w = lw_emit(L, ir_str(L->m, ir_nodep(g, n)->op), 3, in, 1);
 	for (uint32_t k = 3; k < nargs; k++)  /* the attributes */
 		ir_push_arg(g, w, g->args[base + k]);
-	ValId wide = lw_typed(L, w, DT_F32);
+	ValId wide = lw_typed(L, w, wt);
 	p = ir_nodep(g, n);
 	p->op = ir_intern(L->m, "Cast");
 	g->args[base] = arg_val(wide);
@@ -61,20 +85,14 @@ bool
 lw_legalize(Lower *L, NodeId first)
 {
 	Graph *g = L->dst;
-	StrId se = ir_intern(L->m, "ScatterElements");
-	StrId snd = ir_intern(L->m, "ScatterND");
 	bool moved = false;
 	for (NodeId n = first, end = g->nnodes; n < end; n++) {
-		const Node *p = ir_nodep(g, n);
-		if (p->dialect != D_ONNX || p->domain || (p->op != se &&
-		    p->op != snd) || p->nargs < 4 || p->nout != 1 ||
-		    g->args[p->args].kind != A_VAL ||
-		    g->args[p->args + 2].kind != A_VAL ||
-		    !is_half((DType)ir_val(g, p->out)->dtype) ||
-		    !scatter_reduction(L, g, p))
-			continue;
-		widen_half_scatter(L, n);
-		moved = true;
+		int d0, d1;
+		DType wt = wider(L, g, ir_nodep(g, n), &d0, &d1);
+		if (wt != DT_UNDEF) {
+			widen(L, n, wt, d0, d1);
+			moved = true;
+		}
 	}
 	return moved;
 }

@@ -170,15 +170,14 @@ zeta_of(Rw *r, TV s, TV q)
 	    q));
 	TV sint = dec_c(r, "aten::eq.Tensor", s, fn(r, "aten::floor.default",
 	    s));
-	TV nan = dec_c(r, "aten::logical_or.default",
-	    dec_cs(r, "aten::lt.Scalar", s, 1),
-	    dec_c(r, "aten::logical_and.default", qneg,
-	    fn(r, "aten::logical_not.default", sint)));
-	TV inf = dec_c(r, "aten::logical_or.default",
-	    dec_cs(r, "aten::eq.Scalar", s, 1),
-	    dec_c(r, "aten::logical_and.default", qneg, qint));
-	sum = dec_sel_s(r, nan, NAN, sum);
-	return dec_sel_s(r, inf, INFINITY, sum);
+	/* Cephes' order, the first that holds: s = 1 inf, s < 1 NaN, a
+	 * pole q <= 0 inf, q < 0 with s not an integer NaN */
+	sum = dec_sel_s(r, dec_c(r, "aten::logical_and.default", qneg,
+	    fn(r, "aten::logical_not.default", sint)), NAN, sum);
+	sum = dec_sel_s(r, dec_c(r, "aten::logical_and.default", qneg, qint),
+	    INFINITY, sum);
+	sum = dec_sel_s(r, dec_cs(r, "aten::lt.Scalar", s, 1), NAN, sum);
+	return dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", s, 1), INFINITY, sum);
 }
 
 /* special_zeta(x, q) */

@@ -570,10 +570,9 @@ nanred(Rw *r, int mean)
 {
 	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t dims[MAXR], keep;
-	/* integers hold no NaN: nansum is their sum (nanmean takes
-	 * floating tensors only) */
-	if (!x.v || !o.v || (!is_float_dt(x.t.dtype) && (mean ||
-	    x.t.dtype == ONNXC_DT_BOOL)) ||
+	/* integers and bools hold no NaN: nansum is their sum, in the
+	 * output's int64 (nanmean takes floating tensors only) */
+	if (!x.v || !o.v || (!is_float_dt(x.t.dtype) && mean) ||
 	    !dec_arg_int(r, 2, "keepdim", 0, &keep))
 		return 0;
 	int n = dec_arg_ints(r, 1, "dim", dims, MAXR);

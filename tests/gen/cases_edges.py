@@ -214,4 +214,16 @@ CASES = {
          torch.randint(0, 255, (1, 2, 4, 4, 4), dtype=torch.uint8),
          torch.randint(-2**15, 2**15 - 1, (2, 6), dtype=torch.int16),
          torch.rand(4, 4) > 0.5)),
+    # bools: cumulative and modal extremes, unique, scatter reductions
+    # (ONNX Runtime's scatters and Where have no bool kernel), nansum;
+    # zeta in Cephes' order (s < 1 is NaN even at a pole q = 0)
+    "edge_bool_ops": lambda: case(Fn(lambda b, i, u, s, q: (
+        *torch.cummax(b, 1), *torch.cummin(b, 0), *torch.mode(b, 1), torch.unique(b),
+        torch.scatter_reduce(b, 1, i, u, "amax", include_self=False),
+        torch.scatter_reduce(b, 1, i, u, "amin", include_self=False),
+        torch.scatter_reduce(b, 1, i, u, "sum"), torch.scatter_reduce(b, 1, i, u, "prod"),
+        torch.nansum(b), torch.nansum(b, 0), torch.special.zeta(s, q))),
+        (torch.rand(3, 5) > 0.5, torch.tensor([[0, 0, 2], [1, 1, 1], [3, 0, 3]]),
+         torch.rand(3, 3) > 0.5, torch.tensor([0.0, 0.5, 1.0, 2.0, 0.0, 2.5, 3.0]),
+         torch.tensor([0.0, 0.0, 0.0, 0.0, -1.0, -1.0, 2.0]))),
 }
