@@ -173,6 +173,8 @@ dec_margin_ranking_loss(Rw *r)
 		return 0;
 	TV d = dec_u(r, "aten::neg.default", dec_b(r, "aten::mul.Tensor", y,
 	    dec_b(r, "aten::sub.Tensor", a, b)));
+	/* integers: the float margin makes the sum float, as in PyTorch */
+	d = dec_as_out_float(r, d);
 	return reduced(r, dec_s(r, "aten::clamp_min.default",
 	    dec_s(r, "aten::add.Tensor", d, m), 0), red);
 }

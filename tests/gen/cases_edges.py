@@ -226,4 +226,11 @@ CASES = {
         (torch.rand(3, 5) > 0.5, torch.tensor([[0, 0, 2], [1, 1, 1], [3, 0, 3]]),
          torch.rand(3, 3) > 0.5, torch.tensor([0.0, 0.5, 1.0, 2.0, 0.0, 2.5, 3.0]),
          torch.tensor([0.0, 0.0, 0.0, 0.0, -1.0, -1.0, 2.0]))),
+    # integer inputs of a loss with a float margin: a float result
+    "edge_int_margin": lambda: case(Fn(lambda a, b, y: (
+        torch.nn.functional.margin_ranking_loss(a, b, y, margin=0.5, reduction="none"),
+        torch.nn.functional.margin_ranking_loss(a, b, y), torch.nn.functional.margin_ranking_loss(
+            a, b, y, margin=-1.25, reduction="sum"))),
+        (torch.randint(-9, 9, (4, 3), dtype=torch.int32), torch.randint(-9, 9, (4, 3), dtype=torch.int32),
+         torch.randint(-1, 2, (4, 3), dtype=torch.int32))),
 }
