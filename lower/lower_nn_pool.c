@@ -99,8 +99,8 @@ pool_attrs(Lower *L, NodeId n, const Pool *P)
 }
 
 /* Pooling input of rank nd+1 (unbatched) or nd+2; *x gets a batch dim.
- * ints: integers up to 32 bits are taken too, as float64 (exact: a max
- * picks one of them) */
+ * ints (max pooling, which picks one of its inputs): integers up to 32
+ * bits are taken too, as float64, and float64 stays float64 (exact) */
 static int
 pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched,
     bool ints)
@@ -120,8 +120,8 @@ pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched,
 		    "takes floating types only (cast the input to float)%s",
 		    ir_dtype_name(dt), ints ? "; max pooling takes integers "
 		    "up to 32 bits, exact in float64" : "");
-	*x = exact ? lw_cast(L, lw_in(L, 0, "self"), DT_F64) :
-	    lwn_f32(L, lw_in(L, 0, "self"));
+	*x = exact || (ints && dt == DT_F64) ? lw_cast(L, lw_in(L, 0, "self"),
+	    DT_F64) : lwn_f32(L, lw_in(L, 0, "self"));
 	if (!*x)
 		return -1;
 	if (*unbatched)
@@ -267,7 +267,7 @@ max_window(Lower *L, ValId *y, ValId *pi, int64_t axis, int64_t s,
 	ValId a = lwn_settyped(L, am, 0, DT_I64);
 	NodeId g = lw_emit(L, "GatherElements", 2, (ValId[]){v, a}, 1);
 	lw_attr_int(L, g, "axis", axis);
-	*y = lwn_settyped(L, g, 0, DT_F32);
+	*y = lwn_settyped(L, g, 0, lw_dtype(L, v));
 	g = lw_emit(L, "GatherElements", 2, (ValId[]){i, a}, 1);
 	lw_attr_int(L, g, "axis", axis);
 	*pi = lwn_settyped(L, g, 0, DT_I64);
@@ -315,7 +315,7 @@ adaptive_max_idx(Lower *L, int nd, const int64_t *out, const Value *xv,
 			max_window(L, &vp[j], &ip[j], axis, j * i / o,
 			    ((j + 1) * i + o - 1) / o);
 		}
-		y = lw_concat(L, vp, (int)o, axis, DT_F32);
+		y = lw_concat(L, vp, (int)o, axis, lw_dtype(L, x));
 		pi = lw_concat(L, ip, (int)o, axis, DT_I64);
 	}
 	if (unb) {
@@ -343,8 +343,9 @@ adaptive_pool(Lower *L, int nd, bool max)
 	else if (n != nd)
 		return lw_fail(L, "output_size has %d elements for %dd "
 		    "pooling", n, nd);
-	if (pool_input(L, nd, &xv, &x, &unb, false) < 0)
+	if (pool_input(L, nd, &xv, &x, &unb, max) < 0)
 		return -1;
+	DType ct = lw_dtype(L, x);  /* float32; float64 or ints for max */
 	if (max && lwn_used(L, 1))
 		return adaptive_max_idx(L, nd, out, xv, x, unb);
 	bool global = true, even = true, stat = true;
@@ -357,7 +358,13 @@ adaptive_pool(Lower *L, int nd, bool max)
 		even &= out[k] > 0 && in[k] % out[k] == 0;
 	}
 	ValId y;
-	if (global) {
+	if (global && max && ct != DT_F32) {
+		/* GlobalMaxPool has no float64 kernel in ONNX Runtime */
+		int64_t axes[MAXSP];
+		for (int k = 0; k < nd; k++)
+			axes[k] = 2 + k;
+		y = lwn_reduce(L, "ReduceMax", x, axes, nd, true);
+	} else if (global) {
 		y = lw_op1(L, max ? "GlobalMaxPool" : "GlobalAveragePool", x);
 	} else if (!stat) {
 		return lw_fail(L, "adaptive pooling to %s needs static input "
@@ -371,7 +378,7 @@ adaptive_pool(Lower *L, int nd, bool max)
 		NodeId nn = lw_emit(L, max ? "MaxPool" : "AveragePool", 1, &x,
 		    1);
 		pool_attrs(L, nn, &P);
-		y = lwn_settyped(L, nn, 0, DT_F32);
+		y = lwn_settyped(L, nn, 0, ct);
 	} else {
 		y = x;
 		for (int k = 0; k < nd; k++) {
@@ -390,13 +397,13 @@ adaptive_pool(Lower *L, int nd, bool max)
 				    lw_const_i64s(L, &e, 1),
 				    lw_const_i64s(L, &axis, 1)};
 				NodeId sn = lw_emit(L, "Slice", 4, in4, 1);
-				ValId v = lwn_settyped(L, sn, 0, DT_F32);
+				ValId v = lwn_settyped(L, sn, 0, ct);
 				parts[j] = lwn_reduce(L, max ? "ReduceMax"
 				    : "ReduceMean", v, &axis, 1, true);
 			}
 			NodeId c = lw_emit(L, "Concat", (int)o, parts, 1);
 			lw_attr_int(L, c, "axis", axis);
-			y = lwn_settyped(L, c, 0, DT_F32);
+			y = lwn_settyped(L, c, 0, ct);
 		}
 	}
 	if (unb)

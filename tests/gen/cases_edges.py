@@ -233,4 +233,15 @@ CASES = {
             a, b, y, margin=-1.25, reduction="sum"))),
         (torch.randint(-9, 9, (4, 3), dtype=torch.int32), torch.randint(-9, 9, (4, 3), dtype=torch.int32),
          torch.randint(-1, 2, (4, 3), dtype=torch.int32))),
+    # max pooling of float64 picks float64 values: exact (it went
+    # through float32)
+    "edge_f64_max_pool": lambda: case(Fn(lambda x, y: (
+        *torch.nn.functional.max_pool2d(x, 2, 1, 1, return_indices=True),
+        torch.nn.functional.max_pool1d(y, 3, 2, ceil_mode=True),
+        torch.nn.functional.adaptive_max_pool2d(x, 2), torch.nn.functional.adaptive_max_pool2d(x, 1),
+        torch.nn.functional.adaptive_max_pool2d(x, (2, 3), return_indices=True)[0],
+        torch.nn.functional.adaptive_max_pool1d(y, 7))),
+        (torch.randn(1, 2, 5, 5, dtype=torch.float64) * (1 + 1e-12),
+         torch.randn(2, 3, 7, dtype=torch.float64) / 3),
+        rtol=0, atol=0),
 }
