@@ -5,22 +5,15 @@
 
 #include "lower.h"
 
-/* The reduction a Scatter node asks for, or NULL for none. */
-static const char *
-scatter_reduction(Lower *L, const Graph *g, const Node *p)
+/* Whether Scatter node n reduces (its reduction is not "none"). */
+static bool
+reduces(Lower *L, const Graph *g, NodeId n)
 {
-	for (uint32_t k = 0; k < p->nargs; k++) {
-		const Arg *a = &g->args[p->args + k];
-		if (a->kind == A_STR && a->key &&
-		    !strcmp(ir_str(L->m, a->key), "reduction")) {
-			const char *r = ir_str(L->m, a->u.s);
-			return strcmp(r, "none") ? r : NULL;
-		}
-	}
-	return NULL;
+	const Arg *a = ir_find_arg(L->m, g, n, -1, "reduction");
+	return a && a->kind == A_STR && strcmp(ir_str(L->m, a->u.s), "none");
 }
 
-/* The type node p must compute in for ONNX Runtime to run it, with its
+/* The type node n must compute in for ONNX Runtime to run it, with its
  * two data inputs in *d0, *d1; DT_UNDEF when it runs as it is.
  * - ScatterElements / ScatterND with a reduction: float, double and
  *   integer kernels, no float16, bfloat16 (index_add, index_put
@@ -28,12 +21,12 @@ scatter_reduction(Lower *L, const Graph *g, const Node *p)
  *   precision) or bool one (scatter_reduce of bools);
  * - Where: no bool kernel for its branches. */
 static DType
-wider(Lower *L, const Graph *g, const Node *p, int *d0, int *d1)
+wider(Lower *L, const Graph *g, NodeId n, const StrId ops[3], int *d0,
+    int *d1)
 {
-	static const char *const ops[] = {"ScatterElements", "ScatterND",
-	    "Where"};
+	const Node *p = ir_nodep(g, n);
 	int k = 0;
-	while (k < 3 && p->op != ir_intern(L->m, ops[k]))
+	while (k < 3 && p->op != ops[k])
 		k++;
 	if (k == 3 || p->dialect != D_ONNX || p->domain || p->nargs < 3 ||
 	    p->nout != 1)
@@ -46,7 +39,7 @@ wider(Lower *L, const Graph *g, const Node *p, int *d0, int *d1)
 	DType dt = (DType)ir_val(g, p->out)->dtype;
 	if (k == 2)
 		return dt == DT_BOOL ? DT_I32 : DT_UNDEF;
-	if (!scatter_reduction(L, g, p))
+	if (!reduces(L, g, n))
 		return DT_UNDEF;
 	return dt == DT_F16 || dt == DT_BF16 ? DT_F32 :
 	    dt == DT_BOOL ? DT_I32 : DT_UNDEF;
@@ -85,10 +78,15 @@ bool
 lw_legalize(Lower *L, NodeId first)
 {
 	Graph *g = L->dst;
+	if (first >= g->nnodes)
+		return false;
+	/* interned once a rule, not once a node */
+	const StrId ops[3] = {ir_intern(L->m, "ScatterElements"),
+	    ir_intern(L->m, "ScatterND"), ir_intern(L->m, "Where")};
 	bool moved = false;
 	for (NodeId n = first, end = g->nnodes; n < end; n++) {
 		int d0, d1;
-		DType wt = wider(L, g, ir_nodep(g, n), &d0, &d1);
+		DType wt = wider(L, g, n, ops, &d0, &d1);
 		if (wt != DT_UNDEF) {
 			widen(L, n, wt, d0, d1);
 			moved = true;
