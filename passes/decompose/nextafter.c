@@ -16,6 +16,31 @@ pow2(Rw *r, TV t)
 	return dec_u(r, "aten::exp2.default", t);
 }
 
+/* A float format: mantissa bits, smallest normal exponent, smallest
+ * subnormal, largest finite. */
+typedef struct Fmt {
+	uint32_t dtype;
+	int mant, emin;
+	double tiny, big;
+} Fmt;
+
+static const Fmt *
+fmt_of(uint32_t dt)
+{
+	static const Fmt fmts[] = {
+		{ONNXC_DT_F64, 52, -1022, 4.9406564584124654e-324,
+		    1.7976931348623157e308},
+		{ONNXC_DT_F32, 23, -126, 1.40129846e-45, 3.40282347e38},
+		{ONNXC_DT_F16, 10, -14, 5.9604644775390625e-8, 65504},
+		{ONNXC_DT_BF16, 7, -126, 9.18354961579912e-41,
+		    3.3895313892515355e38},
+	};
+	for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+		if (fmts[i].dtype == dt)
+			return &fmts[i];
+	return NULL;
+}
+
 int
 dec_nextafter(Rw *r)
 {
@@ -23,18 +48,14 @@ dec_nextafter(Rw *r)
 	TV o = dec_out(r, 0);
 	if (!x.v || !y.v)
 		return 0;
-	/* the step is the output type's: half precision's (dec_fin computes
-	 * it in float32, where each of its floats and steps is exact) */
-	int f64 = o.t.dtype == ONNXC_DT_F64, f16 = o.t.dtype == ONNXC_DT_F16;
-	int bf16 = o.t.dtype == ONNXC_DT_BF16;
-	if (x.t.dtype != o.t.dtype && !f16 && !bf16)
+	/* the step is the output type's: half precision's too (dec_fin
+	 * computes it in float32, where each of its floats and steps is
+	 * exact) */
+	const Fmt *f = fmt_of(o.t.dtype);
+	if (!f || (x.t.dtype != o.t.dtype && o.t.dtype != ONNXC_DT_F16 &&
+	    o.t.dtype != ONNXC_DT_BF16))
 		return 0;
-	double mant = f64 ? 52 : f16 ? 10 : bf16 ? 7 : 23;
-	double emin = f64 ? -1022 : f16 ? -14 : -126;
-	double tiny = f64 ? 4.9406564584124654e-324 : f16 ? 5.9604644775390625e-8
-	    : bf16 ? 9.18354961579912e-41 : 1.40129846e-45;
-	double big = f64 ? 1.7976931348623157e308 : f16 ? 65504
-	    : bf16 ? 3.3895313892515355e38 : 3.40282347e38;
+	double mant = f->mant, emin = f->emin, tiny = f->tiny, big = f->big;
 	TV a = dec_u(r, "aten::abs.default", x);
 	/* e = floor(log2 |x|), then one step either way where log2 rounded
 	 * across a power of two */
