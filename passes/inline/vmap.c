@@ -15,8 +15,10 @@
  * batched first operand.  Nested vmaps (levels) each add a dim: a value
  * holds one per level it is batched at, outer first (an operand lacking
  * one gets a dim of 1 there); a result not batched at the level it leaves
- * is expanded, as PyTorch does.  Other regions are an error naming vmap:
- * they would need PyTorch's batching rules.
+ * is expanded, as PyTorch does (to a symbolic size too).  A level's
+ * batch size holds from its first _add_batch_dim until the next vmap at
+ * that depth begins.  Other regions are an error naming vmap: they would
+ * need PyTorch's batching rules.
  *
  * One sweep in graph order: a value is batched when an operand is. */
 #include <stdlib.h>
@@ -49,7 +51,18 @@ static const char *const elementwise[] = {
 	"rsub", "selu", "sigmoid", "sign", "silu", "sin", "sinh", "softplus",
 	"sqrt", "square", "sub", "tan", "tanh", "trunc", "where", "__and__",
 	"__or__", "__xor__", "bitwise_and", "bitwise_or", "bitwise_xor",
-	"bitwise_not", "logical_xor", "remainder", "fmod",
+	"bitwise_not", "logical_xor", "remainder", "fmod", "to", "_to_copy",
+	"alias", "detach", "contiguous", "zeros_like", "ones_like",
+	"full_like", "empty_like",
+};
+
+/* per-sample ops that read only the dtype of their batched argument 0:
+ * new_ones(x, size) is the same ones for every sample, so it stays
+ * unbatched (PyTorch batches it, broadcasting gives the same values);
+ * _assert_tensor_metadata checks the dtype and has no result */
+static const char *const dtype_only[] = {
+	"new_empty", "new_full", "new_ones", "new_zeros",
+	"_assert_tensor_metadata",
 };
 
 /* per-sample ops along a dim (argument 1, or kwarg dim; an int or a
@@ -93,6 +106,7 @@ typedef struct Vm {
 	uint32_t cap;
 	onnxc_dim size[64];  /* each level's batch size */
 	uint64_t known;      /* the levels whose size is set */
+	int depth;           /* the level the innermost open vmap adds */
 } Vm;
 
 /* Nested vmaps: a value batched at levels M holds one dim per level of
@@ -197,11 +211,12 @@ movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
 	return mi.out;
 }
 
-/* x with a new dim of size `size` at pos: unsqueeze, then expand (only
- * the unsqueeze for a negative size) */
+/* x with a new dim at pos: unsqueeze, then expand to `size` (an int or
+ * a symbolic size's value; the dim's type is sd), the other dims kept
+ * (-1); only the unsqueeze when size is NULL */
 static onnxc_value
-expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos, int64_t size,
-    const char *name)
+expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos,
+    const onnxc_arg *size, onnxc_dim sd, const char *name)
 {
 	const onnxc_host_api *h = v->h;
 	onnxc_value_info vi;
@@ -226,21 +241,19 @@ expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos, int64_t size,
 	    ONNXC_OK)
 		return 0;
 	h->node_set_origin(v->ctx, v->g, u, at);
-	if (size < 0)
+	if (!size)
 		return ui.out;   /* only the unsqueeze */
-	for (int32_t i = 0; i <= r; i++) {
-		if (d[i].e)
-			return 0;   /* expand takes the sizes: static ones */
-		items[i] = (onnxc_arg){.kind = ONNXC_ARG_INT,
-			.i = i == pos ? size : d[i].n};
-	}
+	for (int32_t i = 0; i <= r; i++)
+		items[i] = i == pos ? *size :
+		    (onnxc_arg){.kind = ONNXC_ARG_INT, .i = -1};
+	items[pos].key = 0;
 	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, (uint32_t)r + 1,
 	    &list) != ONNXC_OK)
 		return 0;
 	a.ref = ui.out;
 	onnxc_node e = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
 	    "aten::expand.default", 1);
-	d[pos].n = size;
+	d[pos] = sd;
 	if (!e || h->node_push_arg(v->ctx, v->g, e, &a) != ONNXC_OK ||
 	    h->node_push_arg(v->ctx, v->g, e, &list) != ONNXC_OK ||
 	    h->node_get(v->ctx, v->g, e, &ei) != ONNXC_OK ||
@@ -339,10 +352,13 @@ remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 		y = movedim(v, n, x.ref, k, k + o.i, name);
 	} else {
 		/* not batched at this level: PyTorch expands it */
-		if (sz.kind != ONNXC_ARG_INT)
+		onnxc_dim sd = {.n = sz.i};
+		if (sz.kind == ONNXC_ARG_VALUE && v->known & bit)
+			sd = v->size[l.i];
+		else if (sz.kind != ONNXC_ARG_INT)
 			return fail(v, n, name, "a result that does not depend "
 			    "on the level's inputs, of a size not known");
-		y = expand_at(v, n, x.ref, k + o.i, sz.i, name);
+		y = expand_at(v, n, x.ref, k + o.i, &sz, sd, name);
 	}
 	if (!y || !track(v, y))
 		return ONNXC_INVALID;
@@ -432,7 +448,7 @@ align_levels(Vm *v, onnxc_node n, uint32_t i, onnxc_value x, uint64_t m,
 		if (!(all & bit))
 			continue;
 		if (!(m & bit)) {
-			x = expand_at(v, n, x, pos, -1, name);
+			x = expand_at(v, n, x, pos, NULL, (onnxc_dim){0}, name);
 			if (!x)
 				return 0;
 		}
@@ -454,6 +470,16 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
 	int dims = base_in(op, along, sizeof along / sizeof *along);
 	int lead = base_in(op, leading, sizeof leading / sizeof *leading);
+	if (base_in(op, dtype_only, sizeof dtype_only / sizeof *dtype_only)) {
+		for (uint32_t i = 1; i < ni->nargs; i++) {
+			onnxc_arg a;
+			if (h->node_arg(v->ctx, v->g, n, i, &a) == ONNXC_OK &&
+			    a.kind == ONNXC_ARG_VALUE && prank(v, a.ref))
+				return fail(v, n, name, "a batched size or "
+				    "fill value");
+		}
+		return ONNXC_OK;
+	}
 	if (!dims && !lead &&
 	    !base_in(op, elementwise, sizeof elementwise / sizeof *elementwise))
 		return fail(v, n, name, "its per-sample op is not elementwise, "
@@ -557,6 +583,13 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 			    strcmp(f, helpers[k]))
 				k++;
 			if (k < sizeof helpers / sizeof *helpers) {
+				/* a level's size is set by its first
+				 * _add_batch_dim, until its vmap ends: the
+				 * next vmap at that depth may map another */
+				if (k == 1 && v.depth < 63)
+					v.known &= ~((uint64_t)1 << ++v.depth);
+				else if (k == 2 && v.depth > 0)
+					v.depth--;
 				for (uint32_t o = 0; o < ni.nout; o++)
 					if (h->value_uses(ctx, g, ni.out + o))
 						s = fail(&v, n, name, "the "

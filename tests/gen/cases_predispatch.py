@@ -81,6 +81,40 @@ class VmapNestedOuter(nn.Module):
         return torch.vmap(torch.vmap(f, in_dims=(0, None)), in_dims=(None, 0))(a, b)
 
 
+class VmapMaskDynamic(nn.Module):
+    """transformers' and_masks as Falcon exports it: the mask starts as
+    q.new_ones((), dtype=bool) (the same for every sample), each term is
+    .to() its device; batch and sequence sizes are symbolic, so the levels
+    a result is not batched at expand to a symbolic size."""
+    def forward(self, x):
+        def causal(b, h, q, kv):
+            return kv <= q
+        def window(b, h, q, kv):
+            return q - kv < 3
+        def mask(b, h, q, kv):
+            r = q.new_ones((), dtype=torch.bool)
+            for f in (causal, window):
+                r = r & f(b, h, q, kv).to(r.device)
+            return r
+        f = mask
+        for dims in [(None, None, None, 0), (None, None, 0, None),
+                     (None, 0, None, None), (0, None, None, None)]:
+            f = torch.vmap(f, in_dims=dims, out_dims=0)
+        n = x.shape[-1]
+        m = f(torch.arange(x.shape[0]), torch.arange(1), torch.arange(n) + 0, torch.arange(n) + 0)
+        return x.masked_fill(~m, -1.0)
+
+
+class VmapSequential(nn.Module):
+    """Mamba's parallel scan: one vmap after another at the same level,
+    each over a different number of samples (halving), one over none."""
+    def forward(self, a, b):
+        while a.shape[0] > 1:
+            f = lambda a0, b0, a1, b1: (a0 * a1, a1 * b0 + b1)
+            a, b = torch.vmap(f)(a[0::2], b[0::2], a[1::2], b[1::2])
+        return a, b, torch.vmap(lambda r: r * 2)(a[1:])
+
+
 class VmapTranspose(nn.Module):
     """A per-sample transpose: refused naming vmap."""
     def forward(self, x):
@@ -135,6 +169,11 @@ CASES = {
     "pre_vmap_along": lambda: case(VmapAlong(), (torch.randn(3, 4, 5),)),
     "pre_vmap_nested_mask": lambda: case(VmapNestedMask(), (torch.randn(2, 1, 5, 5),)),
     "pre_vmap_nested_outer": lambda: case(VmapNestedOuter(), (torch.randn(3, 4), torch.randn(5, 4))),
+    "pre_vmap_mask_dynamic": lambda: case(
+        VmapMaskDynamic(), (torch.randn(2, 1, 5, 5),), (torch.randn(3, 1, 4, 4),),
+        dynamic_shapes=({0: torch.export.Dim("batch", max=64), 2: torch.export.Dim("seq", max=64),
+                         3: torch.export.Dim("seq", max=64)},)),
+    "pre_vmap_sequential": lambda: case(VmapSequential(), (torch.randn(8, 2, 3), torch.randn(8, 2, 3))),
     "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
     "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),
