@@ -50,7 +50,8 @@ train_dropout(Lower *L, ValId x, double p)
 }
 
 /* softmax(q @ k^T * scale + mask) @ v, the math reference PyTorch
- * documents; the causal mask keeps key j for query i when j <= i. */
+ * documents; the causal mask keeps key j for query i when j <= i, and a
+ * row that attn_mask drops whole gives 0, as PyTorch's kernels do. */
 static int
 attention(Lower *L, int imask, int idrop, int icausal, bool lse)
 {
@@ -131,6 +132,16 @@ attention(Lower *L, int imask, int idrop, int icausal, bool lse)
 	NodeId sm = lw_emit(L, "Softmax", 1, &s, 1);
 	lw_attr_int(L, sm, "axis", -1);
 	ValId a = lwn_settyped(L, sm, 0, dt);
+	if (mask && !causal) {
+		/* a row the mask drops whole attends to nothing: PyTorch
+		 * gives 0 there (its _safe_softmax), Softmax gives NaN */
+		int64_t ax = -1;
+		ValId none = lw_op2t(L, "Equal", lwn_reduce(L, "ReduceMax", s,
+		    &ax, 1, true), ninf, DT_BOOL);
+		NodeId w = lw_emit(L, "Where", 3, (ValId[]){none,
+		    lw_scalar(L, 0, dt), a}, 1);
+		a = lwn_settyped(L, w, 0, dt);
+	}
 	if (pdrop != 0) /* PyTorch drops attention weights after softmax */
 		a = lw_res(L, train_dropout(L, a, pdrop), 0);
 	lwn_bind_out(L, 0, lw_op2(L, "MatMul", a, v));

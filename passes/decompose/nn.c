@@ -583,8 +583,11 @@ dec_sdpa(Rw *r)
 		ts = dec_ty_bcast(&ts, &tm, ts.dtype);
 		a = dec_binary(r, "aten::add.Tensor", a, m, &ts);
 	}
-	a = EMIT(r, "aten::_softmax.default", &ts, dec_a_val(a), dec_a_int(-1),
-	    dec_a_bool(0));
+	/* with a mask, a row it drops whole gives 0 (PyTorch's kernels and
+	 * its own decomposition), not NaN */
+	a = m ? EMIT(r, "aten::_safe_softmax.default", &ts, dec_a_val(a),
+	    dec_a_int(-1)) : EMIT(r, "aten::_softmax.default", &ts,
+	    dec_a_val(a), dec_a_int(-1), dec_a_bool(0));
 	dec_bind(r, 0, dec_binary(r, "aten::matmul.default", a, v, &to));
 	return 1;
 }

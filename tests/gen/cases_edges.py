@@ -244,4 +244,17 @@ CASES = {
         (torch.randn(1, 2, 5, 5, dtype=torch.float64) * (1 + 1e-12),
          torch.randn(2, 3, 7, dtype=torch.float64) / 3),
         rtol=0, atol=0),
+    # attention rows a mask drops whole (left padding under a causal
+    # mask: transformers' padding masks) give 0 in PyTorch, not the NaN
+    # of a plain softmax; bool and float (-inf) masks, grouped-query, the
+    # CPU flash kernel's op
+    "edge_sdpa_masked_rows": lambda: case(Fn(lambda q, k, v, kg, b, f: (
+        torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=b),
+        torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=f),
+        torch.nn.functional.scaled_dot_product_attention(q, kg, kg, attn_mask=b, enable_gqa=True),
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=f)[0])),
+        (torch.randn(2, 4, 5, 8), torch.randn(2, 4, 6, 8), torch.randn(2, 4, 6, 8), torch.randn(2, 2, 6, 8),
+         torch.tensor([[True] * 6, [False] * 6, [True, False] * 3, [False] * 5 + [True], [False] * 6]).expand(2, 1, 5, 6),
+         torch.zeros(2, 1, 5, 6).masked_fill(torch.arange(5).view(1, 1, 5, 1) < torch.tensor([2, 0]).view(2, 1, 1, 1),
+                                             float("-inf")))),
 }
