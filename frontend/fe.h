@@ -54,6 +54,9 @@ typedef struct Sig {
 	uint32_t nin, nout, cin, cout;
 	/* 2.1-2.2 layout: outputs named by maps, not in return order */
 	bool bynames;
+	/* the return named a value an error left undefined: the outputs
+	 * are not all there, and their count is no news */
+	bool lost;
 } Sig;
 void fe_sig_add(Sig *s, bool out, SigEntry e);
 /* Roles and targets onto main's inputs, kinds onto its outputs; without

@@ -88,6 +88,8 @@ fe_sig_apply(Module *m, const Sig *s, GraphId main)
 		fe_map_free(&outs);
 		return m->nerrors == errs ? 0 : -1;
 	}
+	if (s->nout != g->noutputs && s->lost)
+		return -1;
 	if (s->nout != g->noutputs) {
 		ir_error(m, s->loc, "the graph signature lists %u outputs but "
 		    "forward() returns %u", s->nout, g->noutputs);

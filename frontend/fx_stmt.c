@@ -383,11 +383,66 @@ callstmt(Ctx *c, StrId name, Loc loc, const char *an, size_t ann,
 	    (FxAnnot){an, ann, anloc});
 }
 
+/* torch.ops.higher_order.flat_apply(spec, fn, 'qualname', *flat_args) is
+ * fn(*args) with args unflattened by spec, a constant the dump does not
+ * print.  Dynamo writes it for ModIndex (x[indices] inside torch.vmap,
+ * transformers' padding masks): with one index per dim of x no None can
+ * sit among them, so the flat arguments are x and the indices in order,
+ * and the call is aten::index.Tensor(x, [indices]).  Other functions are
+ * refused; op and the arguments at base are rewritten in place. */
+static bool
+flat_apply(Ctx *c, StrId *op, uint32_t base, Loc oploc)
+{
+	static const char MODINDEX[] =
+	    "torch._dynamo._trace_wrapped_higher_order_op.ModIndex";
+	Module *m = c->m;
+	uint32_t n = c->nscr - base;
+	Arg *a = c->scr + base;
+	const char *fn = n >= 3 && a[2].kind == A_STR ? ir_str(m, a[2].u.s) :
+	    NULL;
+	if (!fn || strcmp(fn, MODINDEX) != 0) {
+		fx_err(&c->p, oploc, "flat_apply of %s%s%s is not supported: "
+		    "its arguments' structure is a constant the dump does not "
+		    "print (only ModIndex, an indexing, is known)",
+		    fn ? "'" : "", fn ? fn : "a function not named", fn ? "'" :
+		    "");
+		return false;
+	}
+	const Value *x = n >= 4 && a[3].kind == A_VAL ? ir_val(c->g,
+	    a[3].u.v) : NULL;
+	if (!x || x->kind != VK_TENSOR || x->rank < 1 ||
+	    (uint32_t)x->rank != n - 4) {
+		fx_err(&c->p, oploc, "flat_apply of ModIndex with %u indices "
+		    "for a tensor of rank %d: where a None (':') falls among "
+		    "them is a constant the dump does not print", n > 4 ? n - 4
+		    : 0, x && x->kind == VK_TENSOR ? x->rank : -1);
+		return false;
+	}
+	for (uint32_t i = 4; i < n; i++)
+		if (a[i].kind != A_VAL || a[i].key) {
+			fx_err(&c->p, oploc, "flat_apply of ModIndex: index "
+			    "%u is not a tensor", i - 4);
+			return false;
+		}
+	Arg list = ir_list(c->g, A_LIST, a + 4, n - 4);
+	a[0] = a[3];
+	a[1] = list;
+	c->nscr = base + 2;
+	*op = ir_intern(m, "aten::index.Tensor");
+	return true;
+}
+
 void
 fx_callnode(Ctx *c, StrId name, Loc loc, Loc oploc, StrId op, uint32_t base,
     StrId first, FxAnnot an)
 {
 	Module *m = c->m;
+	if (!strcmp(ir_str(m, op), "higher_order::flat_apply") &&
+	    !flat_apply(c, &op, base, oploc)) {
+		c->nscr = base;
+		fx_bind(c, name, B_POISON, 0, loc, false);
+		return;
+	}
 	uint32_t hint = fe_map_get(&c->nout, name);
 	if (hint > 1 && !outputs_fit(c, hint)) {
 		fx_err(&c->p, loc, "'%s' would get %u outputs (from its "
@@ -635,8 +690,10 @@ retval(Ctx *c)
 			ir_add_output(c->g, b->x, OUT_USER, 0);
 			return true;
 		}
-		if (b->kind == B_POISON)
+		if (b->kind == B_POISON) {
+			c->p.sig.lost = true;
 			return true;
+		}
 		fx_err(p, t.loc, "cannot return '%.*s': %s", (int)t.n, t.p,
 		    b->kind == B_REF ? "it is a submodule" :
 		    "it is a tuple; return its elements");

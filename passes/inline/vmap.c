@@ -12,7 +12,11 @@
  * the output's per-sample rank and every other one no more); along given
  * dims of its one batched tensor (those dims >= 0 move one on); or a
  * product (matmul, linear) broadcasting over the leading dims of its
- * batched first operand.  Nested vmaps (levels) each add a dim: a value
+ * batched first operand; or index.Tensor of an unbatched tensor by
+ * batched indices, one per leading dim (transformers' padding masks,
+ * which the frontend reads from flat_apply(ModIndex)).  Nodes whose
+ * results nothing live reads are dropped, not batched (functorch leaves
+ * a dead unsqueeze/expand).  Nested vmaps (levels) each add a dim: a value
  * holds one per level it is batched at, outer first (an operand lacking
  * one gets a dim of 1 there); a result not batched at the level it leaves
  * is expanded, as PyTorch does (to a symbolic size too).  A level's
@@ -435,27 +439,91 @@ first_only(Vm *v, onnxc_node n, const onnxc_node_info *ni, int dims)
 	    shift_dim(v, n, (uint32_t)dimat, &d, nlev(mask_of(v, x.ref)));
 }
 
-/* Elementwise operand i, a value x batched at levels m of the output's
- * levels all: a dim of 1 for each level it lacks, so that broadcasting
- * lines the level dims up. */
+/* x, batched at levels m of the levels all, with a dim of 1 for each
+ * level it lacks, so that broadcasting lines the level dims up (0 when
+ * the host refuses) */
+static onnxc_value
+aligned(Vm *v, onnxc_node n, onnxc_value x, uint64_t m, uint64_t all,
+    const char *name)
+{
+	int pos = 0;
+	for (int l = 1; l < 64 && m != all && x; l++) {
+		uint64_t bit = (uint64_t)1 << l;
+		if (!(all & bit))
+			continue;
+		if (!(m & bit))
+			x = expand_at(v, n, x, pos, NULL, (onnxc_dim){0}, name);
+		pos++;
+	}
+	return x;
+}
+
+/* Elementwise operand i of n, aligned to the output's levels all */
 static int
 align_levels(Vm *v, onnxc_node n, uint32_t i, onnxc_value x, uint64_t m,
     uint64_t all, const char *name)
 {
-	int pos = 0;
-	for (int l = 1; l < 64 && m != all; l++) {
-		uint64_t bit = (uint64_t)1 << l;
-		if (!(all & bit))
-			continue;
-		if (!(m & bit)) {
-			x = expand_at(v, n, x, pos, NULL, (onnxc_dim){0}, name);
-			if (!x)
-				return 0;
-		}
-		pos++;
+	onnxc_arg a = {.kind = ONNXC_ARG_VALUE,
+		.ref = aligned(v, n, x, m, all, name)};
+	return a.ref && v->h->node_set_arg(v->ctx, v->g, n, i, &a) ==
+	    ONNXC_OK;
+}
+
+/* index.Tensor(x, [i0, i1, ...]) of an unbatched x by batched indices, one
+ * per leading dim (no None): advanced indexing puts the indices'
+ * broadcast shape first, so the batched indices, their level dims
+ * aligned, give the batched result with the level dims in front.  Every
+ * batched index has the same per-sample rank; an unbatched one no more. */
+static onnxc_status
+batched_index(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_arg x, l, items[MAXRANK];
+	onnxc_value_info vi, ai;
+	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
+	if (ni->nargs != 2 || h->node_arg(v->ctx, v->g, n, 0, &x) !=
+	    ONNXC_OK || x.kind != ONNXC_ARG_VALUE || prank(v, x.ref) ||
+	    h->node_arg(v->ctx, v->g, n, 1, &l) != ONNXC_OK ||
+	    l.kind != ONNXC_ARG_LIST || l.len == 0 || l.len > MAXRANK || r < 0)
+		return fail(v, n, name, "an indexing of a batched tensor");
+	uint64_t all = 0;
+	int32_t p = -1;
+	for (uint32_t k = 0; k < l.len; k++) {
+		if (h->list_item(v->ctx, v->g, &l, k, &items[k]) != ONNXC_OK ||
+		    items[k].kind != ONNXC_ARG_VALUE)
+			return fail(v, n, name, "an index list with None");
+		int32_t pr = prank(v, items[k].ref);
+		all |= mask_of(v, items[k].ref);
+		if (pr && p >= 0 && pr - 1 != p)
+			return fail(v, n, name, "indices whose per-sample "
+			    "ranks differ");
+		if (pr)
+			p = pr - 1;
 	}
-	onnxc_arg a = {.kind = ONNXC_ARG_VALUE, .ref = x};
-	return v->h->node_set_arg(v->ctx, v->g, n, i, &a) == ONNXC_OK;
+	for (uint32_t k = 0; k < l.len; k++) {
+		uint64_t m = mask_of(v, items[k].ref);
+		if (!m && rank_of(v, items[k].ref, &ai) > p)
+			return fail(v, n, name, "indices whose per-sample "
+			    "ranks differ");
+		if (m && m != all && !(items[k].ref = aligned(v, n,
+		    items[k].ref, m, all, name)))
+			return ONNXC_INVALID;
+	}
+	onnxc_arg list;
+	onnxc_dim d[2 * MAXRANK];
+	int k = level_dims(v, all, d);
+	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, l.len, &list) !=
+	    ONNXC_OK || h->node_set_arg(v->ctx, v->g, n, 1, &list) !=
+	    ONNXC_OK || (r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
+	    (uint32_t)r) != ONNXC_OK) || h->value_set_type(v->ctx, v->g,
+	    ni->out, vi.dtype, r + k, d) != ONNXC_OK)
+		return ONNXC_INVALID;
+	if (!track(v, ni->out))
+		return ONNXC_NOMEM;
+	v->prank[ni->out] = r + 1;
+	v->mask[ni->out] = all;
+	return ONNXC_OK;
 }
 
 /* A node with batched operands: an elementwise one, or one of `along` or
@@ -470,6 +538,8 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
 	int dims = base_in(op, along, sizeof along / sizeof *along);
 	int lead = base_in(op, leading, sizeof leading / sizeof *leading);
+	if (!strcmp(op, "aten::index.Tensor"))
+		return batched_index(v, n, ni, name);
 	if (base_in(op, dtype_only, sizeof dtype_only / sizeof *dtype_only)) {
 		for (uint32_t i = 1; i < ni->nargs; i++) {
 			onnxc_arg a;
@@ -553,6 +623,68 @@ any_batched(Vm *v, onnxc_node n, const onnxc_node_info *ni)
 	return 0;
 }
 
+/* whether node n may act beyond its results: not aten, no results, or
+ * in place (a name ending in one '_') */
+static int
+effects(const char *op, uint32_t nout)
+{
+	if (!op || strncmp(op, "aten::", 6) || !nout)
+		return 1;
+	size_t len = strcspn(op + 6, ".");
+	return len >= 2 && op[6 + len - 1] == '_' && op[6 + len - 2] != '_';
+}
+
+static void
+mark_live(Vm *v, uint8_t *live, const onnxc_arg *a, int depth)
+{
+	if (a->kind == ONNXC_ARG_VALUE && a->ref < v->cap) {
+		live[a->ref] = 1;
+	} else if ((a->kind == ONNXC_ARG_LIST || a->kind == ONNXC_ARG_TUPLE) &&
+	    depth < 8) {
+		for (uint32_t k = 0; k < a->len; k++) {
+			onnxc_arg it;
+			if (v->h->list_item(v->ctx, v->g, a, k, &it) == ONNXC_OK)
+				mark_live(v, live, &it, depth + 1);
+		}
+	}
+}
+
+/* dead[n]: node n computes only what nothing reads, through live nodes
+ * to the graph's outputs (functorch leaves such expands behind: a vmap
+ * region's dead code need not batch).  One sweep back over the graph. */
+static uint8_t *
+find_dead(Vm *v, uint32_t end)
+{
+	const onnxc_host_api *h = v->h;
+	uint8_t *live = calloc(v->cap, 1), *dead = calloc(end + 1, 1);
+	if (!live || !dead) {
+		free(live);
+		free(dead);
+		return NULL;
+	}
+	for (uint32_t i = 0, no = h->output_count(v->ctx, v->g); i < no; i++) {
+		onnxc_value o = h->output_at(v->ctx, v->g, i);
+		if (o < v->cap)
+			live[o] = 1;
+	}
+	for (onnxc_node n = end; n-- > 1;) {
+		onnxc_node_info ni;
+		if (h->node_get(v->ctx, v->g, n, &ni) != ONNXC_OK)
+			continue;
+		int keep = effects(h->str(v->ctx, ni.op), ni.nout);
+		for (uint32_t k = 0; k < ni.nout && !keep; k++)
+			keep = ni.out + k < v->cap && live[ni.out + k];
+		dead[n] = !keep;
+		for (uint32_t i = 0; keep && i < ni.nargs; i++) {
+			onnxc_arg a;
+			if (h->node_arg(v->ctx, v->g, n, i, &a) == ONNXC_OK)
+				mark_live(v, live, &a, 0);
+		}
+	}
+	free(live);
+	return dead;
+}
+
 onnxc_status
 inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 {
@@ -567,11 +699,20 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 		return ONNXC_NOMEM;
 	}
 	onnxc_status s = ONNXC_OK;
+	uint8_t *dead = NULL;
+	onnxc_node *drop = NULL;
+	uint32_t ndrop = 0;
 	for (onnxc_node n = 1; s == ONNXC_OK && n < end; n++) {
 		onnxc_node_info ni;
 		if (h->node_get(ctx, g, n, &ni) != ONNXC_OK ||
 		    ni.dialect != ONNXC_FX)
 			continue;
+		const char *o = h->str(ctx, ni.op);
+		if (!dead && inl_is_predispatch(o) && (!(dead = find_dead(&v,
+		    end)) || !(drop = malloc(end * sizeof *drop)))) {
+			s = ONNXC_NOMEM;
+			break;
+		}
 		const char *op = h->str(ctx, ni.op);
 		const char *name = h->str(ctx, ni.name);
 		if (!op)
@@ -606,10 +747,23 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 				    "(torch.vmap or functorch transform)", op);
 				s = ONNXC_ERROR;
 			}
+		} else if (any_batched(&v, n, &ni) && dead && dead[n]) {
+			/* dropped, its consumers first; they are dead too and
+			 * count as batched (-1) */
+			drop[ndrop++] = n;
+			for (uint32_t k = 0; k < ni.nout && s == ONNXC_OK; k++)
+				if (track(&v, ni.out + k))
+					v.prank[ni.out + k] = -1;
+				else
+					s = ONNXC_NOMEM;
 		} else if (any_batched(&v, n, &ni)) {
 			s = batched_node(&v, n, &ni, op, name);
 		}
 	}
+	while (s == ONNXC_OK && ndrop)
+		s = h->node_erase(ctx, g, drop[--ndrop]);
+	free(drop);
+	free(dead);
 	free(v.prank);
 	free(v.mask);
 	return s;

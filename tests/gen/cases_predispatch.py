@@ -105,6 +105,37 @@ class VmapMaskDynamic(nn.Module):
         return x.masked_fill(~m, -1.0)
 
 
+class VmapPaddingMask(nn.Module):
+    """transformers' padding_mask_function under its 4-level vmap:
+    padding_mask[batch_idx, kv_idx] of the mask input by batched index
+    scalars, which torch.export writes as flat_apply(..., ModIndex, ...);
+    functorch leaves a dead unsqueeze/expand of a batched value behind.
+    modindex: under TransformGetItemToIndex, as transformers calls it, the
+    indexing is written flat_apply(spec, ModIndex, ...)."""
+    def __init__(self, modindex=False):
+        super().__init__()
+        self.modindex = modindex
+
+    def forward(self, x, pad):
+        def mask(b, h, q, kv):
+            r = q.new_ones((), dtype=torch.bool)
+            r = r & (kv <= q).to(r.device)
+            return r & pad[b, kv].to(r.device)
+        f = mask
+        for dims in [(None, None, None, 0), (None, None, 0, None),
+                     (None, 0, None, None), (0, None, None, None)]:
+            f = torch.vmap(f, in_dims=dims, out_dims=0)
+        n = x.shape[-1]
+        args = (torch.arange(x.shape[0]), torch.arange(1), torch.arange(n) + 0, torch.arange(n) + 0)
+        if self.modindex:
+            from torch._dynamo._trace_wrapped_higher_order_op import TransformGetItemToIndex
+            with TransformGetItemToIndex():
+                m = f(*args)
+        else:
+            m = f(*args)
+        return x.masked_fill(~m, -1.0)
+
+
 class VmapSequential(nn.Module):
     """Mamba's parallel scan: one vmap after another at the same level,
     each over a different number of samples (halving), one over none."""
@@ -161,6 +192,14 @@ class AutocastPolicy(nn.Module):
         return p, z
 
 
+def padding_mask_case(modindex):
+    bs, seq = torch.export.Dim("batch", max=64), torch.export.Dim("seq", max=64)
+    return case(VmapPaddingMask(modindex),
+                (torch.randn(2, 1, 5, 5), torch.tensor([[False, True, True, True, True], [True] * 5])),
+                (torch.randn(3, 1, 4, 4), torch.rand(3, 4) > 0.3),
+                dynamic_shapes=({0: bs, 2: seq, 3: seq}, {0: bs, 1: seq}))
+
+
 CASES = {
     "pre_vmap_elementwise": lambda: case(VmapElementwise(), (torch.randn(3, 4),)),
     "pre_vmap_read_outside": lambda: case(VmapInputReadOutside(), (torch.randn(3, 4),)),
@@ -173,6 +212,8 @@ CASES = {
         VmapMaskDynamic(), (torch.randn(2, 1, 5, 5),), (torch.randn(3, 1, 4, 4),),
         dynamic_shapes=({0: torch.export.Dim("batch", max=64), 2: torch.export.Dim("seq", max=64),
                          3: torch.export.Dim("seq", max=64)},)),
+    "pre_vmap_padding_mask": lambda: padding_mask_case(False),
+    "pre_vmap_modindex": lambda: padding_mask_case(True),
     "pre_vmap_sequential": lambda: case(VmapSequential(), (torch.randn(8, 2, 3), torch.randn(8, 2, 3))),
     "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
