@@ -198,10 +198,14 @@ istft(Lower *L)
 		nf = 1;
 	bool ones = lw_has(L, 7, "onesided") ? lw_bool(L, 7, "onesided", true)
 	    : nfreq != n_fft;
-	if (retc || !ones)
-		return lw_fail(L, "only the real, onesided inverse is "
-		    "supported");
-	if (nfreq != n_fft / 2 + 1)
+	if (retc)
+		return lw_fail(L, "only the real inverse (return_complex="
+		    "False) is supported");
+	if (!ones && nfreq != n_fft)
+		return lw_fail(L, "expected the frequency dimension (%lld) to "
+		    "be n_fft (%lld) for a two-sided input", (long long)nfreq,
+		    (long long)n_fft);
+	if (ones && nfreq != n_fft / 2 + 1)
 		return lw_fail(L, "expected the frequency dimension (%lld) to "
 		    "be n_fft / 2 + 1 (%lld) for a onesided input",
 		    (long long)nfreq, (long long)(n_fft / 2 + 1));
@@ -218,6 +222,10 @@ istft(Lower *L)
 	x = lw_cast(L, x, dt);
 	if (!b)
 		x = lw_axes_op(L, "Unsqueeze", x, (int64_t[]){0}, 1);
+	/* a real output of a two-sided spectrum reads its first half, as
+	 * PyTorch does (the rest mirrors it when the signal is real) */
+	if (!ones)
+		x = lw_slice_const(L, x, 1, 0, n_fft / 2 + 1, 1);
 	/* [B, freq, frames, 2] -> [B, frames, freq, 2] -> [B, frames, n_fft]
 	 * real frames (ONNX's inverse has divided by n_fft, torch's
 	 * backward norm too; ortho takes sqrt(n_fft) back) */
