@@ -257,4 +257,11 @@ CASES = {
          torch.tensor([[True] * 6, [False] * 6, [True, False] * 3, [False] * 5 + [True], [False] * 6]).expand(2, 1, 5, 6),
          torch.zeros(2, 1, 5, 6).masked_fill(torch.arange(5).view(1, 1, 5, 1) < torch.tensor([2, 0]).view(2, 1, 1, 1),
                                              float("-inf")))),
+    # linspace/logspace of Python numbers (the training IR's .default
+    # overloads), float and integer dtypes, one step, a base
+    "edge_space_scalars": lambda: case(Fn(lambda x: (
+        x * torch.linspace(0.1, 1.0, 4), torch.linspace(-3, 7, 6, dtype=torch.int64),
+        torch.linspace(2.5, 2.5, 1), torch.logspace(-1, 2, 5), torch.logspace(0, 3, 4, base=2.0),
+        torch.linspace(0, 1, 0))),
+        (torch.randn(3, 4),)),
 }
