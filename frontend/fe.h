@@ -37,6 +37,10 @@ StrId fe_opname(Module *m, const FeSpan *parts, int n);
  * more than 16 */
 StrId fe_opname_text(Module *m, const char *s, size_t n);
 
+/* fe_complex.c: a complex number argument as the value of new nodes in
+ * g (a 0-d complex128 tensor) */
+ValId fe_complex(Module *m, Graph *g, double re, double im, Loc loc);
+
 /* fe_sig.c: what a graph signature says about each placeholder and
  * output, and applying it to the main graph. */
 typedef struct SigEntry {

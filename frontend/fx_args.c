@@ -240,6 +240,32 @@ intarg(Ctx *c, const Token *t, bool neg, Arg *out)
 
 /* One argument.  *name (if given) gets the name of a plain value
  * reference, for in-place rebinding. */
+/* complex(re, im), a Python complex number: a 0-d complex tensor made
+ * by nodes before the one being read (fe_complex) */
+static bool
+parsecomplex(Ctx *c, Arg *out, Loc loc, int depth)
+{
+	Parser *p = &c->p;
+	double v[2];
+	fx_adv(p); /* '(' */
+	for (int k = 0; k < 2; k++) {
+		Arg a;
+		StrId nm = 0;
+		Loc at = fx_cur(p)->loc;
+		if (!fx_arg(c, &a, &nm, depth + 1))
+			return false;
+		if (a.kind != A_INT && a.kind != A_FLOAT) {
+			fx_err(p, at, "complex() takes two numbers");
+			return false;
+		}
+		v[k] = a.kind == A_INT ? (double)a.u.i : a.u.f;
+		if (!(k ? fx_expect(p, ")") : fx_expect(p, ",")))
+			return false;
+	}
+	*out = arg_val(fe_complex(c->m, c->g, v[0], v[1], loc));
+	return true;
+}
+
 bool
 fx_arg(Ctx *c, Arg *out, StrId *name, int depth)
 {
@@ -365,6 +391,8 @@ fx_arg(Ctx *c, Arg *out, StrId *name, int depth)
 	}
 	if (tokeq(&t, "device") && fx_atpunct(p, "("))
 		return parsedevice(c, out);
+	if (tokeq(&t, "complex") && fx_atpunct(p, "("))
+		return parsecomplex(c, out, t.loc, depth);
 	if (fx_atpunct(p, "(")) {
 		fx_err(p, t.loc, "call of '%.*s' inside an argument is not "
 		    "supported", (int)t.n, t.p);

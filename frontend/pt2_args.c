@@ -173,6 +173,14 @@ pt2_arg(GCtx *c, const JVal *v, Arg *out, int depth)
 			return false;
 		}
 		*out = arg_float(f);
+	} else if (!strcmp(k, "as_complex") && u->kind == J_OBJ) {
+		const JVal *re = json_get(u, "real"), *im = json_get(u, "imag");
+		if (!json_is(re, J_NUM) || !json_is(im, J_NUM)) {
+			json_err(m, u, "a complex number needs numbers \"real\" "
+			    "and \"imag\"");
+			return false;
+		}
+		*out = arg_val(fe_complex(m, c->g, re->f, im->f, u->loc));
 	} else if (!strcmp(k, "as_bool") && u->kind == J_BOOL) {
 		*out = arg_bool(u->b);
 	} else if (!strcmp(k, "as_string") && u->kind == J_STR) {
