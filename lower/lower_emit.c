@@ -312,7 +312,9 @@ lw_scalar_int(Lower *L, int64_t v, DType dt)
 void
 lw_bind(Lower *L, int k, ValId v)
 {
-	if (!v)
+	/* an output past the node's last read one (the dump made only as
+	 * many as its getitems read): nothing reads it */
+	if (!v || (uint32_t)k >= lw_node(L)->nout)
 		return;
 	const Value *sv = lw_outval(L, k);
 	ValId s = lw_node(L)->out + (uint32_t)k;

@@ -153,6 +153,8 @@ lwf_to_cx(Lower *L, ValId x, int r, DType dt)
 void
 lwf_bind(Lower *L, int k, ValId v)
 {
+	if ((uint32_t)k >= lw_node(L)->nout)
+		return;   /* not read (lw_bind) */
 	const Value *sv = lw_outval(L, k);
 	lw_bind(L, k, v);
 	if (!v || sv->kind != VK_TENSOR || !lwf_is_cx((DType)sv->dtype) ||

@@ -130,7 +130,10 @@ la_svd_rule(Lower *L)
 	ValId a;
 	if (la_matrix_in(L, 0, first_kw(L), "svd", &b, &m, &n, &a) < 0)
 		return -1;
-	bool vals_only = lw_node(L)->nout == 1;
+	/* svdvals returns S alone; the others (U, S, V/Vh) even when the
+	 * dump makes only the outputs it reads */
+	bool vals_only = strstr(ir_str(L->m, lw_node(L)->op), "svdvals") !=
+	    NULL;
 	int ks = vals_only ? 0 : 1;
 	if (!vals_only && (vectors_out(L, 0, "singular vectors", "gesdd") < 0 ||
 	    vectors_out(L, 2, "singular vectors", "gesdd") < 0))

@@ -319,8 +319,10 @@ scale2(Rw *r, TV a, TV e)
 int
 dec_frexp(Rw *r)
 {
-	TV x = dec_in(r, 0, "self"), om = dec_out(r, 0), oe = dec_out(r, 1);
-	if (!x.v || !om.v || !oe.v || !is_float(x.t.dtype))
+	/* an output nothing reads may have no type (no getitem names it) */
+	TV x = dec_in(r, 0, "self");
+	TV oe = dec_out_used(r, 1) ? dec_out(r, 1) : x;
+	if (!x.v || !oe.v || !is_float(x.t.dtype))
 		return 0;
 	TV ax = dec_u(r, "aten::abs.default", x);
 	TV odd = dec_c(r, "aten::logical_or.default",

@@ -264,4 +264,13 @@ CASES = {
         torch.linspace(2.5, 2.5, 1), torch.logspace(-1, 2, 5), torch.logspace(0, 3, 4, base=2.0),
         torch.linspace(0, 1, 0))),
         (torch.randn(3, 4),)),
+    # multi-output ops of which the program reads some outputs: the dump
+    # makes only those (no getitem, no type for the rest)
+    "edge_partial_outputs": lambda: case(Fn(lambda x, a, b: (
+        torch.median(x, 1)[0] * 1, torch.nanmedian(x, 0)[1] * 1, torch.kthvalue(x, 2, 1)[1] * 1,
+        torch.mode(x.round(), 1)[0] * 1, torch.linalg.solve_ex(a, b)[0] * 1,
+        torch.linalg.lu_factor_ex(a)[1] * 1, torch.var_mean(x, 1)[1] * 1, torch.cummin(x, 1)[1] * 1)),
+        (torch.randn(3, 4) * 4, torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 2))),
+    "edge_partial_frexp": lambda: case(Fn(lambda x: (torch.frexp(x)[1] * 1, torch.frexp(x * 3)[0] * 1)),
+                                       (torch.randn(3, 4) * 4,)),
 }
