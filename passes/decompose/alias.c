@@ -53,6 +53,10 @@ static const struct Alias {
 	{"aten::matrix_power.default", "aten::linalg_matrix_power.default",
 	    NULL, NULL},
 	{"aten::det.default", "aten::linalg_det.default", "self", "A"},
+	{"prims::scalar_tensor.default", "aten::scalar_tensor.default", NULL,
+	    NULL},
+	{"aten::chain_matmul.default", "aten::linalg_multi_dot.default",
+	    "matrices", "tensors"},
 };
 
 static const struct Alias *

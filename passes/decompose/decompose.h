@@ -151,6 +151,11 @@ int dec_histc(Rw *r);
 
 /* --- alias.c: ATen aliases as their target --- */
 int dec_alias(Rw *r);
+/* scalars.c */
+int dec_scalar_operand(Rw *r);
+int dec_eye(Rw *r);
+int dec_vander(Rw *r);
+int dec_affine_grid(Rw *r);
 
 /* --- build.c: typed values, one FX node per call --- */
 typedef struct TV {

@@ -273,4 +273,27 @@ CASES = {
         (torch.randn(3, 4) * 4, torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 2))),
     "edge_partial_frexp": lambda: case(Fn(lambda x: (torch.frexp(x)[1] * 1, torch.frexp(x * 3)[0] * 1)),
                                        (torch.randn(3, 4) * 4,)),
+    # overloads with a Python number for an operand, and composites the
+    # training IR keeps: eye (also of a symbolic size), vander,
+    # chain_matmul, affine_grid (2-D and 3-D, both corner rules)
+    "edge_scalar_overloads": lambda: case(Fn(lambda x, i, b: (
+        torch.xlogy(2.0, x.abs()), torch.xlogy(x, 3.0), torch.special.xlogy(x.abs(), 0.5),
+        torch.special.xlog1py(x, 2.0), torch.special.xlog1py(-0.5, x.abs()),
+        torch.special.zeta(x.abs() + 1.5, 2.0), torch.special.zeta(3.0, x.abs() + 1),
+        torch.bitwise_and(6, i), torch.bitwise_or(5, i), torch.bitwise_xor(3, i), torch.bitwise_and(True, b),
+        torch.isin(i, 2), torch.isin(3, i))),
+        (torch.randn(3, 4), torch.randint(-8, 8, (3, 4)), torch.rand(3, 4) > 0.5)),
+    "edge_factories": lambda: case(Fn(lambda x, v: (
+        torch.eye(4), torch.eye(2, 5, dtype=torch.int64),
+        torch.vander(v), torch.vander(v, 3, increasing=True), torch.vander(v.round().int(), 4),
+        torch.chain_matmul(x, x.T, x))),
+        (torch.randn(3, 4), torch.randn(5))),
+    "edge_affine_grid": lambda: case(Fn(lambda th, th3: (
+        torch.nn.functional.affine_grid(th, (2, 3, 4, 5), align_corners=False),
+        torch.nn.functional.affine_grid(th, (2, 1, 3, 2), align_corners=True),
+        torch.nn.functional.affine_grid(th3, (2, 1, 2, 3, 4), align_corners=False))),
+        (torch.randn(2, 2, 3), torch.randn(2, 3, 4))),
+    "edge_eye_dynamic": lambda: case(Fn(lambda x: (torch.eye(x.shape[0]) * x[:, :1], torch.eye(3, x.shape[0]))),
+        (torch.randn(3, 4),), (torch.randn(6, 4),),
+        dynamic_shapes=(({0: torch.export.Dim("rows", min=2, max=64)},),)),
 }
