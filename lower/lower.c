@@ -187,6 +187,30 @@ output_value(Lower *L, ValId d, uint8_t *isout)
 	return r;
 }
 
+/* A SymFloat result (a Python float the program returns) is computed in
+ * double and given as float32, the dtype PyTorch's exporter gives it:
+ * the Cast takes the name, the double keeps it with "_f64" (an input
+ * keeps its own; the Cast gets "_f32"). */
+static ValId
+symfloat_out(Lower *L, ValId d)
+{
+	char buf[300];
+	StrId name = ir_val(L->dst, d)->name;
+	L->node = 0;
+	ValId r = lw_cast(L, d, DT_F32);
+	if (r == d)
+		return d;
+	if (!ir_val(L->dst, d)->def) {   /* an input keeps its name */
+		snprintf(buf, sizeof buf, "%.200s_f32", ir_str(L->m, name));
+		ir_val(L->dst, r)->name = ir_intern(L->m, buf);
+		return r;
+	}
+	snprintf(buf, sizeof buf, "%.200s_f64", ir_str(L->m, name));
+	ir_val(L->dst, d)->name = ir_intern(L->m, buf);
+	ir_val(L->dst, r)->name = name;
+	return r;
+}
+
 /* What plugin lowerings may do with the node (host_lower.c calls these). */
 static NodeId
 site_emit(void *self, const char *domain, const char *op, int nin,
@@ -473,6 +497,8 @@ lower_with(Module *m, GraphId srcid, GraphId *out, int opset, onnxc_ctx *c,
 				rc = -1;
 				continue;
 			}
+			if (ir_val(L.src, sv)->kind == VK_SYMFLOAT)
+				d = symfloat_out(&L, d);
 			ir_add_output(L.dst, output_value(&L, d, isout),
 			    (OutKind)L.src->outkind[i], L.src->outtarget[i]);
 		}

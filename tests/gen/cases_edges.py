@@ -296,4 +296,9 @@ CASES = {
     "edge_eye_dynamic": lambda: case(Fn(lambda x: (torch.eye(x.shape[0]) * x[:, :1], torch.eye(3, x.shape[0]))),
         (torch.randn(3, 4),), (torch.randn(6, 4),),
         dynamic_shapes=(({0: torch.export.Dim("rows", min=2, max=64)},),)),
+    # Python floats a program returns (SymFloat): float32 outputs, as
+    # PyTorch's exporter gives them (onnxc gave float64)
+    "edge_symfloat_out": lambda: case(Fn(lambda x, b: (x * 2, x.shape[0] / 3, torch.nonzero(b).shape[0] * 0.5)),
+        (torch.randn(3, 4), torch.rand(3, 4) > 0.5), (torch.randn(5, 4), torch.rand(3, 4) > 0.2),
+        dynamic_shapes=(({0: torch.export.Dim("rows", min=2, max=64)}, None),)),
 }
