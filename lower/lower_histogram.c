@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "lower_nn.h"
 
 enum { HMAXD = 64 };
 
@@ -496,6 +497,52 @@ HRULE(histdd_tensors, HF_DD_TENSORS)
 HRULE(histdd_edges, HF_EDGES)
 HRULE(histdd_from_cts, HF_FROM_CTS)
 HRULE(histdd_from_tensors, HF_FROM_TENSORS)
+
+/* bincount(self, weights=None, minlength=0): how often each value of a
+ * 1-D integer self occurs (or its summed weights), in max(self) + 1 bins
+ * or minlength if more: a size known at run time, read from the data
+ * (-1 joins self so that an empty one gives 0 bins).  PyTorch refuses a
+ * negative value when it runs; the graph cannot, so one is counted
+ * where ScatterElements puts it (from the end). */
+static int
+bincount(Lower *L)
+{
+	const Value *sv = lw_srcval(L, 0, "self");
+	if (!sv || sv->kind != VK_TENSOR || sv->rank != 1 ||
+	    !ir_dtype_is_int((DType)sv->dtype))
+		return lw_fail(L, "bincount only supports 1-d non-negative "
+		    "integral inputs");
+	int64_t minlength = lw_int(L, 2, "minlength", 0);
+	if (minlength < 0)
+		return lw_fail(L, "minlength should be >= 0");
+	DType od = lw_outdtype(L);
+	ValId x = lw_cast(L, lw_in(L, 0, "self"), DT_I64), w = 0;
+	if (lw_has(L, 1, "weights")) {
+		const Value *wv = lw_srcval(L, 1, "weights");
+		if (!wv || wv->rank != 1)
+			return lw_fail(L, "weights should be 1-d and have the "
+			    "same length as input");
+		w = lw_cast(L, lw_in(L, 1, "weights"), od);
+	}
+	if (!x || lw_failed(L))
+		return -1;
+	int64_t ax = 0;
+	ValId ends[2] = {x, lw_const_i64s(L, (int64_t[]){-1}, 1)};
+	ValId mx = lwn_reduce(L, "ReduceMax", lw_concat(L, ends, 2, 0, DT_I64),
+	    &ax, 1, true);
+	ValId n = lw_op2(L, "Max", lw_op2(L, "Add", mx, lw_scalar_i64(L, 1)),
+	    lw_const_i64s(L, &minlength, 1));
+	ValId zeros = lw_op2(L, "Expand", lw_scalar(L, 0.0, od), n);
+	ValId shp = lw_op1(L, "Shape", x);
+	lw_settype(L, shp, DT_I64);
+	ValId upd = w ? w : lw_op2(L, "Expand", lw_scalar(L, 1.0, od), shp);
+	NodeId s = lw_emit(L, "ScatterElements", 3, (ValId[]){zeros, x, upd},
+	    1);
+	lw_attr_int(L, s, "axis", 0);
+	lw_attr_str(L, s, "reduction", "add");
+	lw_bind(L, 0, typed(L, s, od));
+	return 0;
+}
 
 #define LW_FAMILY_histogram LW_THIS
 const LowerRule lw_rules_histogram[] = {

@@ -301,4 +301,11 @@ CASES = {
     "edge_symfloat_out": lambda: case(Fn(lambda x, b: (x * 2, x.shape[0] / 3, torch.nonzero(b).shape[0] * 0.5)),
         (torch.randn(3, 4), torch.rand(3, 4) > 0.5), (torch.randn(5, 4), torch.rand(3, 4) > 0.2),
         dynamic_shapes=(({0: torch.export.Dim("rows", min=2, max=64)}, None),)),
+    # bincount: a size read from the data (max + 1, or minlength),
+    # counts and float/double weights, int32 input
+    "edge_bincount": lambda: case(Fn(lambda x, w, y: (
+        torch.bincount(x), torch.bincount(x, minlength=12), torch.bincount(x, w),
+        torch.bincount(x, w.double(), 3), torch.bincount(y.int()))),
+        (torch.tensor([3, 1, 4, 1, 5, 9, 2, 6]), torch.randn(8), torch.tensor([0, 0, 2])),
+        (torch.tensor([0, 0, 0, 2, 1, 1, 0, 3]), torch.randn(8), torch.tensor([5, 0, 2]))),
 }
