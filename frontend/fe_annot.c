@@ -56,6 +56,19 @@ namestarts(const Module *m, StrId s, const char *prefix)
 	return strncmp(ir_str(m, s), prefix, strlen(prefix)) == 0;
 }
 
+/* zf<digits> or zuf<digits>: a float symbol PyTorch made */
+static bool
+floatsym(const char *s)
+{
+	size_t k = !strncmp(s, "zuf", 3) ? 3 : !strncmp(s, "zf", 2) ? 2 : 0;
+	if (!k || !s[k])
+		return false;
+	for (; s[k]; k++)
+		if (s[k] < '0' || s[k] > '9')
+			return false;
+	return true;
+}
+
 /* Whether a symbolic expression is an int, a float or a bool. */
 static int
 etype(const Module *m, ExprId id, int depth)
@@ -70,6 +83,10 @@ etype(const Module *m, ExprId id, int depth)
 		if (strcmp(ir_str(m, e->str), "True") == 0 ||
 		    strcmp(ir_str(m, e->str), "False") == 0)
 			return TY_BOOL;
+		/* PyTorch's float symbols: zf (backed), zuf (unbacked: a
+		 * float tensor's .item()) */
+		if (floatsym(ir_str(m, e->str)))
+			return TY_FLOAT;
 		return TY_INT;
 	case E_FLOAT: case E_TOFLOAT: case E_TRUEDIV:
 		return TY_FLOAT;

@@ -308,4 +308,9 @@ CASES = {
         torch.bincount(x, w.double(), 3), torch.bincount(y.int()))),
         (torch.tensor([3, 1, 4, 1, 5, 9, 2, 6]), torch.randn(8), torch.tensor([0, 0, 2])),
         (torch.tensor([0, 0, 0, 2, 1, 1, 0, 3]), torch.randn(8), torch.tensor([5, 0, 2]))),
+    # .item() of a float tensor: Sym(zuf0), an unbacked float symbol
+    # (the dump reader took it for an integer: x / 2 for x / 2.6)
+    "edge_item_float": lambda: case(Fn(lambda x: (
+        x / x.max().item(), torch.full((2,), x.sum().item()), x * (x.min().item() + 0.25))),
+        (torch.rand(3, 4) * 3 + 0.5,)),
 }
