@@ -156,6 +156,8 @@ int dec_scalar_operand(Rw *r);
 int dec_eye(Rw *r);
 int dec_vander(Rw *r);
 int dec_affine_grid(Rw *r);
+/* quant.c */
+int dec_fake_quant(Rw *r);
 
 /* --- build.c: typed values, one FX node per call --- */
 typedef struct TV {

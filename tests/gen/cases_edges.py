@@ -313,4 +313,20 @@ CASES = {
     "edge_item_float": lambda: case(Fn(lambda x: (
         x / x.max().item(), torch.full((2,), x.sum().item()), x * (x.min().item() + 0.25))),
         (torch.rand(3, 4) * 3 + 0.5,)),
+    # fake quantization (QAT): float and tensor qparams, per channel,
+    # FakeQuantize's op; x * (1/scale) on exact halves (round half to
+    # even) and out of range
+    "edge_fake_quant": lambda: case(FakeQuant().eval(), (torch.cat([
+        torch.tensor([0.25, 0.75, -0.25, 1.25, 100.0, -100.0, 0.0, 2.5]), torch.randn(16)]).reshape(2, 3, 4),)),
 }
+
+
+class FakeQuant(nn.Module):
+    def forward(self, x):
+        return (torch.fake_quantize_per_tensor_affine(x, 0.5, 3, -128, 127),
+                torch.fake_quantize_per_tensor_affine(x, torch.tensor(0.2), torch.tensor(-2, dtype=torch.int32), 0, 15),
+                torch.fake_quantize_per_channel_affine(x, torch.tensor([0.1, 0.05, 0.5]),
+                                                       torch.tensor([0, 1, 2], dtype=torch.int32), 1, -8, 7),
+                torch.ops.aten._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
+                    x, torch.tensor([0.05]), torch.tensor([128], dtype=torch.int32), torch.tensor([1], dtype=torch.long),
+                    0, 255)[0])

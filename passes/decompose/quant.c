@@ -1,0 +1,92 @@
+/* quant.c - inside the decompose plugin: fake quantization, as QAT models
+ * run it (torch.ao.quantization.FakeQuantize, fake_quantize_per_*).
+ *
+ * PyTorch's CPU kernels compute q = zero_point + nearbyint(x * inv_scale)
+ * with inv_scale = 1.0f / scale in float, clamp q to [quant_min,
+ * quant_max] and give (q - zero_point) * scale; the cachemask overloads
+ * also give q's being in range (the gradient's mask).  nearbyint rounds
+ * half to even, as aten::round does.  Per channel, scale and zero_point
+ * run along `axis`.  _fake_quantize_per_tensor_affine_cachemask_
+ * tensor_qparams passes x through where fake_quant_enabled is 0. */
+#include <string.h>
+
+#include "decompose.h"
+
+/* a 1-D per-channel parameter viewed to broadcast along axis of x */
+static TV
+along(Rw *r, TV p, int64_t axis, const TV *x, uint32_t dt)
+{
+	p = dec_cast(r, p, dt);
+	if (p.t.rank != 1)
+		return p;
+	Ty t = {dt, x->t.rank, {{0, 0}}};
+	for (int i = 0; i < x->t.rank; i++)
+		t.d[i] = i == axis ? p.t.d[0] : (onnxc_dim){1, 0};
+	return dec_tv(dec_view(r, p.v, &t), t);
+}
+
+int
+dec_fake_quant(Rw *r)
+{
+	const char *op = r->h->str(r->ctx, r->ni.op);
+	int chan = strstr(op, "per_channel") != NULL;
+	int tq = strstr(op, "tensor_qparams") != NULL;
+	int enabled = strstr(op, "_cachemask_tensor_qparams") != NULL;
+	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
+	/* the ints after the tensors: (axis,) quant_min, quant_max */
+	int at = 3 + enabled + chan;
+	int64_t axis = 0, qmin, qmax;
+	if (!x.v || !o.v || !dec_dt_float(x.t.dtype) ||
+	    (chan && !dec_arg_int(r, 3, "axis", 0, &axis)) ||
+	    !dec_arg_int(r, at, "quant_min", 0, &qmin) ||
+	    !dec_arg_int(r, at + 1, "quant_max", 0, &qmax) || qmin > qmax)
+		return 0;
+	if (axis < 0)
+		axis += x.t.rank;
+	if (chan && (axis < 0 || axis >= x.t.rank))
+		return 0;
+	uint32_t dt = x.t.dtype;
+	TV q;
+	TV sc = {0}, zp = {0};
+	double s = 0, z = 0;
+	if (chan || tq) {
+		sc = dec_in(r, 1, "scale");
+		zp = dec_in(r, 2, "zero_point");
+		if (!sc.v || !zp.v)
+			return 0;
+		sc = chan ? along(r, sc, axis, &x, dt) : dec_cast(r, sc, dt);
+		zp = chan ? along(r, zp, axis, &x, dt) : dec_cast(r, zp, dt);
+		TV inv = dec_u(r, "aten::reciprocal.default", sc);
+		q = dec_add(r, zp, dec_u(r, "aten::round.default",
+		    dec_mul(r, x, inv)));
+	} else {
+		int64_t zi;
+		if (!dec_arg_float(r, 1, "scale", 0, &s) ||
+		    !dec_arg_int(r, 2, "zero_point", 0, &zi))
+			return 0;
+		z = (double)zi;
+		/* 1.0f / scale, rounded to float as the kernel's is */
+		float inv = 1.0f / (float)s;
+		q = dec_adds(r, dec_u(r, "aten::round.default", dec_muls(r, x,
+		    (double)inv)), z);
+	}
+	TV c = dec_tv(EMIT(r, "aten::clamp.default", &q.t, dec_a_val(q.v),
+	    dec_a_float((double)qmin), dec_a_float((double)qmax)), q.t);
+	TV y = chan || tq ? dec_mul(r, dec_sub(r, c, zp), sc) :
+	    dec_muls(r, dec_adds(r, c, -z), s);
+	TV in = dec_c(r, "aten::logical_and.default", dec_cs(r, "aten::ge.Scalar",
+	    q, (double)qmin), dec_cs(r, "aten::le.Scalar", q, (double)qmax));
+	if (enabled) {
+		TV en = dec_in(r, 3, "fake_quant_enabled");
+		if (!en.v)
+			return 0;
+		TV on = dec_cs(r, "aten::ne.Scalar", en, 0);
+		y = dec_sel(r, on, y, x);
+		in = dec_c(r, "aten::logical_or.default", in,
+		    dec_u(r, "aten::logical_not.default", on));
+	}
+	dec_bind(r, 0, dec_cast(r, y, o.t.dtype).v);
+	if (r->ni.nout > 1 && dec_out_used(r, 1))
+		dec_bind(r, 1, in.v);
+	return 1;
+}
