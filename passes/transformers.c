@@ -15,8 +15,8 @@
  *     more, since K (the hidden size) is much larger than E.  The row's
  *     expert is the number of offsets at or below it, which is right for
  *     the running sums transformers passes.
- * The weights may be float32, float16 or float64 (ONNX Runtime's MatMul
- * and GatherElements run those); other dtypes are declined. */
+ * The weights may be float32, float16 (computed in float32) or float64;
+ * other dtypes are declined. */
 #include <stdio.h>
 
 #include <onnxc/plugin.h>
@@ -121,6 +121,16 @@ lower_grouped_mm(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	    (st = h->lower_input(ctx, 2, "offs", &offs)) != ONNXC_OK)
 		return st;
 	const int64_t zero = 0, one = 1, last[2] = {0, 2};
+	/* float16 is computed in float32 and rounded once at the end, as
+	 * onnxc's own matrix products are: ONNX Runtime's CPU has no float16
+	 * MatMul or Where (an .onnx file gets Casts when it loads; an .ort
+	 * file does not) */
+	uint32_t out_dt = dt;
+	if (dt == ONNXC_DT_F16) {
+		dt = ONNXC_DT_F32;
+		x = cast(&l, x, dt);
+		w = cast(&l, w, dt);
+	}
 
 	/* every row times every expert: [1,S,K] @ [E,K,N] -> [E,S,N] */
 	onnxc_value all = emit2(&l, "MatMul", emit2(&l, "Unsqueeze", x,
@@ -157,6 +167,8 @@ lower_grouped_mm(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 	onnxc_value out = emit(&l, "Where", 3, (onnxc_value[3]){emit2(&l,
 	    "Unsqueeze", valid, ints(&l, 1, &one), ONNXC_DT_BOOL), y, z}, dt,
 	    NULL);
+	if (out && out_dt != dt)
+		out = cast(&l, out, out_dt);
 	if (!out)
 		return ONNXC_ERROR;
 	return h->lower_bind(ctx, 0, out);
