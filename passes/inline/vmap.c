@@ -469,6 +469,26 @@ align_levels(Vm *v, onnxc_node n, uint32_t i, onnxc_value x, uint64_t m,
 	    ONNXC_OK;
 }
 
+/* node ni's output, of per-sample rank r, batched at levels all: its type
+ * gains their dims in front */
+static onnxc_status
+batched_out(Vm *v, const onnxc_node_info *ni, int32_t r, uint32_t dtype,
+    uint64_t all)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_dim d[2 * MAXRANK];
+	int k = level_dims(v, all, d);
+	if ((r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
+	    (uint32_t)r) != ONNXC_OK) || h->value_set_type(v->ctx, v->g,
+	    ni->out, dtype, r + k, d) != ONNXC_OK)
+		return ONNXC_INVALID;
+	if (!track(v, ni->out))
+		return ONNXC_NOMEM;
+	v->prank[ni->out] = r + 1;
+	v->mask[ni->out] = all;
+	return ONNXC_OK;
+}
+
 /* index.Tensor(x, [i0, i1, ...]) of an unbatched x by batched indices, one
  * per leading dim (no None): advanced indexing puts the indices'
  * broadcast shape first, so the batched indices, their level dims
@@ -511,19 +531,11 @@ batched_index(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 			return ONNXC_INVALID;
 	}
 	onnxc_arg list;
-	onnxc_dim d[2 * MAXRANK];
-	int k = level_dims(v, all, d);
 	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, l.len, &list) !=
 	    ONNXC_OK || h->node_set_arg(v->ctx, v->g, n, 1, &list) !=
-	    ONNXC_OK || (r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
-	    (uint32_t)r) != ONNXC_OK) || h->value_set_type(v->ctx, v->g,
-	    ni->out, vi.dtype, r + k, d) != ONNXC_OK)
+	    ONNXC_OK)
 		return ONNXC_INVALID;
-	if (!track(v, ni->out))
-		return ONNXC_NOMEM;
-	v->prank[ni->out] = r + 1;
-	v->mask[ni->out] = all;
-	return ONNXC_OK;
+	return batched_out(v, ni, r, vi.dtype, all);
 }
 
 /* A node with batched operands: an elementwise one, or one of `along` or
@@ -587,19 +599,7 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 		    m != all && !align_levels(v, n, i, a.ref, m, all, name))
 			return ONNXC_INVALID;
 	}
-	onnxc_dim d[2 * MAXRANK];
-	int k = level_dims(v, all, d);
-	if (r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
-	    (uint32_t)r) != ONNXC_OK)
-		return ONNXC_INVALID;
-	if (h->value_set_type(v->ctx, v->g, ni->out, vi.dtype, r + k, d) !=
-	    ONNXC_OK)
-		return ONNXC_INVALID;
-	if (!track(v, ni->out))
-		return ONNXC_NOMEM;
-	v->prank[ni->out] = r + 1;
-	v->mask[ni->out] = all;
-	return ONNXC_OK;
+	return batched_out(v, ni, r, vi.dtype, all);
 }
 
 /* whether an argument of n, or an item of a list argument, is batched */
