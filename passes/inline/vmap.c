@@ -12,7 +12,13 @@
  * the output's per-sample rank and every other one no more); along given
  * dims of its one batched tensor (those dims >= 0 move one on); or a
  * product (matmul, linear) broadcasting over the leading dims of its
- * batched first operand; or index.Tensor of an unbatched tensor by
+ * batched first operand, or matmul of two batched operands (the lower
+ * rank padded with 1s after the level dims); or a view of its batched
+ * argument 0 (reshape and view gain the level sizes in front, the dims
+ * of transpose, unsqueeze, squeeze, select, slice, flatten and narrow
+ * move past the level dims, permute/t/numpy_T keep them first); an
+ * elementwise operand of lower per-sample rank broadcasts through 1s
+ * after its level dims; or index.Tensor of an unbatched tensor by
  * batched indices, one per leading dim (transformers' padding masks,
  * which the frontend reads from flat_apply(ModIndex)).  Nodes whose
  * results nothing live reads are dropped, not batched (functorch leaves
@@ -24,15 +30,15 @@
  * that depth begins.  Other regions are an error naming vmap: they would
  * need PyTorch's batching rules.
  *
- * One sweep in graph order: a value is batched when an operand is. */
+ * One sweep in graph order: a value is batched when an operand is.
+ * vmap_ops.c has the indexing, view and two-sided product rewrites. */
 #include <stdlib.h>
 #include <string.h>
 
 #include <onnxc/plugin.h>
 
 #include "inline.h"
-
-enum { MAXRANK = 64 };
+#include "vmap.h"
 
 static const char PRE[] = "torch._functorch.predispatch::";
 
@@ -81,6 +87,15 @@ static const char *const along[] = {
  * argument 0 when only that one is batched: x @ w, x w^T + b */
 static const char *const leading[] = {"linear", "matmul"};
 
+/* per-sample views whose dims move past the level dims (argument 0
+ * alone batched): the dims they name shift on, a shape gains the level
+ * sizes in front, a transpose of all dims keeps the level dims first */
+static const char *const views[] = {
+	"flatten", "narrow", "numpy_T", "permute", "reshape", "select",
+	"slice", "squeeze", "t", "transpose", "unsqueeze", "view",
+	"_unsafe_view",
+};
+
 /* "aten::sin.default" -> is "sin" in names */
 static int
 base_in(const char *op, const char *const *names, size_t n)
@@ -101,22 +116,11 @@ inl_is_predispatch(const char *op)
 	return op && !strncmp(op, PRE, sizeof PRE - 1);
 }
 
-typedef struct Vm {
-	onnxc_ctx *ctx;
-	const onnxc_host_api *h;
-	onnxc_graph g;
-	int32_t *prank;  /* value -> per-sample rank + 1 when batched, else 0 */
-	uint64_t *mask;  /* value -> its levels (bit l: vmap level l) */
-	uint32_t cap;
-	onnxc_dim size[64];  /* each level's batch size */
-	uint64_t known;      /* the levels whose size is set */
-	int depth;           /* the level the innermost open vmap adds */
-} Vm;
 
 /* Nested vmaps: a value batched at levels M holds one dim per level of
  * M, outer levels first, then its per-sample dims. */
-static int
-nlev(uint64_t m)
+int
+vm_nlev(uint64_t m)
 {
 	int n = 0;
 	for (; m; m &= m - 1)
@@ -125,8 +129,8 @@ nlev(uint64_t m)
 }
 
 /* room for value x in prank and mask (new values come past the end) */
-static int
-track(Vm *v, onnxc_value x)
+int
+vm_track(Vm *v, onnxc_value x)
 {
 	if (x < v->cap)
 		return 1;
@@ -144,15 +148,15 @@ track(Vm *v, onnxc_value x)
 	return 1;
 }
 
-static uint64_t
-mask_of(const Vm *v, onnxc_value x)
+uint64_t
+vm_mask_of(const Vm *v, onnxc_value x)
 {
 	return x < v->cap ? v->mask[x] : 0;
 }
 
 /* the level dims of mask m, outer first, into d: how many */
-static int
-level_dims(const Vm *v, uint64_t m, onnxc_dim *d)
+int
+vm_level_dims(const Vm *v, uint64_t m, onnxc_dim *d)
 {
 	int k = 0;
 	for (int l = 0; l < 64; l++)
@@ -161,14 +165,14 @@ level_dims(const Vm *v, uint64_t m, onnxc_dim *d)
 	return k;
 }
 
-static int32_t
-prank(const Vm *v, onnxc_value x)
+int32_t
+vm_prank(const Vm *v, onnxc_value x)
 {
 	return x < v->cap ? v->prank[x] : 0;
 }
 
-static int
-rank_of(Vm *v, onnxc_value x, onnxc_value_info *vi)
+int
+vm_rank_of(Vm *v, onnxc_value x, onnxc_value_info *vi)
 {
 	if (v->h->value_get(v->ctx, v->g, x, vi) != ONNXC_OK ||
 	    vi->kind != ONNXC_VK_TENSOR || vi->rank < 0 || vi->rank >= MAXRANK)
@@ -186,7 +190,7 @@ movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
 	const onnxc_host_api *h = v->h;
 	onnxc_value_info vi;
 	onnxc_dim d[MAXRANK], e[MAXRANK];
-	int32_t r = rank_of(v, x, &vi);
+	int32_t r = vm_rank_of(v, x, &vi);
 	if (r <= 0 || from < 0 || from >= r || to < 0 || to >= r ||
 	    h->value_dims(v->ctx, v->g, x, d, (uint32_t)r) != ONNXC_OK)
 		return 0;
@@ -218,14 +222,14 @@ movedim(Vm *v, onnxc_node at, onnxc_value x, int64_t from, int64_t to,
 /* x with a new dim at pos: unsqueeze, then expand to `size` (an int or
  * a symbolic size's value; the dim's type is sd), the other dims kept
  * (-1); only the unsqueeze when size is NULL */
-static onnxc_value
-expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos,
+onnxc_value
+vm_expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos,
     const onnxc_arg *size, onnxc_dim sd, const char *name)
 {
 	const onnxc_host_api *h = v->h;
 	onnxc_value_info vi;
 	onnxc_dim d[MAXRANK + 1];
-	int32_t r = rank_of(v, x, &vi);
+	int32_t r = vm_rank_of(v, x, &vi);
 	if (r < 0 || r >= MAXRANK || pos < 0 || pos > r ||
 	    (r > 0 && h->value_dims(v->ctx, v->g, x, d, (uint32_t)r) !=
 	    ONNXC_OK))
@@ -269,14 +273,15 @@ expand_at(Vm *v, onnxc_node at, onnxc_value x, int64_t pos,
 	return ei.out;
 }
 
-static onnxc_status
-fail(Vm *v, onnxc_node n, const char *name, const char *why)
+onnxc_status
+vm_fail(Vm *v, onnxc_node n, const char *name, const char *why)
 {
 	v->h->report(v->ctx, ONNXC_SEV_ERROR, v->g, n,
 	    "torch.vmap region at '%s' is not supported: %s; onnxc converts "
-	    "vmap over elementwise ops, reductions along given dims and "
-	    "matmul/linear only: write the batched computation without "
-	    "vmap", name, why);
+	    "vmap over elementwise ops, reductions along given dims, views "
+	    "(reshape, transpose, permute, unsqueeze, ...), indexing by "
+	    "batched indices and matmul/linear only: write the batched "
+	    "computation without vmap", name, why);
 	return ONNXC_ERROR;
 }
 
@@ -294,29 +299,29 @@ add_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
 	    d.kind != ONNXC_ARG_INT ||
 	    h->node_arg(v->ctx, v->g, n, 2, &l) != ONNXC_OK ||
 	    l.kind != ONNXC_ARG_INT)
-		return fail(v, n, name, "_add_batch_dim takes (tensor, int, int)");
-	uint64_t mx = mask_of(v, x.ref);
+		return vm_fail(v, n, name, "_add_batch_dim takes (tensor, int, int)");
+	uint64_t mx = vm_mask_of(v, x.ref);
 	if (l.i < 1 || l.i > 63 || mx >> l.i)
-		return fail(v, n, name, "vmap levels out of order");
-	int k = nlev(mx);   /* x's own level dims come first */
-	int32_t r = rank_of(v, x.ref, &vi);
+		return vm_fail(v, n, name, "vmap levels out of order");
+	int k = vm_nlev(mx);   /* x's own level dims come first */
+	int32_t r = vm_rank_of(v, x.ref, &vi);
 	if (r <= k ||
 	    h->value_dims(v->ctx, v->g, x.ref, dims, (uint32_t)r) != ONNXC_OK)
-		return fail(v, n, name, "the mapped input's rank is unknown");
+		return vm_fail(v, n, name, "the mapped input's rank is unknown");
 	if (d.i < 0)
 		d.i += r - k;
 	if (d.i < 0 || d.i >= r - k)
-		return fail(v, n, name, "in_dim is not a dim of the mapped "
+		return vm_fail(v, n, name, "in_dim is not a dim of the mapped "
 		    "input");
 	uint64_t bit = (uint64_t)1 << l.i;
 	onnxc_dim *s = &v->size[l.i];
 	if (v->known & bit && (dims[k + d.i].e != s->e ||
 	    dims[k + d.i].n != s->n))
-		return fail(v, n, name, "inputs of different batch sizes");
+		return vm_fail(v, n, name, "inputs of different batch sizes");
 	v->known |= bit;
 	*s = dims[k + d.i];
 	onnxc_value y = movedim(v, n, x.ref, k + d.i, k, name);
-	if (!y || !track(v, y) ||
+	if (!y || !vm_track(v, y) ||
 	    h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
 	v->prank[y] = r - k;  /* r - k - 1 per-sample dims, plus one */
@@ -338,19 +343,19 @@ remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	    h->node_arg(v->ctx, v->g, n, 2, &sz) != ONNXC_OK ||
 	    h->node_arg(v->ctx, v->g, n, 3, &o) != ONNXC_OK ||
 	    o.kind != ONNXC_ARG_INT)
-		return fail(v, n, name, "_remove_batch_dim takes (tensor, int, "
+		return vm_fail(v, n, name, "_remove_batch_dim takes (tensor, int, "
 		    "int, int)");
-	uint64_t m = mask_of(v, x.ref);
+	uint64_t m = vm_mask_of(v, x.ref);
 	uint64_t bit = l.i >= 1 && l.i <= 63 ? (uint64_t)1 << l.i : 0;
 	if (!bit || m >> l.i > 1)
-		return fail(v, n, name, "vmap levels out of order");
-	int k = nlev(m & ~bit);  /* the outer level dims */
-	int32_t pr = prank(v, x.ref);
+		return vm_fail(v, n, name, "vmap levels out of order");
+	int k = vm_nlev(m & ~bit);  /* the outer level dims */
+	int32_t pr = vm_prank(v, x.ref);
 	onnxc_value_info vi;
-	int32_t r = rank_of(v, x.ref, &vi);
+	int32_t r = vm_rank_of(v, x.ref, &vi);
 	onnxc_value y;
 	if (o.i < 0 || r < k)
-		return fail(v, n, name, "a negative out_dim");
+		return vm_fail(v, n, name, "a negative out_dim");
 	if (m & bit) {
 		/* a new value: the batched one may be read in the region */
 		y = movedim(v, n, x.ref, k, k + o.i, name);
@@ -360,11 +365,11 @@ remove_batch(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 		if (sz.kind == ONNXC_ARG_VALUE && v->known & bit)
 			sd = v->size[l.i];
 		else if (sz.kind != ONNXC_ARG_INT)
-			return fail(v, n, name, "a result that does not depend "
+			return vm_fail(v, n, name, "a result that does not depend "
 			    "on the level's inputs, of a size not known");
-		y = expand_at(v, n, x.ref, k + o.i, &sz, sd, name);
+		y = vm_expand_at(v, n, x.ref, k + o.i, &sz, sd, name);
 	}
-	if (!y || !track(v, y))
+	if (!y || !vm_track(v, y))
 		return ONNXC_INVALID;
 	v->mask[y] = m & ~bit;   /* one per-sample dim more where batched */
 	v->prank[y] = v->mask[y] ? pr + 1 : 0;
@@ -413,14 +418,14 @@ first_only(Vm *v, onnxc_node n, const onnxc_node_info *ni, int dims)
 		onnxc_value_info ai;
 		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
 			return 0;
-		if (a.kind == ONNXC_ARG_VALUE && (i == 0) != !!prank(v, a.ref))
+		if (a.kind == ONNXC_ARG_VALUE && (i == 0) != !!vm_prank(v, a.ref))
 			return 0;
 		if (i == 0)
-			first = prank(v, a.ref) - 1;  /* its per-sample rank */
+			first = vm_prank(v, a.ref) - 1;  /* its per-sample rank */
 		/* another tensor's batch dims (those before its last two)
 		 * must line up with the first's per-sample ones */
 		int32_t ar = i > 0 && a.kind == ONNXC_ARG_VALUE ?
-		    rank_of(v, a.ref, &ai) : 0;
+		    vm_rank_of(v, a.ref, &ai) : 0;
 		if (ar > 2 && ar > first)
 			return 0;
 		if (a.kind == ONNXC_ARG_LIST && a.len && i != 1)
@@ -436,14 +441,14 @@ first_only(Vm *v, onnxc_node n, const onnxc_node_info *ni, int dims)
 	onnxc_arg x;
 	return dimat > 0 && h->node_arg(v->ctx, v->g, n, 0, &x) == ONNXC_OK &&
 	    h->node_arg(v->ctx, v->g, n, (uint32_t)dimat, &d) == ONNXC_OK &&
-	    shift_dim(v, n, (uint32_t)dimat, &d, nlev(mask_of(v, x.ref)));
+	    shift_dim(v, n, (uint32_t)dimat, &d, vm_nlev(vm_mask_of(v, x.ref)));
 }
 
 /* x, batched at levels m of the levels all, with a dim of 1 for each
  * level it lacks, so that broadcasting lines the level dims up (0 when
  * the host refuses) */
-static onnxc_value
-aligned(Vm *v, onnxc_node n, onnxc_value x, uint64_t m, uint64_t all,
+onnxc_value
+vm_aligned(Vm *v, onnxc_node n, onnxc_value x, uint64_t m, uint64_t all,
     const char *name)
 {
 	int pos = 0;
@@ -452,90 +457,30 @@ aligned(Vm *v, onnxc_node n, onnxc_value x, uint64_t m, uint64_t all,
 		if (!(all & bit))
 			continue;
 		if (!(m & bit))
-			x = expand_at(v, n, x, pos, NULL, (onnxc_dim){0}, name);
+			x = vm_expand_at(v, n, x, pos, NULL, (onnxc_dim){0}, name);
 		pos++;
 	}
 	return x;
 }
 
-/* Elementwise operand i of n, aligned to the output's levels all */
-static int
-align_levels(Vm *v, onnxc_node n, uint32_t i, onnxc_value x, uint64_t m,
-    uint64_t all, const char *name)
-{
-	onnxc_arg a = {.kind = ONNXC_ARG_VALUE,
-		.ref = aligned(v, n, x, m, all, name)};
-	return a.ref && v->h->node_set_arg(v->ctx, v->g, n, i, &a) ==
-	    ONNXC_OK;
-}
-
 /* node ni's output, of per-sample rank r, batched at levels all: its type
  * gains their dims in front */
-static onnxc_status
-batched_out(Vm *v, const onnxc_node_info *ni, int32_t r, uint32_t dtype,
+onnxc_status
+vm_batched_out(Vm *v, const onnxc_node_info *ni, int32_t r, uint32_t dtype,
     uint64_t all)
 {
 	const onnxc_host_api *h = v->h;
 	onnxc_dim d[2 * MAXRANK];
-	int k = level_dims(v, all, d);
+	int k = vm_level_dims(v, all, d);
 	if ((r > 0 && h->value_dims(v->ctx, v->g, ni->out, d + k,
 	    (uint32_t)r) != ONNXC_OK) || h->value_set_type(v->ctx, v->g,
 	    ni->out, dtype, r + k, d) != ONNXC_OK)
 		return ONNXC_INVALID;
-	if (!track(v, ni->out))
+	if (!vm_track(v, ni->out))
 		return ONNXC_NOMEM;
 	v->prank[ni->out] = r + 1;
 	v->mask[ni->out] = all;
 	return ONNXC_OK;
-}
-
-/* index.Tensor(x, [i0, i1, ...]) of an unbatched x by batched indices, one
- * per leading dim (no None): advanced indexing puts the indices'
- * broadcast shape first, so the batched indices, their level dims
- * aligned, give the batched result with the level dims in front.  Every
- * batched index has the same per-sample rank; an unbatched one no more. */
-static onnxc_status
-batched_index(Vm *v, onnxc_node n, const onnxc_node_info *ni,
-    const char *name)
-{
-	const onnxc_host_api *h = v->h;
-	onnxc_arg x, l, items[MAXRANK];
-	onnxc_value_info vi, ai;
-	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
-	if (ni->nargs != 2 || h->node_arg(v->ctx, v->g, n, 0, &x) !=
-	    ONNXC_OK || x.kind != ONNXC_ARG_VALUE || prank(v, x.ref) ||
-	    h->node_arg(v->ctx, v->g, n, 1, &l) != ONNXC_OK ||
-	    l.kind != ONNXC_ARG_LIST || l.len == 0 || l.len > MAXRANK || r < 0)
-		return fail(v, n, name, "an indexing of a batched tensor");
-	uint64_t all = 0;
-	int32_t p = -1;
-	for (uint32_t k = 0; k < l.len; k++) {
-		if (h->list_item(v->ctx, v->g, &l, k, &items[k]) != ONNXC_OK ||
-		    items[k].kind != ONNXC_ARG_VALUE)
-			return fail(v, n, name, "an index list with None");
-		int32_t pr = prank(v, items[k].ref);
-		all |= mask_of(v, items[k].ref);
-		if (pr && p >= 0 && pr - 1 != p)
-			return fail(v, n, name, "indices whose per-sample "
-			    "ranks differ");
-		if (pr)
-			p = pr - 1;
-	}
-	for (uint32_t k = 0; k < l.len; k++) {
-		uint64_t m = mask_of(v, items[k].ref);
-		if (!m && rank_of(v, items[k].ref, &ai) > p)
-			return fail(v, n, name, "indices whose per-sample "
-			    "ranks differ");
-		if (m && m != all && !(items[k].ref = aligned(v, n,
-		    items[k].ref, m, all, name)))
-			return ONNXC_INVALID;
-	}
-	onnxc_arg list;
-	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, l.len, &list) !=
-	    ONNXC_OK || h->node_set_arg(v->ctx, v->g, n, 1, &list) !=
-	    ONNXC_OK)
-		return ONNXC_INVALID;
-	return batched_out(v, ni, r, vi.dtype, all);
 }
 
 /* A node with batched operands: an elementwise one, or one of `along` or
@@ -547,29 +492,34 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 {
 	const onnxc_host_api *h = v->h;
 	onnxc_value_info vi;
-	int32_t r = ni->nout == 1 ? rank_of(v, ni->out, &vi) : -1;
+	int32_t r = ni->nout == 1 ? vm_rank_of(v, ni->out, &vi) : -1;
 	int dims = base_in(op, along, sizeof along / sizeof *along);
 	int lead = base_in(op, leading, sizeof leading / sizeof *leading);
 	if (!strcmp(op, "aten::index.Tensor"))
-		return batched_index(v, n, ni, name);
+		return vm_index(v, n, ni, name);
+	if (base_in(op, views, sizeof views / sizeof *views))
+		return vm_view(v, n, ni, op, name);
+	if ((!strcmp(op, "aten::matmul.default") ||
+	    !strcmp(op, "aten::bmm.default")) && !first_only(v, n, ni, 0))
+		return vm_matmul(v, n, ni, name);
 	if (base_in(op, dtype_only, sizeof dtype_only / sizeof *dtype_only)) {
 		for (uint32_t i = 1; i < ni->nargs; i++) {
 			onnxc_arg a;
 			if (h->node_arg(v->ctx, v->g, n, i, &a) == ONNXC_OK &&
-			    a.kind == ONNXC_ARG_VALUE && prank(v, a.ref))
-				return fail(v, n, name, "a batched size or "
+			    a.kind == ONNXC_ARG_VALUE && vm_prank(v, a.ref))
+				return vm_fail(v, n, name, "a batched size or "
 				    "fill value");
 		}
 		return ONNXC_OK;
 	}
 	if (!dims && !lead &&
 	    !base_in(op, elementwise, sizeof elementwise / sizeof *elementwise))
-		return fail(v, n, name, "its per-sample op is not elementwise, "
+		return vm_fail(v, n, name, "its per-sample op is not elementwise, "
 		    "along a dim or a product with the batched operand first");
 	if (r < 0)
-		return fail(v, n, name, "a per-sample result of unknown rank");
+		return vm_fail(v, n, name, "a per-sample result of unknown rank");
 	if ((dims || lead) && !first_only(v, n, ni, dims))
-		return fail(v, n, name, "only its first operand may be "
+		return vm_fail(v, n, name, "only its first operand may be "
 		    "batched, and a reduction needs its dims given");
 	uint64_t all = 0;
 	for (uint32_t i = 0; i < ni->nargs; i++) {
@@ -579,15 +529,15 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 			return ONNXC_INVALID;
 		if (!dims && !lead && (a.kind == ONNXC_ARG_LIST ||
 		    a.kind == ONNXC_ARG_TUPLE))
-			return fail(v, n, name, "a list operand");
+			return vm_fail(v, n, name, "a list operand");
 		if (a.kind != ONNXC_ARG_VALUE)
 			continue;
-		all |= mask_of(v, a.ref);
-		int32_t ar = rank_of(v, a.ref, &ai);
-		int32_t pr = prank(v, a.ref);
-		if (!dims && !lead && (pr ? pr - 1 != r :
+		all |= vm_mask_of(v, a.ref);
+		int32_t ar = vm_rank_of(v, a.ref, &ai);
+		int32_t pr = vm_prank(v, a.ref);
+		if (!dims && !lead && (pr ? pr - 1 > r :
 		    ai.kind == ONNXC_VK_TENSOR && ar > r))
-			return fail(v, n, name, "operands whose per-sample "
+			return vm_fail(v, n, name, "operands whose per-sample "
 			    "ranks differ");
 	}
 	for (uint32_t i = 0; !dims && !lead && i < ni->nargs; i++) {
@@ -595,11 +545,22 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 		uint64_t m;
 		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
 			return ONNXC_INVALID;
-		if (a.kind == ONNXC_ARG_VALUE && (m = mask_of(v, a.ref)) &&
-		    m != all && !align_levels(v, n, i, a.ref, m, all, name))
+		if (a.kind != ONNXC_ARG_VALUE || !(m = vm_mask_of(v, a.ref)))
+			continue;
+		/* a batched operand of lower per-sample rank broadcasts
+		 * against the result's: 1s between its level dims and its
+		 * own */
+		onnxc_value x = vm_aligned(v, n, a.ref, m, all, name);
+		for (int32_t pr = vm_prank(v, a.ref) - 1; x && pr < r; pr++)
+			x = vm_expand_at(v, n, x, vm_nlev(all), NULL, (onnxc_dim){0},
+			    name);
+		if (!x)
+			return ONNXC_INVALID;
+		a.ref = x;
+		if (h->node_set_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
 			return ONNXC_INVALID;
 	}
-	return batched_out(v, ni, r, vi.dtype, all);
+	return vm_batched_out(v, ni, r, vi.dtype, all);
 }
 
 /* whether an argument of n, or an item of a list argument, is batched */
@@ -610,14 +571,14 @@ any_batched(Vm *v, onnxc_node n, const onnxc_node_info *ni)
 		onnxc_arg a, it;
 		if (v->h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
 			continue;
-		if (a.kind == ONNXC_ARG_VALUE && prank(v, a.ref))
+		if (a.kind == ONNXC_ARG_VALUE && vm_prank(v, a.ref))
 			return 1;
 		if (a.kind != ONNXC_ARG_LIST && a.kind != ONNXC_ARG_TUPLE)
 			continue;
 		for (uint32_t k = 0; k < a.len; k++)
 			if (v->h->list_item(v->ctx, v->g, &a, k, &it) ==
 			    ONNXC_OK && it.kind == ONNXC_ARG_VALUE &&
-			    prank(v, it.ref))
+			    vm_prank(v, it.ref))
 				return 1;
 	}
 	return 0;
@@ -733,7 +694,7 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 					v.depth--;
 				for (uint32_t o = 0; o < ni.nout; o++)
 					if (h->value_uses(ctx, g, ni.out + o))
-						s = fail(&v, n, name, "the "
+						s = vm_fail(&v, n, name, "the "
 						    "result of a helper is read");
 				if (s == ONNXC_OK)
 					s = h->node_erase(ctx, g, n);
@@ -752,7 +713,7 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 			 * count as batched (-1) */
 			drop[ndrop++] = n;
 			for (uint32_t k = 0; k < ni.nout && s == ONNXC_OK; k++)
-				if (track(&v, ni.out + k))
+				if (vm_track(&v, ni.out + k))
 					v.prank[ni.out + k] = -1;
 				else
 					s = ONNXC_NOMEM;

@@ -146,8 +146,33 @@ class VmapSequential(nn.Module):
         return a, b, torch.vmap(lambda r: r * 2)(a[1:])
 
 
+class VmapViews(nn.Module):
+    """Per-sample views: reshape, transpose, unsqueeze/squeeze, permute,
+    flatten, select and slice, then a sum along a dim."""
+    def forward(self, x):
+        def f(r):
+            y = r.reshape(2, 6).transpose(0, 1).unsqueeze(0)
+            y = y.permute(2, 0, 1).flatten(1, 2)[:, 1:5].squeeze(0)
+            return y.sum(-1) + y.select(1, 2)
+        return torch.vmap(f)(x)
+
+
+class VmapHeads(nn.Module):
+    """Attention per sample: q @ k.T with both batched (numpy_T), a
+    softmax along a dim."""
+    def forward(self, q, k):
+        return torch.vmap(lambda q, k: (q @ k.T / 2).softmax(-1))(q, k)
+
+
+class VmapBroadcast(nn.Module):
+    """A batched operand of lower per-sample rank than the result: each
+    sample against every row of an unbatched matrix."""
+    def forward(self, a, b):
+        return torch.vmap(lambda x: ((x - b) ** 2).sum(-1).sqrt())(a)
+
+
 class VmapTranspose(nn.Module):
-    """A per-sample transpose: refused naming vmap."""
+    """A per-sample transpose (its dims move past the batch dim)."""
     def forward(self, x):
         return torch.vmap(lambda r: r.transpose(0, 1) * 2)(x)
 
@@ -215,6 +240,9 @@ CASES = {
     "pre_vmap_padding_mask": lambda: padding_mask_case(False),
     "pre_vmap_modindex": lambda: padding_mask_case(True),
     "pre_vmap_sequential": lambda: case(VmapSequential(), (torch.randn(8, 2, 3), torch.randn(8, 2, 3))),
+    "pre_vmap_views": lambda: case(VmapViews(), (torch.randn(3, 12),)),
+    "pre_vmap_heads": lambda: case(VmapHeads(), (torch.randn(2, 5, 4), torch.randn(2, 5, 4))),
+    "pre_vmap_broadcast": lambda: case(VmapBroadcast(), (torch.randn(4, 3), torch.randn(5, 3))),
     "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
     "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),
