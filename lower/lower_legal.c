@@ -19,7 +19,7 @@ reduces(Lower *L, const Graph *g, NodeId n)
  *   integer kernels, no float16, bfloat16 (index_add, index_put
  *   (accumulate=True), scatter_reduce, max_pool's backward in half
  *   precision) or bool one (scatter_reduce of bools);
- * - Where: no bool kernel for its branches. */
+ * - Where: no bool kernel for its branches (half ones: `exact`). */
 static DType
 wider(Lower *L, const Graph *g, NodeId n, const StrId ops[3], int *d0,
     int *d1)
@@ -72,6 +72,74 @@ widen(Lower *L, NodeId n, DType wt, int d0, int d1)
 	p->nargs = 2;
 }
 
+/* Ops ONNX Runtime's CPU runs in no half type, for which float32 is exact
+ * (they compare, select or move values): their half inputs (bit i of
+ * `in`) are widened, and a half result cast back. */
+static const struct {
+	const char *op;
+	unsigned in;
+} exact[] = {
+	{"Where", 6}, {"Equal", 3}, {"Less", 3}, {"Greater", 3},
+	{"LessOrEqual", 3}, {"GreaterOrEqual", 3}, {"Pad", 5}, {"Tile", 1},
+	{"Trilu", 1},
+};
+enum { NEXACT = sizeof exact / sizeof *exact };
+
+static bool
+is_half(DType dt)
+{
+	return dt == DT_F16 || dt == DT_BF16;
+}
+
+/* Node n (op exact[k]) with half inputs: those in float32; the node
+ * becomes the Cast back of a wide copy when its result is half too.
+ * True when it changed. */
+static bool
+half_exact(Lower *L, NodeId n, unsigned in)
+{
+	Graph *g = L->dst;
+	Node *p = ir_nodep(g, n);
+	uint32_t base = p->args, nargs = p->nargs, nin = 0;
+	if (p->dialect != D_ONNX || p->domain || p->nout != 1 || nargs > 8)
+		return false;
+	while (nin < nargs && !g->args[base + nin].key)
+		nin++;
+	ValId v[8];
+	bool any = false;
+	for (uint32_t i = 0; i < nin; i++) {
+		const Arg *a = &g->args[base + i];
+		v[i] = a->kind == A_VAL ? a->u.v : 0;
+		if (v[i] && in >> i & 1 && is_half((DType)ir_val(g,
+		    v[i])->dtype))
+			any = true;
+	}
+	if (!any)
+		return false;
+	for (uint32_t i = 0; i < nin; i++)
+		if (v[i] && in >> i & 1 && is_half((DType)ir_val(L->dst,
+		    v[i])->dtype))
+			v[i] = lw_cast(L, v[i], DT_F32);
+	g = L->dst;
+	p = ir_nodep(g, n);
+	DType dt = (DType)ir_val(g, p->out)->dtype;
+	if (!is_half(dt)) {   /* a bool result: the inputs in place */
+		for (uint32_t i = 0; i < nin; i++)
+			if (v[i])
+				g->args[base + i] = arg_val(v[i]);
+		return true;
+	}
+	NodeId w = lw_emit(L, ir_str(L->m, p->op), (int)nin, v, 1);
+	for (uint32_t k = nin; k < nargs; k++)  /* the attributes */
+		ir_push_arg(g, w, g->args[base + k]);
+	ValId wide = lw_typed(L, w, DT_F32);
+	p = ir_nodep(g, n);
+	p->op = ir_intern(L->m, "Cast");
+	g->args[base] = arg_val(wide);
+	g->args[base + 1] = arg_keyed(arg_int(dt), ir_intern(L->m, "to"));
+	p->nargs = 2;
+	return true;
+}
+
 /* Rewrites the nodes the current rule emitted (first .. the end of dst);
  * true when it appended nodes that must move before their users. */
 bool
@@ -83,6 +151,9 @@ lw_legalize(Lower *L, NodeId first)
 	/* interned once a rule, not once a node */
 	const StrId ops[3] = {ir_intern(L->m, "ScatterElements"),
 	    ir_intern(L->m, "ScatterND"), ir_intern(L->m, "Where")};
+	StrId ex[NEXACT];
+	for (int k = 0; k < NEXACT; k++)
+		ex[k] = ir_intern(L->m, exact[k].op);
 	bool moved = false;
 	for (NodeId n = first, end = g->nnodes; n < end; n++) {
 		int d0, d1;
@@ -90,7 +161,12 @@ lw_legalize(Lower *L, NodeId first)
 		if (wt != DT_UNDEF) {
 			widen(L, n, wt, d0, d1);
 			moved = true;
+			continue;
 		}
+		StrId op = ir_nodep(g, n)->op;
+		for (int k = 0; k < NEXACT; k++)
+			if (op == ex[k] && half_exact(L, n, exact[k].in))
+				moved = true;
 	}
 	return moved;
 }
