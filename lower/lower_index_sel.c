@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lower_index.h"
+#include "lower_nn.h"
 
 /* The longest dimension compared pairwise: n*n elements per position of
  * the other dims. */
@@ -43,13 +44,11 @@ where(Lower *L, ValId c, ValId a, ValId b)
 	    lw_dtype(L, a));
 }
 
+/* axes as an input from opset 18, an attribute before (lwn_reduce) */
 static ValId
 reduce(Lower *L, const char *op, ValId x, int64_t axis, bool keep)
 {
-	ValId in[2] = {x, lw_i64v(L, axis)};
-	NodeId n = lw_emit(L, op, 2, in, 1);
-	lw_attr_int(L, n, "keepdims", keep);
-	return lw_typed(L, n, lw_dtype(L, x));
+	return lwn_reduce(L, op, x, &axis, 1, keep);
 }
 
 /* Whether the node has an FX output k that is annotated (one that no

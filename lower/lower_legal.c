@@ -81,7 +81,7 @@ static const struct {
 } exact[] = {
 	{"Where", 6}, {"Equal", 3}, {"Less", 3}, {"Greater", 3},
 	{"LessOrEqual", 3}, {"GreaterOrEqual", 3}, {"Pad", 5}, {"Tile", 1},
-	{"Trilu", 1},
+	{"Trilu", 1}, {"ReduceMax", 1}, {"ReduceMin", 1},
 };
 enum { NEXACT = sizeof exact / sizeof *exact };
 
