@@ -186,6 +186,11 @@ static int cummin(Lower *L) { return cum_ext(L, false); }
 static void
 sort_up(Lower *L, ValId x, int64_t d, int64_t n, ValId *v, ValId *i)
 {
+	/* TopK has no half kernel on ONNX Runtime's CPU (an .ort file gets
+	 * no Casts): float32 orders the same */
+	DType dt = lw_dtype(L, x);
+	if (dt == DT_F16 || dt == DT_BF16)
+		x = lw_cast(L, x, DT_F32);
 	ValId in[2] = {x, lw_i64v(L, n)};
 	NodeId t = lw_emit(L, "TopK", 2, in, 2);
 	lw_attr_int(L, t, "axis", d);
@@ -195,6 +200,7 @@ sort_up(Lower *L, ValId x, int64_t d, int64_t n, ValId *v, ValId *i)
 	*i = lw_res(L, t, 1);
 	lw_settype(L, *v, lw_dtype(L, x));
 	lw_settype(L, *i, DT_I64);
+	*v = lw_cast(L, *v, dt);
 }
 
 static ValId
