@@ -355,12 +355,16 @@ scatter_excl(Lower *L, ValId x, ValId i, ValId u, int64_t d,
 		return y;
 	/* cnt is 0 only where nothing was written and x was left out */
 	ValId none = lw_op2t(L, "Equal", cnt, lw_scalar(L, 0, dt), DT_BOOL);
-	ValId c = lw_op2(L, "Max", cnt, lw_scalar(L, 1, dt));
+	/* half precision divides in float32, rounded once (ONNX Runtime's
+	 * CPU has no float16 Max or Div; an .ort file gets no Casts) */
+	DType qt = dt == DT_F16 || dt == DT_BF16 ? DT_F32 : dt;
+	ValId c = lw_op2(L, "Max", lw_cast(L, cnt, qt), lw_scalar(L, 1, qt));
+	y = lw_cast(L, y, qt);
 	/* integers divide rounding down (ATen's div_(count, "floor")): with
 	 * c > 0, y - Mod(y, c) (Mod takes the divisor's sign) is exact */
 	if (!ir_dtype_is_float(dt))
 		y = lw_op2(L, "Sub", y, lw_op2(L, "Mod", y, c));
-	ValId q = lw_op2(L, "Div", y, c);
+	ValId q = lw_cast(L, lw_op2(L, "Div", y, c), dt);
 	return lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){none, x, q}, 1),
 	    dt);
 }
