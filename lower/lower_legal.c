@@ -45,24 +45,19 @@ wider(Lower *L, const Graph *g, NodeId n, const StrId ops[3], int *d0,
 	    dt == DT_BOOL ? DT_I32 : DT_UNDEF;
 }
 
-/* Node n computes in type wt between Casts: the node itself becomes the
- * Cast back, so its result keeps its id and its users; a wide copy of
- * it is appended (ir_normalize puts it first). */
+/* Node n, with its nin inputs replaced by in[], computes in type wt: the
+ * node itself becomes the Cast back to its type, so its result keeps its
+ * id and its users; the wide copy is appended (ir_normalize puts it
+ * first). */
 static void
-widen(Lower *L, NodeId n, DType wt, int d0, int d1)
+cast_back(Lower *L, NodeId n, uint32_t nin, const ValId *in, DType wt)
 {
 	Graph *g = L->dst;
 	Node *p = ir_nodep(g, n);
 	DType dt = (DType)ir_val(g, p->out)->dtype;
 	uint32_t nargs = p->nargs, base = p->args;
-	ValId in[3];
-	for (int k = 0; k < 3; k++) {
-		in[k] = g->args[base + (uint32_t)k].u.v;
-		if (k == d0 || k == d1)
-			in[k] = lw_cast(L, in[k], wt);
-	}
-	NodeId w = lw_emit(L, ir_str(L->m, ir_nodep(g, n)->op), 3, in, 1);
-	for (uint32_t k = 3; k < nargs; k++)  /* the attributes */
+	NodeId w = lw_emit(L, ir_str(L->m, p->op), (int)nin, in, 1);
+	for (uint32_t k = nin; k < nargs; k++)  /* the attributes */
 		ir_push_arg(g, w, g->args[base + k]);
 	ValId wide = lw_typed(L, w, wt);
 	p = ir_nodep(g, n);
@@ -70,6 +65,21 @@ widen(Lower *L, NodeId n, DType wt, int d0, int d1)
 	g->args[base] = arg_val(wide);
 	g->args[base + 1] = arg_keyed(arg_int(dt), ir_intern(L->m, "to"));
 	p->nargs = 2;
+}
+
+/* Scatter or Where node n computes in type wt, inputs d0 and d1 widened */
+static void
+widen(Lower *L, NodeId n, DType wt, int d0, int d1)
+{
+	Graph *g = L->dst;
+	uint32_t base = ir_nodep(g, n)->args;
+	ValId in[3];
+	for (int k = 0; k < 3; k++) {
+		in[k] = g->args[base + (uint32_t)k].u.v;
+		if (k == d0 || k == d1)
+			in[k] = lw_cast(L, in[k], wt);
+	}
+	cast_back(L, n, 3, in, wt);
 }
 
 /* Ops ONNX Runtime's CPU runs in no half type, for which float32 is exact
@@ -128,15 +138,7 @@ half_exact(Lower *L, NodeId n, unsigned in)
 				g->args[base + i] = arg_val(v[i]);
 		return true;
 	}
-	NodeId w = lw_emit(L, ir_str(L->m, p->op), (int)nin, v, 1);
-	for (uint32_t k = nin; k < nargs; k++)  /* the attributes */
-		ir_push_arg(g, w, g->args[base + k]);
-	ValId wide = lw_typed(L, w, DT_F32);
-	p = ir_nodep(g, n);
-	p->op = ir_intern(L->m, "Cast");
-	g->args[base] = arg_val(wide);
-	g->args[base + 1] = arg_keyed(arg_int(dt), ir_intern(L->m, "to"));
-	p->nargs = 2;
+	cast_back(L, n, nin, v, DT_F32);
 	return true;
 }
 
