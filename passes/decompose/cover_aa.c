@@ -1,9 +1,11 @@
-/* cover_aa.c - inside the decompose plugin: antialiased bilinear
- * resampling (_upsample_bilinear2d_aa) as two matrix products with
- * interpolation matrices computed here, out = Wh @ x @ Ww^T, each row of
- * weights as PyTorch's CPU kernel computes it (UpSampleKernel.cpp,
- * _compute_weights_aa with the triangle filter). */
+/* cover_aa.c - inside the decompose plugin: antialiased bilinear and
+ * bicubic resampling (_upsample_bilinear2d_aa, _upsample_bicubic2d_aa) as
+ * two matrix products with interpolation matrices computed here, out =
+ * Wh @ x @ Ww^T, each row of weights as PyTorch's CPU kernel computes it
+ * (UpSampleKernel.cpp, _compute_weights_aa with the triangle filter, or
+ * Keys' cubic with a = -0.5). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,13 +27,28 @@ tri(double x)
 	return x < 1 ? 1 - x : 0;
 }
 
-/* w[out][in]: row i holds the normalized filter weights of output i */
+/* Keys' cubic convolution kernel, a = -0.5 (ATen's bicubic aa filter) */
+static float
+keys(float x)
+{
+	const float a = -0.5f;
+	x = fabsf(x);
+	if (x < 1)
+		return ((a + 2) * x - (a + 3)) * x * x + 1;
+	if (x < 2)
+		return (((x - 5) * x + 8) * x - 4) * a;
+	return 0;
+}
+
+/* w[out][in]: row i holds the normalized filter weights of output i;
+ * the triangle filter (support 1) or the cubic one (support 2), both
+ * widened by the scale when downsampling */
 static void
-aa_weights(float *w, int64_t in, int64_t out, double scale)
+aa_weights(float *w, int64_t in, int64_t out, double scale, bool cubic)
 {
 	/* PyTorch computes in the input's type (float here) */
 	float sc = (float)scale;
-	float support = sc >= 1 ? sc : 1.0f;
+	float support = (sc >= 1 ? sc : 1.0f) * (cubic ? 2.0f : 1.0f);
 	float inv = sc >= 1 ? 1 / sc : 1.0f;
 	for (int64_t i = 0; i < out; i++) {
 		float *row = w + i * in, total = 0;
@@ -43,7 +60,8 @@ aa_weights(float *w, int64_t in, int64_t out, double scale)
 		for (int64_t j = 0; j < in; j++)
 			row[j] = 0;
 		for (int64_t j = lo; j < hi; j++) {
-			row[j] = (float)tri(((float)j - center + 0.5f) * inv);
+			float at = ((float)j - center + 0.5f) * inv;
+			row[j] = cubic ? keys(at) : (float)tri(at);
 			total += row[j];
 		}
 		if (total != 0)
@@ -77,7 +95,8 @@ matmul(Rw *r, TV a, TV b, const Ty *t)
 
 /* _upsample_bilinear2d_aa.vec(input, output_size?, align_corners,
  * scale_factors?) and .default(self, output_size, align_corners,
- * scales_h=None, scales_w=None), float32, static sizes */
+ * scales_h=None, scales_w=None), and the bicubic ones; float32, static
+ * sizes */
 int
 dec_upsample_bilinear2d_aa(Rw *r)
 {
@@ -126,8 +145,9 @@ dec_upsample_bilinear2d_aa(Rw *r)
 	    sizeof *ww);
 	if (!ww)
 		return 0;
-	aa_weights(wh, h, oh, aa_scale(h, oh, (int)ac, sh));
-	aa_weights(ww, w, ow, aa_scale(w, ow, (int)ac, sw));
+	bool cubic = strstr(r->h->str(r->ctx, r->ni.op), "bicubic") != NULL;
+	aa_weights(wh, h, oh, aa_scale(h, oh, (int)ac, sh), cubic);
+	aa_weights(ww, w, ow, aa_scale(w, ow, (int)ac, sw), cubic);
 	for (int64_t i = 0; i < ow; i++) /* transposed: [w, ow] */
 		for (int64_t j = 0; j < w; j++)
 			wwt[j * ow + i] = ww[i * w + j];

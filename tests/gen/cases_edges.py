@@ -318,6 +318,14 @@ CASES = {
     # even) and out of range
     "edge_fake_quant": lambda: case(FakeQuant().eval(), (torch.cat([
         torch.tensor([0.25, 0.75, -0.25, 1.25, 100.0, -100.0, 0.0, 2.5]), torch.randn(16)]).reshape(2, 3, 4),)),
+    # antialiased bicubic resampling (torchvision's Resize(antialias=True),
+    # position-embedding interpolation): down, up, by scale, align_corners
+    "edge_interp_aa_bicubic": lambda: case(Fn(lambda i: (
+        torch.nn.functional.interpolate(i, size=(5, 6), mode="bicubic", antialias=True),
+        torch.nn.functional.interpolate(i, scale_factor=0.5, mode="bicubic", antialias=True),
+        torch.nn.functional.interpolate(i, size=(12, 10), mode="bicubic", antialias=True),
+        torch.nn.functional.interpolate(i, size=(3, 11), mode="bicubic", antialias=True, align_corners=True))),
+        (torch.randn(2, 3, 8, 8),)),
 }
 
 
@@ -329,4 +337,4 @@ class FakeQuant(nn.Module):
                                                        torch.tensor([0, 1, 2], dtype=torch.int32), 1, -8, 7),
                 torch.ops.aten._fake_quantize_per_tensor_affine_cachemask_tensor_qparams(
                     x, torch.tensor([0.05]), torch.tensor([128], dtype=torch.int32), torch.tensor([1], dtype=torch.long),
-                    0, 255)[0])
+                                    0, 255)[0])

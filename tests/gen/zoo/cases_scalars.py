@@ -77,3 +77,14 @@ LISTS = {
 }
 for k, f in LISTS.items():
     CASES[f"l_{k}"] = c((lambda f: lambda x: f(x) * 1)(f), x)
+
+CASES.update({
+    "s_interp_aa": c(lambda i: (F.interpolate(i, size=(5, 6), mode="bilinear", antialias=True),
+                                F.interpolate(i, scale_factor=0.5, mode="bicubic", antialias=True, align_corners=False),
+                                F.interpolate(i, size=(12, 10), mode="bicubic", antialias=True)), img),
+    "s_interp_recompute": c(lambda i: (F.interpolate(i, scale_factor=1.7, mode="bilinear", recompute_scale_factor=True),
+                                       F.interpolate(i[:, :, 0], scale_factor=2.5, mode="linear"),
+                                       F.interpolate(i[:, :, None], scale_factor=(1, 1.5, 0.75), mode="trilinear")), img),
+    "s_pixel_ops": c(lambda i: (F.pixel_shuffle(i.repeat(1, 4, 1, 1)[:, :12], 2), F.pixel_unshuffle(i, 2),
+                                F.channel_shuffle(i.repeat(1, 2, 1, 1), 3), F.unfold(i, (2, 3), dilation=2)), img),
+})

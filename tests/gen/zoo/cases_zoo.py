@@ -244,3 +244,29 @@ CASES.update({
     "h_whisper_half": half(whisper),
     "h_qwen3_moe_half": half(lm("Qwen3MoeConfig", "Qwen3MoeForCausalLM", num_key_value_heads=2, head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16)),
 })
+
+class S2SMask(nn.Module):
+    def __init__(s, m):
+        super().__init__(); s.m = m
+    def forward(s, ids, mask, dec):
+        return s.m(input_ids=ids, attention_mask=mask, decoder_input_ids=dec, use_cache=False).last_hidden_state
+
+def s2s_mask(cfgname, modelname, **cfg):
+    def b():
+        import transformers
+        m = getattr(transformers, modelname)(getattr(transformers, cfgname)(**cfg)).eval()
+        mask = torch.ones(2, 8, dtype=torch.int64); mask[0, -3:] = 0; mask[1, :2] = 0
+        return dict(model=S2SMask(m), samples=[(_ids(2, 8), mask, _ids(2, 5))], source=modelname + " with a padding mask")
+    return b
+
+CASES.update({
+    "p_t5_mask": s2s_mask("T5Config", "T5Model", vocab_size=128, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                          relative_attention_num_buckets=8, decoder_start_token_id=0),
+    "p_bart_mask": s2s_mask("BartConfig", "BartModel", vocab_size=128, d_model=32, encoder_layers=2, decoder_layers=2,
+                            encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                            max_position_embeddings=64),
+    "p_marian_mask": s2s_mask("MarianConfig", "MarianModel", vocab_size=128, d_model=32, encoder_layers=2, decoder_layers=2,
+                              encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                              max_position_embeddings=64, pad_token_id=0, decoder_start_token_id=1, eos_token_id=1),
+    "p_distilbert_allpad": enc("DistilBertConfig", "DistilBertModel", dim=32, hidden_dim=64, n_layers=2, n_heads=4),
+})
