@@ -13,7 +13,8 @@
  * dims of its one batched tensor (those dims >= 0 move one on); or a
  * product (matmul, linear) broadcasting over the leading dims of its
  * batched first operand, or matmul of two batched operands (the lower
- * rank padded with 1s after the level dims); or a view of its batched
+ * rank padded with 1s after the level dims), or linear with a batched
+ * weight or bias (ensembles: matmul(x, w^T) + b); or a view of its batched
  * argument 0 (reshape and view gain the level sizes in front, the dims
  * of transpose, unsqueeze, squeeze, select, slice, flatten and narrow
  * move past the level dims, permute/t/numpy_T keep them first); an
@@ -486,9 +487,9 @@ vm_batched_out(Vm *v, const onnxc_node_info *ni, int32_t r, uint32_t dtype,
 /* A node with batched operands: an elementwise one, or one of `along` or
  * `leading` fit for the batched tensor; outputs batched, typed with the
  * batch dim in front. */
-static onnxc_status
-batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
-    const char *op, const char *name)
+onnxc_status
+vm_node(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *op,
+    const char *name)
 {
 	const onnxc_host_api *h = v->h;
 	onnxc_value_info vi;
@@ -502,6 +503,8 @@ batched_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	if ((!strcmp(op, "aten::matmul.default") ||
 	    !strcmp(op, "aten::bmm.default")) && !first_only(v, n, ni, 0))
 		return vm_matmul(v, n, ni, name);
+	if (!strcmp(op, "aten::linear.default") && !first_only(v, n, ni, 0))
+		return vm_linear(v, n, ni, name);
 	if (base_in(op, dtype_only, sizeof dtype_only / sizeof *dtype_only)) {
 		for (uint32_t i = 1; i < ni->nargs; i++) {
 			onnxc_arg a;
@@ -718,7 +721,7 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 				else
 					s = ONNXC_NOMEM;
 		} else if (any_batched(&v, n, &ni)) {
-			s = batched_node(&v, n, &ni, op, name);
+			s = vm_node(&v, n, &ni, op, name);
 		}
 	}
 	while (s == ONNXC_OK && ndrop)

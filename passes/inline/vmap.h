@@ -50,5 +50,11 @@ onnxc_status vm_view(Vm *v, onnxc_node n, const onnxc_node_info *ni,
     const char *op, const char *name);
 onnxc_status vm_matmul(Vm *v, onnxc_node n, const onnxc_node_info *ni,
     const char *name);
+onnxc_status vm_linear(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *name);
+/* vmap.c: node n of op whose arguments are batched, rewritten to run
+ * batched (an error naming vmap where it cannot) */
+onnxc_status vm_node(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *op, const char *name);
 
 #endif

@@ -1,7 +1,8 @@
 /* vmap_ops.c - the vmap regions' ops beyond elementwise ones and
  * reductions (vmap.c): indexing by batched indices, views of a batched
- * tensor and products of two batched operands, each rewritten to run on
- * the batched tensors with the level dims in front. */
+ * tensor, products of two batched operands and linear with a batched
+ * weight, each rewritten to run on the batched tensors with the level
+ * dims in front. */
 #include <string.h>
 
 #include <onnxc/plugin.h>
@@ -236,3 +237,90 @@ vm_matmul(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 	return vm_batched_out(v, ni, r, vi.dtype, all);
 }
 
+
+/* A new FX node op(args) at node `at`'s place, its one output typed as
+ * value `like` (the per-sample type); its info in *ni. */
+static onnxc_node
+new_node(Vm *v, onnxc_node at, const char *op, const onnxc_arg *args,
+    int nargs, onnxc_value like, const char *name, onnxc_node_info *ni)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_value_info vi;
+	onnxc_dim d[MAXRANK];
+	int32_t r = vm_rank_of(v, like, &vi);
+	onnxc_node m = h->node_new(v->ctx, v->g, ONNXC_FX, NULL, op, 1);
+	if (!m || r < 0 || (r > 0 && h->value_dims(v->ctx, v->g, like, d,
+	    (uint32_t)r) != ONNXC_OK))
+		return 0;
+	for (int i = 0; i < nargs; i++)
+		if (h->node_push_arg(v->ctx, v->g, m, &args[i]) != ONNXC_OK)
+			return 0;
+	if (h->node_get(v->ctx, v->g, m, ni) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, ni->out, vi.dtype, r, d) !=
+	    ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, m, at);
+	h->node_set_name(v->ctx, v->g, m, name);
+	return m;
+}
+
+/* linear(x, w, b) whose weight or bias is batched (ensembles: torch.func's
+ * functional_call over stacked parameters): matmul(x, transpose(w, -1,
+ * -2)) + b, each new node batched as vm_node does it */
+onnxc_status
+vm_linear(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_arg x, w, b = {.kind = ONNXC_ARG_NONE};
+	onnxc_value_info wi;
+	if (h->node_arg(v->ctx, v->g, n, 0, &x) != ONNXC_OK ||
+	    h->node_arg(v->ctx, v->g, n, 1, &w) != ONNXC_OK ||
+	    x.kind != ONNXC_ARG_VALUE || w.kind != ONNXC_ARG_VALUE ||
+	    (ni->nargs > 2 && h->node_arg(v->ctx, v->g, n, 2, &b) !=
+	    ONNXC_OK) || vm_rank_of(v, w.ref, &wi) < 2)
+		return vm_fail(v, n, name, "linear's operands");
+	/* w^T, batched as w is: the last two dims swapped */
+	onnxc_dim d[MAXRANK];
+	int32_t wr = wi.rank;
+	if (h->value_dims(v->ctx, v->g, w.ref, d, (uint32_t)wr) != ONNXC_OK)
+		return ONNXC_INVALID;
+	onnxc_dim t = d[wr - 1];
+	d[wr - 1] = d[wr - 2];
+	d[wr - 2] = t;
+	onnxc_arg targs[3] = {w, {.kind = ONNXC_ARG_INT, .i = -1},
+		{.kind = ONNXC_ARG_INT, .i = -2}};
+	onnxc_node tn = h->node_new(v->ctx, v->g, ONNXC_FX, NULL,
+	    "aten::transpose.int", 1);
+	onnxc_node_info ti, mi, ai;
+	for (int i = 0; tn && i < 3; i++)
+		if (h->node_push_arg(v->ctx, v->g, tn, &targs[i]) != ONNXC_OK)
+			tn = 0;
+	if (!tn || h->node_get(v->ctx, v->g, tn, &ti) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, ti.out, wi.dtype, wr, d) !=
+	    ONNXC_OK || !vm_track(v, ti.out))
+		return ONNXC_INVALID;
+	h->node_set_origin(v->ctx, v->g, tn, n);
+	v->prank[ti.out] = vm_prank(v, w.ref);
+	v->mask[ti.out] = vm_mask_of(v, w.ref);
+	/* x @ w^T, typed per sample as linear's result */
+	onnxc_arg margs[2] = {x, {.kind = ONNXC_ARG_VALUE, .ref = ti.out}};
+	onnxc_node mn = new_node(v, n, "aten::matmul.default", margs, 2,
+	    ni->out, name, &mi);
+	onnxc_status st = mn ? vm_node(v, mn, &mi, "aten::matmul.default",
+	    name) : ONNXC_INVALID;
+	onnxc_value y = mi.out;
+	if (st == ONNXC_OK && b.kind == ONNXC_ARG_VALUE) {
+		onnxc_arg aargs[2] = {{.kind = ONNXC_ARG_VALUE, .ref = y}, b};
+		onnxc_node an = new_node(v, n, "aten::add.Tensor", aargs, 2,
+		    ni->out, name, &ai);
+		/* the matmul's result, batched, typed per sample for add */
+		st = an ? vm_node(v, an, &ai, "aten::add.Tensor", name) :
+		    ONNXC_INVALID;
+		y = ai.out;
+	}
+	if (st != ONNXC_OK)
+		return st;
+	if (h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
+		return ONNXC_INVALID;
+	return h->node_erase(v->ctx, v->g, n);
+}

@@ -171,6 +171,28 @@ class VmapBroadcast(nn.Module):
         return torch.vmap(lambda x: ((x - b) ** 2).sum(-1).sqrt())(a)
 
 
+class VmapEnsemble(nn.Module):
+    """Model ensembling as PyTorch's tutorial does it: the members'
+    parameters stacked (torch.func.stack_module_state), one model called
+    on each set by torch.func.functional_call under vmap: linear with a
+    batched weight and bias."""
+    def __init__(self, n=3):
+        super().__init__()
+        import copy
+        from torch.func import stack_module_state
+        members = [nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)) for _ in range(n)]
+        params, _ = stack_module_state(members)
+        self.names = list(params)
+        for k, t in params.items():
+            self.register_buffer(k.replace(".", "_"), t.detach())
+        self.base = copy.deepcopy(members[0])
+
+    def forward(self, x):
+        from torch.func import functional_call
+        params = {k: getattr(self, k.replace(".", "_")) for k in self.names}
+        return torch.vmap(lambda p, x: functional_call(self.base, (p,), (x,)), in_dims=(0, None))(params, x)
+
+
 class VmapTranspose(nn.Module):
     """A per-sample transpose (its dims move past the batch dim)."""
     def forward(self, x):
@@ -243,6 +265,7 @@ CASES = {
     "pre_vmap_views": lambda: case(VmapViews(), (torch.randn(3, 12),)),
     "pre_vmap_heads": lambda: case(VmapHeads(), (torch.randn(2, 5, 4), torch.randn(2, 5, 4))),
     "pre_vmap_broadcast": lambda: case(VmapBroadcast(), (torch.randn(4, 3), torch.randn(5, 3))),
+    "pre_vmap_ensemble": lambda: case(VmapEnsemble(), (torch.randn(5, 4),)),
     "pre_vmap_transpose": lambda: case(VmapTranspose(), (torch.randn(3, 4, 5),)),
     "autocast_bf16": lambda: case(AutocastBf16(), (torch.randn(5, 8),)),
     "autocast_policy": lambda: case(AutocastPolicy(), (torch.randn(2, 3, 5, 5),)),
