@@ -4,7 +4,7 @@
 # decoders, encoders, MoE, state-space, audio and vision models with tiny
 # configs, torchvision models of dynamic sizes, nn modules with masks,
 # Python-number arguments, partial multi-output reads, vmap, fake
-# quantization, half precision), exported with real PyTorch in
+# quantization, half precision, integer and dtype semantics), exported with real PyTorch in
 # ../shared/tools/torch-env, then converted and checked in ONNX Runtime
 # (tests/e2e/run_cases.sh: training IR and core forms).  Not run by CI: it
 # needs torch-env (set up once, ~5 min) and ~10 minutes.
@@ -19,7 +19,7 @@ onnxc=${1:-build/onnxc}
 out=${2:-.zoo}
 env=../shared/tools/torch-env
 [ -x "$env" ] || { echo "zoo: $env is missing" >&2; exit 2; }
-mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw"}
+mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
 rm -rf "$out" && mkdir -p "$out"
 for m in $mods; do
 	PYTHONPATH=$PWD/tests/gen/zoo:$PWD/tests/gen "$env" run 2.14 \
