@@ -107,8 +107,7 @@ dec_cast(Rw *r, TV x, uint32_t dt)
 		return x;
 	Ty t = dec_ty_dtype(x.t, dt);
 	return dec_tv(EMIT(r, "aten::_to_copy.default", &t, dec_a_val(x.v),
-	    dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE, .i = dt},
-	    "dtype")), t);
+	    dec_a_dtype(r, dt)), t);
 }
 
 /* op.dim_IntList-style reduction of x over dims[0..n) (n < 0: every

@@ -151,8 +151,7 @@ dec_histc(Rw *r)
 		onnxc_value same = dec_binary(r, "aten::eq.Tensor", vlo, vhi,
 		    &(Ty){ONNXC_DT_BOOL, 0, {{0, 0}}});
 		onnxc_value one = EMIT(r, "aten::_to_copy.default", &t1,
-		    dec_a_val(same), dec_a_keyed(r, (onnxc_arg){.kind =
-		    ONNXC_ARG_DTYPE, .i = t1.dtype}, "dtype"));
+		    dec_a_val(same), dec_a_dtype(r, t1.dtype));
 		vlo = dec_binary(r, "aten::sub.Tensor", vlo, one, &t1);
 		vhi = dec_binary(r, "aten::add.Tensor", vhi, one, &t1);
 	} else {
@@ -175,8 +174,7 @@ dec_histc(Rw *r)
 	Ty ti = dec_ty_dtype(tf, ONNXC_DT_I64);
 	onnxc_value bin = EMIT(r, "aten::_to_copy.default", &ti,
 	    dec_a_val(dec_unary(r, "aten::floor.default", pos, &tf)),
-	    dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE,
-	    .i = ONNXC_DT_I64}, "dtype"));
+	    dec_a_dtype(r, ONNXC_DT_I64));
 	bin = EMIT(r, "aten::clamp.default", &ti, dec_a_val(bin), dec_a_int(0),
 	    dec_a_int(bins - 1));
 	tcol = ti;
@@ -187,8 +185,7 @@ dec_histc(Rw *r)
 	Ty tr = dec_ty_dtype(tf, ONNXC_DT_I64);
 	tr.d[0] = (onnxc_dim){bins, 0};
 	onnxc_value range = EMIT(r, "aten::arange.default", &tr,
-	    dec_a_int(bins), dec_a_keyed(r, (onnxc_arg){.kind =
-	    ONNXC_ARG_DTYPE, .i = ONNXC_DT_I64}, "dtype"));
+	    dec_a_int(bins), dec_a_dtype(r, ONNXC_DT_I64));
 	tnb = dec_ty_dtype(tcol, ONNXC_DT_BOOL);
 	tnb.d[1] = (onnxc_dim){bins, 0};
 	onnxc_value hit = dec_binary(r, "aten::eq.Tensor", col, range, &tnb);
@@ -200,8 +197,7 @@ dec_histc(Rw *r)
 	hit = dec_binary(r, "aten::logical_and.default", hit, inc, &tnb);
 	Ty tfl = dec_ty_dtype(tnb, to.dtype);
 	onnxc_value cnt = EMIT(r, "aten::_to_copy.default", &tfl,
-	    dec_a_val(hit), dec_a_keyed(r, (onnxc_arg){.kind =
-	    ONNXC_ARG_DTYPE, .i = to.dtype}, "dtype"));
+	    dec_a_val(hit), dec_a_dtype(r, to.dtype));
 	int64_t zero = 0;
 	dec_bind(r, 0, EMIT(r, "aten::sum.dim_IntList", &to, dec_a_val(cnt),
 	    dec_a_ints(r, &zero, 1)));

@@ -62,6 +62,7 @@ onnxc_arg dec_a_int(int64_t i);
 onnxc_arg dec_a_float(double f);
 onnxc_arg dec_a_bool(int b);
 onnxc_arg dec_a_keyed(Rw *r, onnxc_arg a, const char *key);
+onnxc_arg dec_a_dtype(Rw *r, uint32_t dt);
 onnxc_arg dec_a_ints(Rw *r, const int64_t *v, int n);
 
 /* --- rewrite.c: arguments of the node being rewritten --- */

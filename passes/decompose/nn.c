@@ -564,8 +564,7 @@ dec_sdpa(Rw *r)
 		Ty tc = {ONNXC_DT_BOOL, 2, {{l, 0}, {s, 0}}};
 		onnxc_value ones = EMIT(r, "aten::ones.default", &tc,
 		    dec_a_ints(r, (int64_t[]){l, s}, 2),
-		    dec_a_keyed(r, (onnxc_arg){ONNXC_ARG_DTYPE, 0,
-		    ONNXC_DT_BOOL, 0, 0, 0, 0}, "dtype"));
+		    dec_a_dtype(r, ONNXC_DT_BOOL));
 		onnxc_value tri = dec_unary(r, "aten::tril.default", ones, &tc);
 		onnxc_value drop_ = dec_unary(r, "aten::logical_not.default",
 		    tri, &tc);

@@ -122,6 +122,14 @@ dec_a_keyed(Rw *r, onnxc_arg a, const char *key)
 	return a;
 }
 
+/* the keyword dtype= of a factory or a conversion */
+onnxc_arg
+dec_a_dtype(Rw *r, uint32_t dt)
+{
+	return dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE, .i = dt},
+	    "dtype");
+}
+
 onnxc_arg
 dec_a_ints(Rw *r, const int64_t *v, int n)
 {

@@ -32,13 +32,6 @@ static const struct ScalarOp {
 	{"aten::isin.Scalar_Tensor", "aten::isin.Tensor_Tensor", 0},
 };
 
-static onnxc_arg
-a_dtype(Rw *r, uint32_t dt)
-{
-	return dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE, .i = dt},
-	    "dtype");
-}
-
 int
 dec_scalar_operand(Rw *r)
 {
@@ -64,7 +57,7 @@ dec_scalar_operand(Rw *r)
 	uint32_t dt = o.t.dtype == ONNXC_DT_BOOL ? t.t.dtype : o.t.dtype;
 	Ty t0 = {dt, 0, {{0, 0}}};
 	args[s->pos] = dec_a_val(EMIT(r, "aten::scalar_tensor.default", &t0,
-	    num, a_dtype(r, dt)));
+	    num, dec_a_dtype(r, dt)));
 	dec_bind(r, 0, dec_emit(r, s->target, &o.t, (int)r->ni.nargs, args));
 	return 1;
 }
@@ -76,7 +69,7 @@ iota_dim(Rw *r, onnxc_dim d, onnxc_arg a)
 	Ty t = {ONNXC_DT_I64, 1, {d}};
 	a.key = 0;
 	return dec_tv(EMIT(r, "aten::arange.default", &t, a,
-	    a_dtype(r, ONNXC_DT_I64)), t);
+	    dec_a_dtype(r, ONNXC_DT_I64)), t);
 }
 
 /* eye(n, *, dtype...) and eye.m(n, m, ...): row index == column index */
@@ -141,9 +134,9 @@ from_neg_one(Rw *r, int64_t steps, int align, uint32_t dt)
 	Ty t = {dt, 1, {{steps, 0}}};
 	if (steps <= 1)
 		return dec_tv(EMIT(r, "aten::zeros.default", &t,
-		    dec_a_ints(r, &steps, 1), a_dtype(r, dt)), t);
+		    dec_a_ints(r, &steps, 1), dec_a_dtype(r, dt)), t);
 	TV v = dec_tv(EMIT(r, "aten::linspace.default", &t, dec_a_float(-1),
-	    dec_a_float(1), dec_a_int(steps), a_dtype(r, dt)), t);
+	    dec_a_float(1), dec_a_int(steps), dec_a_dtype(r, dt)), t);
 	if (!align)
 		v = dec_s(r, "aten::div.Tensor", dec_s(r, "aten::mul.Tensor", v,
 		    (double)(steps - 1)), (double)steps);
@@ -179,7 +172,7 @@ dec_affine_grid(Rw *r)
 		TV c;
 		if (k == sp) {
 			c = dec_tv(EMIT(r, "aten::ones.default", &tg,
-			    dec_a_ints(r, sz + 2, sp), a_dtype(r, dt)), tg);
+			    dec_a_ints(r, sz + 2, sp), dec_a_dtype(r, dt)), tg);
 		} else {
 			int axis = sp - 1 - k;
 			c = from_neg_one(r, sz[2 + axis], (int)align, dt);

@@ -450,8 +450,7 @@ bound(Rw *r, int pos, const char *key, uint32_t dt)
 		return v;
 	Ty t = {dt, 0, {{0, 0}}};
 	return dec_tv(EMIT(r, "aten::scalar_tensor.default", &t,
-	    dec_a_float(s), dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE,
-	    .i = dt}, "dtype")), t);
+	    dec_a_float(s), dec_a_dtype(r, dt)), t);
 }
 
 /* linspace(start, end, steps) with tensor bounds, as PyTorch's CPU kernel
@@ -476,9 +475,7 @@ space(Rw *r, int lg)
 		return 0;
 	if (n == 0) {
 		dec_bind(r, 0, EMIT(r, "aten::full.default", &o.t,
-		    dec_a_ints(r, &n, 1), dec_a_float(0), dec_a_keyed(r,
-		    (onnxc_arg){.kind = ONNXC_ARG_DTYPE, .i = o.t.dtype},
-		    "dtype")));
+		    dec_a_ints(r, &n, 1), dec_a_float(0), dec_a_dtype(r, o.t.dtype)));
 		return 1;
 	}
 	TV i = dec_cast(r, dec_iota(r, n), dt);

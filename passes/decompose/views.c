@@ -330,8 +330,7 @@ dec_iota(Rw *r, int64_t m)
 {
 	Ty t = {ONNXC_DT_I64, 1, {{m, 0}}};
 	return dec_tv(EMIT(r, "aten::arange.default", &t, dec_a_int(m),
-	    dec_a_keyed(r, (onnxc_arg){.kind = ONNXC_ARG_DTYPE,
-	    .i = ONNXC_DT_I64}, "dtype")), t);
+	    dec_a_dtype(r, ONNXC_DT_I64)), t);
 }
 
 /* x's last dim ([..., n]) on the diagonal `off` of two new trailing dims
