@@ -691,9 +691,11 @@ inl_predispatch(onnxc_ctx *ctx, const onnxc_host_api *h, onnxc_graph g)
 				/* a level's size is set by its first
 				 * _add_batch_dim, until its vmap ends: the
 				 * next vmap at that depth may map another */
-				if (k == 1 && v.depth < 63)
+				if (!strcmp(f, "_vmap_increment_nesting") &&
+				    v.depth < 63)
 					v.known &= ~((uint64_t)1 << ++v.depth);
-				else if (k == 2 && v.depth > 0)
+				else if (!strcmp(f, "_vmap_decrement_nesting") &&
+				    v.depth > 0)
 					v.depth--;
 				for (uint32_t o = 0; o < ni.nout; o++)
 					if (h->value_uses(ctx, g, ni.out + o))
