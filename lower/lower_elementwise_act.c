@@ -367,12 +367,21 @@ gelu(Lower *L)
 	    1, x))));
 }
 
+/* silu(x) = x * sigmoid(x); in double as PyTorch's kernel writes it,
+ * x / (1 + exp(-x)), because ONNX Runtime fuses x * Sigmoid(x) into its
+ * QuickGelu, which has no double kernel */
 static int
 silu(Lower *L)
 {
 	ValId x = float_in(L, true);
-	return x ? lwe_done(L, lw_op2(L, "Mul", x, lw_op1(L, "Sigmoid", x)))
-	    : -1;
+	if (!x)
+		return -1;
+	if (lw_dtype(L, x) != DT_F64)
+		return lwe_done(L, lw_op2(L, "Mul", x, lw_op1(L, "Sigmoid",
+		    x)));
+	ValId e = lw_op1(L, "Exp", lw_op1(L, "Neg", x));
+	return lwe_done(L, lw_op2(L, "Div", x, lw_op2(L, "Add", e,
+	    lwe_num(L, 1, x))));
 }
 
 /* mish(x) = x * tanh(softplus(x)) */
@@ -416,9 +425,21 @@ log_sigmoid(Lower *L)
 	    x))));
 }
 
+/* relu6(x + 3): ONNX's HardSigmoid (alpha 1/6, beta 1/2) has a float
+ * kernel only; a double x takes Max and Min, divided by 6 where PyTorch
+ * divides */
+static ValId
+relu6_3(Lower *L, ValId x)
+{
+	return lw_op2(L, "Min", lw_op2(L, "Max", lw_op2(L, "Add", x,
+	    lwe_num(L, 3, x)), lwe_num(L, 0, x)), lwe_num(L, 6, x));
+}
+
 static ValId
 hard_sigmoid(Lower *L, ValId x)
 {
+	if (lw_dtype(L, x) == DT_F64)
+		return lw_op2(L, "Div", relu6_3(L, x), lwe_num(L, 6, x));
 	ValId r = lw_op1(L, "HardSigmoid", x);
 	lw_attr_float(L, lwe_def(L, r), "alpha", 1.0 / 6);
 	lw_attr_float(L, lwe_def(L, r), "beta", 0.5);
@@ -429,7 +450,7 @@ hard_sigmoid(Lower *L, ValId x)
 static int
 hardsigmoid(Lower *L)
 {
-	ValId x = float_in(L, false);
+	ValId x = float_in(L, true);
 	return x ? lwe_done(L, hard_sigmoid(L, x)) : -1;
 }
 
@@ -438,8 +459,13 @@ hardsigmoid(Lower *L)
 static int
 hardswish(Lower *L)
 {
-	ValId x = float_in(L, false);
-	return x ? lwe_done(L, lw_op2(L, "Mul", x, hard_sigmoid(L, x))) : -1;
+	ValId x = float_in(L, true);
+	if (!x)
+		return -1;
+	if (lw_dtype(L, x) == DT_F64)
+		return lwe_done(L, lw_op2(L, "Div", lw_op2(L, "Mul", x,
+		    relu6_3(L, x)), lwe_num(L, 6, x)));
+	return lwe_done(L, lw_op2(L, "Mul", x, hard_sigmoid(L, x)));
 }
 
 /* ------------------------------------------------------------------ table */

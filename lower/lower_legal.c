@@ -19,7 +19,8 @@ reduces(Lower *L, const Graph *g, NodeId n)
  *   integer kernels, no float16, bfloat16 (index_add, index_put
  *   (accumulate=True), scatter_reduce, max_pool's backward in half
  *   precision) or bool one (scatter_reduce of bools);
- * - Where: no bool kernel for its branches (half ones: `exact`). */
+ * - Where: no bool kernel for its branches (half ones: `exact`).
+ * (Double Sigmoids: sigmoid_f64.) */
 static DType
 wider(Lower *L, const Graph *g, NodeId n, const StrId ops[3], int *d0,
     int *d1)
@@ -142,6 +143,29 @@ half_exact(Lower *L, NodeId n, unsigned in)
 	return true;
 }
 
+/* A double Sigmoid becomes 1 / (1 + exp(-x)), PyTorch's own formula:
+ * ONNX Runtime fuses x * Sigmoid(x) (silu, swish) into its QuickGelu,
+ * which has no double kernel, and refuses the model.  True when it
+ * changed. */
+static bool
+sigmoid_f64(Lower *L, NodeId n)
+{
+	Graph *g = L->dst;
+	Node *p = ir_nodep(g, n);
+	if (p->dialect != D_ONNX || p->domain || p->nargs != 1 ||
+	    p->nout != 1 || g->args[p->args].kind != A_VAL ||
+	    ir_val(g, p->out)->dtype != DT_F64)
+		return false;
+	ValId x = g->args[p->args].u.v;
+	ValId e = lw_op1(L, "Exp", lw_op1(L, "Neg", x));
+	ValId d = lw_op2(L, "Add", e, lw_scalar(L, 1, DT_F64));
+	g = L->dst;
+	p = ir_nodep(g, n);
+	p->op = ir_intern(L->m, "Reciprocal");
+	g->args[p->args] = arg_val(d);
+	return true;
+}
+
 /* Rewrites the nodes the current rule emitted (first .. the end of dst);
  * true when it appended nodes that must move before their users. */
 bool
@@ -153,6 +177,7 @@ lw_legalize(Lower *L, NodeId first)
 	/* interned once a rule, not once a node */
 	const StrId ops[3] = {ir_intern(L->m, "ScatterElements"),
 	    ir_intern(L->m, "ScatterND"), ir_intern(L->m, "Where")};
+	const StrId sigmoid = ir_intern(L->m, "Sigmoid");
 	StrId ex[NEXACT];
 	for (int k = 0; k < NEXACT; k++)
 		ex[k] = ir_intern(L->m, exact[k].op);
@@ -166,6 +191,10 @@ lw_legalize(Lower *L, NodeId first)
 			continue;
 		}
 		StrId op = ir_nodep(g, n)->op;
+		if (op == sigmoid && sigmoid_f64(L, n)) {
+			moved = true;
+			continue;
+		}
 		for (int k = 0; k < NEXACT; k++)
 			if (op == ex[k] && half_exact(L, n, exact[k].in))
 				moved = true;

@@ -255,24 +255,53 @@ cheb_end(Ex *e, PolyFam f, int pos, ValId n, ValId even)
 	}
 }
 
+/* cos and acos: ONNX Runtime's CPU has float kernels only, so in double
+ * cos(a) is sin(a + pi/2), and acos(X) = 2 asin(t) with t = sqrt((1 -
+ * |X|) / 2) (pi minus that for X < 0): t is exact in double near |X| = 1
+ * where X itself would lose its digits in float; asin(t) = b starts in
+ * float and two Newton steps on sin(b) = t (b <= pi/4, cos(b) >= 0.7)
+ * bring it to double's accuracy */
+static ValId
+cosine(Ex *e, ValId a)
+{
+	if (e->dt != DT_F64)
+		return op1(e, "Cos", a);
+	return op1(e, "Sin", adds(e, a, M_PI_2));
+}
+
+static ValId
+arccos(Ex *e, ValId X)
+{
+	if (e->dt != DT_F64)
+		return op1(e, "Acos", X);
+	ValId t = op1(e, "Sqrt", muls(e, sub(e, num(e, 1), op1(e, "Abs", X)),
+	    0.5));
+	ValId b = lw_cast(e->L, op1(e, "Asin", lw_cast(e->L, t, DT_F32)),
+	    DT_F64);
+	for (int k = 0; k < 2; k++)
+		b = sub(e, b, dv(e, sub(e, op1(e, "Sin", b), t), cosine(e, b)));
+	ValId a = muls(e, b, 2);
+	return sel(e, lts(e, X, 0), sub(e, num(e, M_PI), a), a);
+}
+
 /* the trigonometric form of a Chebyshev polynomial for |X| < 1 */
 static ValId
 cheb_trig(Ex *e, const Poly *P, ValId X, ValId x, ValId n, ValId even)
 {
-	ValId th = op1(e, "Acos", X), half = muls(e, th, 0.5);
+	ValId th = arccos(e, X), half = muls(e, th, 0.5);
 	ValId nh = mul(e, adds(e, n, 0.5), th), n1 = adds(e, n, 1);
 	switch (P->fam) {
 	case PF_CHEB_T:
-		return op1(e, "Cos", mul(e, n, th));
+		return cosine(e, mul(e, n, th));
 	case PF_CHEB_U: {
 		ValId s = op1(e, "Sin", th), a = mul(e, n1, th);
-		ValId alt = dv(e, mul(e, n1, op1(e, "Cos", a)), X);
+		ValId alt = dv(e, mul(e, n1, cosine(e, a)), X);
 		return sel(e, eqs(e, s, 0), alt, dv(e, op1(e, "Sin", a), s));
 	}
 	case PF_CHEB_V:
 		return sel(e, eqs(e, op1(e, "Sin", half), 1),
 		    cheb_end(e, PF_CHEB_V, 0, n, even),
-		    dv(e, op1(e, "Cos", nh), op1(e, "Cos", half)));
+		    dv(e, cosine(e, nh), cosine(e, half)));
 	default: {
 		/* PyTorch's fallback near X = 1: the value at x = 1 for the
 		 * plain polynomial, the one at x = -1 for the shifted one */
@@ -280,7 +309,7 @@ cheb_trig(Ex *e, const Poly *P, ValId X, ValId x, ValId n, ValId even)
 		if (!P->shifted)
 			fb = sel(e, gts(e, x, 0), cheb_end(e, PF_CHEB_W, 1, n,
 			    even), fb);
-		return sel(e, eqs(e, op1(e, "Cos", half), 1), fb,
+		return sel(e, eqs(e, cosine(e, half), 1), fb,
 		    dv(e, op1(e, "Sin", nh), op1(e, "Sin", half)));
 	}
 	}

@@ -27,58 +27,59 @@ tri(double x)
 	return x < 1 ? 1 - x : 0;
 }
 
-/* Keys' cubic convolution kernel, a = -0.5 (ATen's bicubic aa filter) */
-static float
-keys(float x)
-{
-	const float a = -0.5f;
-	x = fabsf(x);
-	if (x < 1)
-		return ((a + 2) * x - (a + 3)) * x * x + 1;
-	if (x < 2)
-		return (((x - 5) * x + 8) * x - 4) * a;
-	return 0;
-}
-
-/* w[out][in]: row i holds the normalized filter weights of output i;
+/* Keys' cubic convolution kernel, a = -0.5 (ATen's bicubic aa filter),
+ * and w[out][in]: row i holds the normalized filter weights of output i;
  * the triangle filter (support 1) or the cubic one (support 2), both
- * widened by the scale when downsampling */
-static void
-aa_weights(float *w, int64_t in, int64_t out, double scale, bool cubic)
-{
-	/* PyTorch computes in the input's type (float here) */
-	float sc = (float)scale;
-	float support = (sc >= 1 ? sc : 1.0f) * (cubic ? 2.0f : 1.0f);
-	float inv = sc >= 1 ? 1 / sc : 1.0f;
-	for (int64_t i = 0; i < out; i++) {
-		float *row = w + i * in, total = 0;
-		float center = sc * ((float)i + 0.5f);
-		int64_t lo = (int64_t)(center - support + 0.5f);
-		int64_t hi = (int64_t)(center + support + 0.5f);
-		lo = lo < 0 ? 0 : lo;
-		hi = hi > in ? in : hi;
-		for (int64_t j = 0; j < in; j++)
-			row[j] = 0;
-		for (int64_t j = lo; j < hi; j++) {
-			float at = ((float)j - center + 0.5f) * inv;
-			row[j] = cubic ? keys(at) : (float)tri(at);
-			total += row[j];
-		}
-		if (total != 0)
-			for (int64_t j = lo; j < hi; j++)
-				row[j] /= total;
+ * widened by the scale when downsampling.  PyTorch computes them in the
+ * input's type, so there is one of each for float and for double. */
+#define AA_WEIGHTS(T, KEYS, WEIGHTS)                                         \
+	static T KEYS(T x)                                                   \
+	{                                                                    \
+		const T a = -0.5;                                            \
+		x = x < 0 ? -x : x;                                          \
+		if (x < 1)                                                   \
+			return ((a + 2) * x - (a + 3)) * x * x + 1;          \
+		if (x < 2)                                                   \
+			return (((x - 5) * x + 8) * x - 4) * a;              \
+		return 0;                                                    \
+	}                                                                    \
+	static void WEIGHTS(T *w, int64_t in, int64_t out, double scale,     \
+	    bool cubic)                                                      \
+	{                                                                    \
+		T sc = (T)scale;                                             \
+		T support = (sc >= 1 ? sc : (T)1) * (cubic ? (T)2 : (T)1);   \
+		T inv = sc >= 1 ? 1 / sc : (T)1;                             \
+		for (int64_t i = 0; i < out; i++) {                          \
+			T *row = w + i * in, total = 0;                      \
+			T center = sc * ((T)i + (T)0.5);                     \
+			int64_t lo = (int64_t)(center - support + (T)0.5);   \
+			int64_t hi = (int64_t)(center + support + (T)0.5);   \
+			lo = lo < 0 ? 0 : lo;                                \
+			hi = hi > in ? in : hi;                              \
+			for (int64_t j = 0; j < in; j++)                     \
+				row[j] = 0;                                  \
+			for (int64_t j = lo; j < hi; j++) {                  \
+				T at = ((T)j - center + (T)0.5) * inv;       \
+				row[j] = cubic ? KEYS(at) : (T)tri(at);      \
+				total += row[j];                             \
+			}                                                    \
+			if (total != 0)                                      \
+				for (int64_t j = lo; j < hi; j++)            \
+					row[j] /= total;                     \
+		}                                                            \
 	}
-}
+AA_WEIGHTS(float, keys_f32, aa_weights_f32)
+AA_WEIGHTS(double, keys_f64, aa_weights_f64)
 
-/* a 2-D F32 constant */
+/* a 2-D constant of dtype dt (F32 or F64) */
 static TV
-const_f32(Rw *r, const float *v, int64_t rows, int64_t cols)
+const_2d(Rw *r, int dt, const void *v, int64_t rows, int64_t cols)
 {
 	char buf[160];
 	int64_t dims[2] = {rows, cols};
-	Ty t = {ONNXC_DT_F32, 2, {{rows, 0}, {cols, 0}}};
+	Ty t = {dt, 2, {{rows, 0}, {cols, 0}}};
 	snprintf(buf, sizeof buf, "%s__aa%u", r->base, r->seq++);
-	onnxc_tensor c = r->h->tensor_new(r->ctx, ONNXC_DT_F32, 2, dims, v);
+	onnxc_tensor c = r->h->tensor_new(r->ctx, dt, 2, dims, v);
 	onnxc_value x = c ? r->h->constant_input(r->ctx, r->g, buf, c) : 0;
 	if (!x || r->h->value_set_type(r->ctx, r->g, x, t.dtype, t.rank,
 	    t.d) != ONNXC_OK)
@@ -95,8 +96,8 @@ matmul(Rw *r, TV a, TV b, const Ty *t)
 
 /* _upsample_bilinear2d_aa.vec(input, output_size?, align_corners,
  * scale_factors?) and .default(self, output_size, align_corners,
- * scales_h=None, scales_w=None), and the bicubic ones; float32, static
- * sizes */
+ * scales_h=None, scales_w=None), and the bicubic ones; float32 or
+ * float64, static sizes */
 int
 dec_upsample_bilinear2d_aa(Rw *r)
 {
@@ -107,7 +108,8 @@ dec_upsample_bilinear2d_aa(Rw *r)
 	double sh = 0, sw = 0;
 	onnxc_arg a, it;
 	if (!x.v || !o.v || x.t.rank != 4 || o.t.rank != 4 ||
-	    x.t.dtype != ONNXC_DT_F32 || !dec_ty_static(&x.t) ||
+	    (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64) ||
+	    !dec_ty_static(&x.t) ||
 	    !dec_ty_static(&o.t) ||
 	    !dec_arg_int(r, 2, "align_corners", 0, &ac))
 		return 0;
@@ -137,24 +139,31 @@ dec_upsample_bilinear2d_aa(Rw *r)
 	if (h < 1 || w < 1 || oh < 1 || ow < 1 || oh * h > (1 << 22) ||
 	    ow * w > (1 << 22))
 		return 0;
-	float *wh = r->h->alloc(r->ctx, (size_t)(oh * h + w * ow) *
-	    sizeof *wh);
-	if (!wh)
+	int dt = x.t.dtype;
+	size_t es = dt == ONNXC_DT_F64 ? sizeof(double) : sizeof(float);
+	char *wh = r->h->alloc(r->ctx, (size_t)(oh * h + w * ow) * es);
+	char *ww = r->h->alloc(r->ctx, (size_t)(ow * w) * es);
+	if (!wh || !ww)
 		return 0;
-	float *wwt = wh + oh * h, *ww = r->h->alloc(r->ctx, (size_t)(ow * w) *
-	    sizeof *ww);
-	if (!ww)
-		return 0;
+	char *wwt = wh + (size_t)(oh * h) * es;
 	bool cubic = strstr(r->h->str(r->ctx, r->ni.op), "bicubic") != NULL;
-	aa_weights(wh, h, oh, aa_scale(h, oh, (int)ac, sh), cubic);
-	aa_weights(ww, w, ow, aa_scale(w, ow, (int)ac, sw), cubic);
+	double sch = aa_scale(h, oh, (int)ac, sh), scw = aa_scale(w, ow,
+	    (int)ac, sw);
+	if (dt == ONNXC_DT_F64) {
+		aa_weights_f64((double *)(void *)wh, h, oh, sch, cubic);
+		aa_weights_f64((double *)(void *)ww, w, ow, scw, cubic);
+	} else {
+		aa_weights_f32((float *)(void *)wh, h, oh, sch, cubic);
+		aa_weights_f32((float *)(void *)ww, w, ow, scw, cubic);
+	}
 	for (int64_t i = 0; i < ow; i++) /* transposed: [w, ow] */
 		for (int64_t j = 0; j < w; j++)
-			wwt[j * ow + i] = ww[i * w + j];
+			memcpy(wwt + (size_t)(j * ow + i) * es,
+			    ww + (size_t)(i * w + j) * es, es);
 	Ty t1 = x.t;
 	t1.d[2] = o.t.d[2];
-	TV y = matmul(r, const_f32(r, wh, oh, h), x, &t1);
-	y = matmul(r, y, const_f32(r, wwt, w, ow), &o.t);
+	TV y = matmul(r, const_2d(r, dt, wh, oh, h), x, &t1);
+	y = matmul(r, y, const_2d(r, dt, wwt, w, ow), &o.t);
 	dec_bind(r, 0, y.v);
 	return 1;
 }

@@ -326,6 +326,24 @@ CASES = {
         torch.nn.functional.interpolate(i, size=(12, 10), mode="bicubic", antialias=True),
         torch.nn.functional.interpolate(i, size=(3, 11), mode="bicubic", antialias=True, align_corners=True))),
         (torch.randn(2, 3, 8, 8),)),
+    # float64 (OpInfo float64 samples): antialiased resampling weights in
+    # double as PyTorch computes them (it was refused), silu and
+    # x * sigmoid(x) (ONNX Runtime fuses them into a QuickGelu with no
+    # double kernel), Chebyshev polynomials of a large degree near +-1
+    # (Acos and Cos have no double kernel; the Newton-refined acos keeps
+    # double's accuracy)
+    "edge_f64_kernels": lambda: case(Fn(lambda i, x, c, n: (
+        torch.nn.functional.interpolate(i, size=(5, 6), mode="bilinear", antialias=True),
+        torch.nn.functional.interpolate(i, size=(3, 11), mode="bicubic", antialias=True, align_corners=True),
+        torch.nn.functional.silu(x), x * torch.sigmoid(x), torch.nn.functional.hardswish(x),
+        torch.special.chebyshev_polynomial_t(c, n), torch.special.chebyshev_polynomial_u(c, n),
+        torch.special.chebyshev_polynomial_v(c, n), torch.special.chebyshev_polynomial_w(c, n),
+        torch.special.shifted_chebyshev_polynomial_t((c + 1) / 2, n))),
+        (torch.randn(2, 3, 8, 8, dtype=torch.float64), torch.randn(3, 5, dtype=torch.float64) * 30,
+         torch.tensor([-0.99999999, -0.9999, -0.5, -1e-9, 0.0, 0.3, 0.7071, 0.99, 0.999999, 1 - 1e-12],
+                      dtype=torch.float64),
+         torch.tensor([7.0, 9.0, 12.0, 25.0, 40.0, 63.0, 100.0, 8.0, 31.0, 17.0], dtype=torch.float64)),
+        rtol=1e-9, atol=1e-12),
 }
 
 
