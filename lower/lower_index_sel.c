@@ -591,49 +591,68 @@ unique2(Lower *L)
 }
 
 /* unique_consecutive(self, return_inverse=False, return_counts=False,
- * dim=None): of each run of equal elements (self flattened) the first;
- * a run starts where an element differs from the one before it. */
+ * dim=None): of each run of equal elements (self flattened), or of equal
+ * slices along dim, the first; a run starts where an element (a slice)
+ * differs from the one before it.  NaNs differ, as in PyTorch. */
 static int
 unique_consecutive(Lower *L)
 {
 	bool inv = lw_bool(L, 1, "return_inverse", false),
 	     cnt = lw_bool(L, 2, "return_counts", false);
-	if (lw_has(L, 3, "dim"))
-		return lw_fail(L, "unique_consecutive along a dim is not "
-		    "supported");
+	int64_t d = 0;
+	bool along = lw_has(L, 3, "dim");
+	if (along)
+		d = lw_int(L, 3, "dim", 0);
 	ValId x = lw_in(L, 0, "self");
 	if (!x || lw_failed(L))
 		return -1;
 	DType dt = lw_dtype(L, x);
-	ValId f = lw_reshape(L, x, lw_i64v(L, -1));
-	/* true for the first element (none for an empty tensor) */
-	ValId f0 = lw_slice_const(L, f, 0, 0, 1, 1);
-	ValId s0 = lw_op1(L, "Shape", f0);
-	lw_settype(L, s0, DT_I64);
+	int R = along ? ir_val(L->dst, x)->rank : 1;
+	d += d < 0 ? R : 0;
+	if (along && (R < 1 || d < 0 || d >= R))
+		return lw_fail(L, "unique_consecutive: dim %lld is out of range "
+		    "for a tensor of rank %d", (long long)lw_int(L, 3, "dim",
+		    0), R);
+	ValId f = along ? x : lw_reshape(L, x, lw_i64v(L, -1));
+	/* true for the first element or slice (none when there is none) */
+	ValId s0 = lwn_shape_of(L, lw_slice_const(L, f, d, 0, 1, 1), d, d + 1);
 	ValId first = lw_op2(L, "Expand", lw_scalar(L, 1, DT_BOOL), s0);
 	ValId diff = lw_op1(L, "Not", lw_op2t(L, "Equal",
-	    lw_slice_const(L, f, 0, 1, INT64_MAX, 1),
-	    lw_slice_const(L, f, 0, 0, -1, 1), DT_BOOL));
+	    lw_slice_const(L, f, d, 1, INT64_MAX, 1),
+	    lw_slice_const(L, f, d, 0, -1, 1), DT_BOOL));
+	if (R > 1) {  /* a slice differs where any element does */
+		int64_t axes[8];
+		int n = 0;
+		for (int k = 0; k < R && n < 8; k++)
+			if (k != d)
+				axes[n++] = k;
+		diff = lwn_reduce(L, "ReduceSum", lw_cast(L, diff, DT_I64),
+		    axes, n, false);
+		diff = lw_op2t(L, "Greater", diff, lw_scalar_i64(L, 0),
+		    DT_BOOL);
+	}
 	ValId starts[2] = {first, diff};
 	ValId m = lw_concat(L, starts, 2, 0, DT_BOOL);
 	NodeId c = lw_emit(L, "Compress", 2, (ValId[]){f, m}, 1);
-	lw_attr_int(L, c, "axis", 0);
+	lw_attr_int(L, c, "axis", d);
 	lw_bind(L, 0, lw_typed(L, c, dt));
 	if (used(L, 1)) {
-		ValId shp = lw_op1(L, "Shape", x);
-		lw_settype(L, shp, DT_I64);
 		ValId run = lw_op2(L, "CumSum", lw_cast(L, m, DT_I64),
 		    lw_scalar_i64(L, 0));
 		run = lw_op2(L, "Sub", run, lw_scalar_i64(L, 1));
-		lw_bind(L, 1, inv ? lw_reshape(L, run, shp) : empty_i64(L));
+		if (!along) {
+			ValId shp = lw_op1(L, "Shape", x);
+			lw_settype(L, shp, DT_I64);
+			run = lw_reshape(L, run, shp);
+		}
+		lw_bind(L, 1, inv ? run : empty_i64(L));
 	}
 	if (used(L, 2)) {
 		/* run lengths: the next start less this one */
 		ValId at = lw_typed(L, lw_emit(L, "NonZero", 1, &m, 1),
 		    DT_I64);
 		at = lw_reshape(L, at, lw_i64v(L, -1));
-		ValId n = lw_op1(L, "Shape", f);
-		lw_settype(L, n, DT_I64);
+		ValId n = lwn_shape_of(L, f, d, d + 1);
 		ValId ends[2] = {lw_slice_const(L, at, 0, 1, INT64_MAX, 1), n};
 		ValId len = lw_op2(L, "Sub", lw_concat(L, ends, 2, 0, DT_I64),
 		    at);

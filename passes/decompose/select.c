@@ -84,42 +84,62 @@ dec_diagflat(Rw *r)
 	return 1;
 }
 
-/* diagonal_scatter(x, src, offset=0, dim1=0, dim2=1) of a matrix: src
- * on diagonal offset, x elsewhere */
+/* iota(m) as a rank-R tensor whose dim d holds it (size 1 elsewhere) */
+static TV
+iota_at(Rw *r, int64_t m, int d, int rank)
+{
+	TV i = dec_iota(r, m);
+	Ty t = i.t;
+	t.rank = rank;
+	for (int k = 0; k < rank; k++)
+		t.d[k] = (onnxc_dim){k == d ? m : 1, 0};
+	return dec_tv(dec_view(r, i.v, &t), t);
+}
+
+/* diagonal_scatter(x, src, offset=0, dim1=0, dim2=1): src (x's other dims,
+ * then the diagonal) on diagonal offset of the (dim1, dim2) planes, x
+ * elsewhere.  src's last dim is padded to the length of the dim that
+ * counts the diagonal (dim1 above it, dim2 below), moved there, and
+ * broadcast along the other. */
 int
 dec_diagonal_scatter(Rw *r)
 {
 	TV x = dec_in(r, 0, "self"), s = dec_in(r, 1, "src");
-	int64_t off, d1, d2, m, n;
-	if (!x.v || !s.v || x.t.rank != 2 || s.t.rank != 1 ||
+	int64_t off, d1, d2;
+	if (!x.v || !s.v || x.t.rank < 2 || s.t.rank != x.t.rank - 1 ||
 	    !dec_ty_static(&x.t) || !dec_ty_static(&s.t) ||
 	    !dec_arg_int(r, 2, "offset", 0, &off) ||
 	    !dec_arg_int(r, 3, "dim1", 0, &d1) ||
 	    !dec_arg_int(r, 4, "dim2", 1, &d2))
 		return 0;
-	d1 += d1 < 0 ? 2 : 0;
-	d2 += d2 < 0 ? 2 : 0;
-	if (d1 != 0 || d2 != 1)
+	int R = x.t.rank;
+	d1 += d1 < 0 ? R : 0;
+	d2 += d2 < 0 ? R : 0;
+	if (d1 < 0 || d2 < 0 || d1 >= R || d2 >= R || d1 == d2)
 		return 0;
-	m = x.t.d[0].n, n = x.t.d[1].n;
-	/* off >= 0: row i holds src[i] (padded to m rows) at column i + off;
-	 * else column j holds src[j] (padded to n) at row j - off */
-	int64_t len = off >= 0 ? m : n, k = s.t.d[0].n;
+	int a = off >= 0 ? (int)d1 : (int)d2, b = off >= 0 ? (int)d2 : (int)d1;
+	int64_t len = x.t.d[a].n, k = s.t.d[R - 2].n;
 	if (k > len)
 		return 0;
 	TV v = s;
 	if (k < len) {
 		int64_t pad[2] = {0, len - k};
 		Ty tp = s.t;
-		tp.d[0] = (onnxc_dim){len, 0};
+		tp.d[R - 2] = (onnxc_dim){len, 0};
 		v = dec_tv(EMIT(r, "aten::constant_pad_nd.default", &tp,
 		    dec_a_val(s.v), dec_a_ints(r, pad, 2), dec_a_float(0)), tp);
 	}
-	v = dec_unsq(r, v, off >= 0 ? 1 : 0);
-	TV row = dec_unsq(r, dec_iota(r, m), 1), col = dec_unsq(r, dec_iota(r, n),
-	    0);
-	TV on = dec_cs(r, "aten::eq.Scalar", dec_b(r, "aten::sub.Tensor", col,
-	    row), (double)off);
+	/* the diagonal (last) to a's place among x's dims without b */
+	int pos = a - (b < a), j = 0;
+	int64_t perm[MAXR];
+	for (int i = 0; i < R - 1; i++)
+		perm[i] = i == pos ? R - 2 : j++;
+	Ty tm;
+	v = dec_tv(dec_permute(r, v.v, &v.t, perm, &tm), tm);
+	v = dec_unsq(r, v, b);
+	TV on = dec_cs(r, "aten::eq.Scalar", dec_b(r, "aten::sub.Tensor",
+	    iota_at(r, x.t.d[d2].n, (int)d2, R), iota_at(r, x.t.d[d1].n,
+	    (int)d1, R)), (double)off);
 	dec_bind(r, 0, dec_sel(r, on, dec_expand(r, dec_cast(r, v, x.t.dtype),
 	    &x.t), x).v);
 	return 1;

@@ -344,6 +344,22 @@ CASES = {
                       dtype=torch.float64),
          torch.tensor([7.0, 9.0, 12.0, 25.0, 40.0, 63.0, 100.0, 8.0, 31.0, 17.0], dtype=torch.float64)),
         rtol=1e-9, atol=1e-12),
+    # OpInfo samples 12-16: diagonal_scatter of a batch of matrices (any
+    # two dims, either order, offsets of both signs; it took matrices
+    # only), unique_consecutive along a dim (slices, with inverse and
+    # counts; a NaN slice differs from itself; it was refused)
+    "edge_diagonal_scatter_nd": lambda: case(Fn(lambda x, a, b, c, e: (
+        torch.diagonal_scatter(x, a, 1, 1, 2), torch.diagonal_scatter(x, b, -2, 2, 0),
+        torch.diagonal_scatter(x, c, 0, -1, -3), torch.diagonal_scatter(x[0], e, 3))),
+        (torch.randn(4, 5, 6), torch.randn(4, 5), torch.randn(5, 4), torch.randn(5, 4), torch.randn(3))),
+    "edge_unique_consecutive_dim": lambda: case(Fn(lambda x, v: (
+        *torch.unique_consecutive(x, return_inverse=True, return_counts=True, dim=1),
+        torch.unique_consecutive(x, dim=0), *torch.unique_consecutive(x, return_counts=True, dim=-1),
+        torch.unique_consecutive(v, dim=-1), *torch.unique_consecutive(v, return_inverse=True, dim=0))),
+        (torch.tensor([[[1.0, 1.0, 2.0, 2.0, float("nan")], [3.0, 3.0, 3.0, 4.0, float("nan")]],
+                       [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]],
+                       [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]]]).transpose(1, 2).contiguous(),
+         torch.tensor([2.0, 2.0, 0.5, 0.5, 0.5, -1.0, 2.0]))),
 }
 
 
