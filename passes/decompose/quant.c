@@ -90,3 +90,117 @@ dec_fake_quant(Rw *r)
 		dec_bind(r, 1, in.v);
 	return 1;
 }
+
+/* quantized_decomposed::quantize_per_tensor / quantize_per_channel /
+ * dequantize_per_tensor / dequantize_per_channel: the Q/DQ ops of PyTorch
+ * 2 export quantization (prepare_pt2e / convert_pt2e), as their Python
+ * kernels (torch/ao/quantization/fx/_decomposed.py) compute them:
+ *   q = clamp(round(x * (1.0 / scale)) + zero_point, quant_min,
+ *       quant_max).to(dtype), 1.0 / scale in double then float for a
+ *       float scale (or scale.item()), per channel 1.0 / scales in the
+ *       scales' dtype;
+ *   y = (q.to(out_dtype) - zero_point) * scale per tensor, per channel
+ *       ((q - zero_points) * scales).to(out_dtype), q - zero_points in
+ *       integers.
+ * Half inputs quantize in float32, as there.  The quantized dtype and
+ * out_dtype are the outputs' types. */
+static TV
+as_0d(Rw *r, TV p)
+{
+	if (p.t.rank == 0)
+		return p;
+	Ty t = p.t;
+	t.rank = 0;
+	return dec_tv(dec_view(r, p.v, &t), t);
+}
+
+int
+dec_qdq(Rw *r)
+{
+	const char *op = r->h->str(r->ctx, r->ni.op);
+	int deq = strstr(op, "dequantize") != NULL;
+	int chan = strstr(op, "per_channel") != NULL;
+	int tq = strstr(op, ".tensor") != NULL;
+	TV x = dec_in(r, 0, "input"), o = dec_out(r, 0);
+	int64_t axis = 0, qmin, qmax;
+	int at = 3 + chan;
+	if (!x.v || !o.v || (chan && !dec_arg_int(r, 3, "axis", 0, &axis)) ||
+	    !dec_arg_int(r, at, "quant_min", 0, &qmin) ||
+	    !dec_arg_int(r, at + 1, "quant_max", 0, &qmax) || qmin > qmax)
+		return 0;
+	if (axis < 0)
+		axis += x.t.rank;
+	if (chan && (axis < 0 || axis >= x.t.rank))
+		return 0;
+	TV sc = {0}, zp = {0};
+	double s = 0;
+	int64_t z = 0;
+	if (chan || tq) {
+		sc = dec_in(r, 1, chan ? "scales" : "scale");
+		zp = dec_in(r, 2, chan ? "zero_points" : "zero_point");
+		if (!sc.v || (!zp.v && !(chan && deq)) ||
+		    !dec_dt_float(sc.t.dtype))
+			return 0;
+		if (tq && (!dec_ty_static(&sc.t) || !dec_ty_static(&zp.t)))
+			return 0;
+		if (tq) {
+			sc = as_0d(r, sc);
+			zp = as_0d(r, zp);
+		}
+	} else if (!dec_arg_float(r, 1, "scale", 0, &s) ||
+	    !dec_arg_int(r, 2, "zero_point", 0, &z)) {
+		return 0;
+	}
+	uint32_t od = o.t.dtype, sd = sc.v && sc.t.dtype == ONNXC_DT_F64 ?
+	    ONNXC_DT_F64 : ONNXC_DT_F32;
+	TV y;
+	if (!deq) {
+		if (!dec_dt_float(x.t.dtype))
+			return 0;
+		TV q;
+		if (chan) {
+			TV inv = dec_u(r, "aten::reciprocal.default", along(r,
+			    sc, axis, &x, sd));
+			q = dec_add(r, dec_u(r, "aten::round.default", dec_mul(r,
+			    dec_cast(r, x, sd), inv)), along(r, zp, axis, &x,
+			    sd));
+		} else if (tq) {
+			TV inv = dec_cast(r, dec_u(r, "aten::reciprocal.default",
+			    dec_cast(r, sc, ONNXC_DT_F64)), ONNXC_DT_F32);
+			q = dec_add(r, dec_u(r, "aten::round.default", dec_mul(r,
+			    dec_cast(r, x, ONNXC_DT_F32), inv)), dec_cast(r, zp,
+			    ONNXC_DT_F32));
+		} else {
+			float inv = (float)(1.0 / s);
+			q = dec_adds(r, dec_u(r, "aten::round.default",
+			    dec_muls(r, dec_cast(r, x, ONNXC_DT_F32),
+			    (double)inv)), (double)z);
+		}
+		y = dec_tv(EMIT(r, "aten::clamp.default", &q.t,
+		    dec_a_val(q.v), dec_a_float((double)qmin),
+		    dec_a_float((double)qmax)), q.t);
+	} else if (chan) {
+		TV d = x;
+		if (zp.v && dec_dt_float(zp.t.dtype))
+			d = dec_sub(r, dec_cast(r, x, zp.t.dtype), along(r, zp,
+			    axis, &x, zp.t.dtype));
+		else if (zp.v)
+			d = dec_sub(r, dec_cast(r, x, ONNXC_DT_I64), along(r, zp,
+			    axis, &x, ONNXC_DT_I64));
+		y = dec_mul(r, dec_cast(r, d, sd), along(r, sc, axis, &x, sd));
+	} else {
+		/* a half out_dtype: PyTorch's half kernels compute in float
+		 * and round once, which float32 and a last Cast do too (and
+		 * x - zero_point is exact in half) */
+		uint32_t ct = od == ONNXC_DT_F16 || od == ONNXC_DT_BF16 ?
+		    ONNXC_DT_F32 : od;
+		if (tq)
+			y = dec_mul(r, dec_sub(r, dec_cast(r, x, ct), dec_cast(r,
+			    zp, ct)), dec_cast(r, sc, ct));
+		else
+			y = dec_muls(r, dec_adds(r, dec_cast(r, x, ct),
+			    -(double)z), s);
+	}
+	dec_bind(r, 0, dec_cast(r, y, od).v);
+	return 1;
+}
