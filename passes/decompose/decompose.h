@@ -160,6 +160,7 @@ int dec_affine_grid(Rw *r);
 /* quant.c */
 int dec_fake_quant(Rw *r);
 int dec_qdq(Rw *r);
+int dec_choose_qparams(Rw *r);
 
 /* --- build.c: typed values, one FX node per call --- */
 typedef struct TV {

@@ -204,3 +204,44 @@ dec_qdq(Rw *r)
 	dec_bind(r, 0, dec_cast(r, y, od).v);
 	return 1;
 }
+
+/* quantized_decomposed::choose_qparams.tensor(input, quant_min, quant_max,
+ * eps, dtype) -> (scale, zero_point): dynamic quantization's per-tensor
+ * affine parameters from the input's range, as determine_qparams computes
+ * them (torch/ao/quantization/utils.py), in float:
+ *   lo = min(min(x), 0), hi = max(max(x), 0),
+ *   scale = max((hi - lo) / (quant_max - quant_min), eps),
+ *   zero_point = clamp(quant_min - round(lo / scale), quant_min, quant_max),
+ * given back as float64 and int64 tensors of one element. */
+int
+dec_choose_qparams(Rw *r)
+{
+	TV x = dec_in(r, 0, "input"), os = dec_out(r, 0), oz = dec_out(r, 1);
+	int64_t qmin, qmax;
+	double eps;
+	if (!x.v || !os.v || !dec_dt_float(x.t.dtype) ||
+	    !dec_arg_int(r, 1, "quant_min", 0, &qmin) ||
+	    !dec_arg_int(r, 2, "quant_max", 0, &qmax) ||
+	    !dec_arg_float(r, 3, "eps", 0, &eps) || qmin >= qmax ||
+	    os.t.rank != 1 || (oz.v && oz.t.rank != 1))
+		return 0;
+	TV lo = dec_s(r, "aten::clamp_max.default", dec_red(r,
+	    "aten::amin.default", x, NULL, -1, 0), 0);
+	TV hi = dec_s(r, "aten::clamp_min.default", dec_red(r,
+	    "aten::amax.default", x, NULL, -1, 0), 0);
+	TV sc = dec_s(r, "aten::div.Scalar", dec_sub(r, hi, lo),
+	    (double)(qmax - qmin));
+	sc = dec_s(r, "aten::clamp_min.default", sc, eps);
+	TV zp = dec_rsubs(r, dec_u(r, "aten::round.default", dec_div(r, lo,
+	    sc)), (double)qmin);
+	zp = dec_tv(EMIT(r, "aten::clamp.default", &zp.t, dec_a_val(zp.v),
+	    dec_a_float((double)qmin), dec_a_float((double)qmax)), zp.t);
+	Ty one = {ONNXC_DT_F64, 1, {{1, 0}}};
+	dec_bind(r, 0, dec_view(r, dec_cast(r, sc, ONNXC_DT_F64).v, &one));
+	if (oz.v && dec_out_used(r, 1)) {
+		one.dtype = ONNXC_DT_I64;
+		dec_bind(r, 1, dec_view(r, dec_cast(r, zp, ONNXC_DT_I64).v,
+		    &one));
+	}
+	return 1;
+}

@@ -31,14 +31,15 @@ class Net(nn.Module):
         return self.l(y)
 
 
-def pt2e(per_channel):
+def pt2e(per_channel, dynamic=False):
     from torch.ao.quantization.quantize_pt2e import prepare_pt2e, convert_pt2e
     from torch.ao.quantization.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config)
     m = Net().eval()
     xs = [torch.randn(2, 3, 10, 10) for _ in range(4)]
     g = torch.export.export_for_training(m, (xs[0],)).module()
-    q = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel))
+    q = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(
+        is_per_channel=per_channel, is_dynamic=dynamic))
     p = prepare_pt2e(g, q)
     for x in xs:
         p(x)
@@ -72,7 +73,21 @@ def ops():
                 rtol=1e-6, atol=1e-6)
 
 
+class Dyn(nn.Module):
+    """dynamic quantization's parameters from the input's range"""
+    def forward(self, x, pos, zero):
+        outs = []
+        for t in (x, pos, zero):
+            s, z = qd.choose_qparams.tensor(t, -128, 127, 0.000244140625, torch.int8)
+            q = qd.quantize_per_tensor.tensor(t, s, z, -128, 127, torch.int8)
+            outs += [s, z, q, qd.dequantize_per_tensor.tensor(q, s, z, -128, 127, torch.int8)]
+        return tuple(outs)
+
+
 CASES = {
+    "qdq_pt2e_dynamic": lambda: pt2e(True, dynamic=True),
+    "qdq_dynamic_ops": lambda: dict(model=Dyn(), samples=[
+        (torch.randn(3, 7) * 3, torch.rand(4, 5) + 0.5, torch.zeros(2, 3))], rtol=1e-6, atol=1e-7),
     "qdq_pt2e_per_tensor": lambda: pt2e(False),
     "qdq_pt2e_per_channel": lambda: pt2e(True),
     "qdq_ops": ops,
