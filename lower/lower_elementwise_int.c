@@ -147,12 +147,18 @@ gcd_lcm(Lower *L)
 	ValId g = gcd_of(L, a, b, pt);
 	if (!strstr(op, "lcm"))
 		return lwe_done(L, g);
-	ValId zero = lw_scalar_int(L, 0, pt);
+	/* C++ promotes 8- and 16-bit operands to int: a / g * b and its
+	 * abs in int32, wrapped to the type only when stored */
+	DType ct = pt == DT_I8 || pt == DT_U8 || pt == DT_I16 ? DT_I32 : pt;
+	a = lw_cast(L, a, ct);
+	b = lw_cast(L, b, ct);
+	g = lw_cast(L, g, ct);
+	ValId zero = lw_scalar_int(L, 0, ct);
 	ValId gz = lw_op2t(L, "Equal", g, zero, DT_BOOL);
-	ValId q = lw_op2(L, "Div", a, where(L, gz, lw_scalar_int(L, 1, pt), g,
-	    pt));
+	ValId q = lw_op2(L, "Div", a, where(L, gz, lw_scalar_int(L, 1, ct), g,
+	    ct));
 	ValId y = lw_op1(L, "Abs", lw_op2(L, "Mul", q, b));
-	return lwe_done(L, where(L, gz, zero, y, pt));
+	return lwe_done(L, lw_cast(L, where(L, gz, zero, y, ct), pt));
 }
 
 /* ------------------------------------------------------------------ table */

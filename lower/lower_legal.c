@@ -96,17 +96,48 @@ static const struct {
 };
 enum { NEXACT = sizeof exact / sizeof *exact };
 
-static bool
-is_half(DType dt)
+/* Ops with no kernel for 8- and 16-bit integers (MatMul has no such type
+ * in ONNX itself): int32 computes them, and the Cast back wraps a product
+ * or a sum as PyTorch's integer arithmetic does (equal modulo 2^8 or
+ * 2^16); uint32 goes to int64.  Where has a uint8 kernel. */
+static const struct {
+	const char *op;
+	unsigned in;
+	bool u8_ok;
+} narrow[] = {
+	{"Where", 6, true}, {"Trilu", 1, false}, {"MatMul", 3, false},
+	{"Einsum", 0xff, false}, {"ReduceSum", 1, false}, {"ReduceProd", 1, false},
+	{"CumSum", 1, false},
+};
+enum { NNARROW = sizeof narrow / sizeof *narrow };
+
+/* the type a value of type dt computes in, DT_UNDEF for itself */
+typedef DType (*WideFn)(DType dt);
+
+static DType
+half_wide(DType dt)
 {
-	return dt == DT_F16 || dt == DT_BF16;
+	return dt == DT_F16 || dt == DT_BF16 ? DT_F32 : DT_UNDEF;
 }
 
-/* Node n (op exact[k]) with half inputs: those in float32; the node
- * becomes the Cast back of a wide copy when its result is half too.
+static DType
+int_wide(DType dt)
+{
+	return dt == DT_I8 || dt == DT_U8 || dt == DT_I16 || dt == DT_U16 ?
+	    DT_I32 : dt == DT_U32 ? DT_I64 : DT_UNDEF;
+}
+
+static DType
+int_wide_u8_ok(DType dt)
+{
+	return dt == DT_U8 ? DT_UNDEF : int_wide(dt);
+}
+
+/* Node n's inputs of bit i of `in` in their wide type (wide), the node
+ * becoming the Cast back of a wide copy when its result has one too.
  * True when it changed. */
 static bool
-half_exact(Lower *L, NodeId n, unsigned in)
+widen_in(Lower *L, NodeId n, unsigned in, WideFn wide)
 {
 	Graph *g = L->dst;
 	Node *p = ir_nodep(g, n);
@@ -116,30 +147,30 @@ half_exact(Lower *L, NodeId n, unsigned in)
 	while (nin < nargs && !g->args[base + nin].key)
 		nin++;
 	ValId v[8];
+	DType w[8];
 	bool any = false;
 	for (uint32_t i = 0; i < nin; i++) {
 		const Arg *a = &g->args[base + i];
 		v[i] = a->kind == A_VAL ? a->u.v : 0;
-		if (v[i] && in >> i & 1 && is_half((DType)ir_val(g,
-		    v[i])->dtype))
-			any = true;
+		w[i] = v[i] && in >> i & 1 ? wide((DType)ir_val(g,
+		    v[i])->dtype) : DT_UNDEF;
+		any |= w[i] != DT_UNDEF;
 	}
 	if (!any)
 		return false;
 	for (uint32_t i = 0; i < nin; i++)
-		if (v[i] && in >> i & 1 && is_half((DType)ir_val(L->dst,
-		    v[i])->dtype))
-			v[i] = lw_cast(L, v[i], DT_F32);
+		if (w[i] != DT_UNDEF)
+			v[i] = lw_cast(L, v[i], w[i]);
 	g = L->dst;
 	p = ir_nodep(g, n);
-	DType dt = (DType)ir_val(g, p->out)->dtype;
-	if (!is_half(dt)) {   /* a bool result: the inputs in place */
+	DType wt = wide((DType)ir_val(g, p->out)->dtype);
+	if (wt == DT_UNDEF) {   /* a bool result: the inputs in place */
 		for (uint32_t i = 0; i < nin; i++)
 			if (v[i])
 				g->args[base + i] = arg_val(v[i]);
 		return true;
 	}
-	cast_back(L, n, nin, v, DT_F32);
+	cast_back(L, n, nin, v, wt);
 	return true;
 }
 
@@ -166,6 +197,30 @@ sigmoid_f64(Lower *L, NodeId n)
 	return true;
 }
 
+/* The body graphs of node n (Loop, If, Scan) legalized as a whole: a rule
+ * builds them apart from the graph it emits into (gcd's Euclid steps,
+ * the special functions' series) */
+static void
+bodies(Lower *L, NodeId n)
+{
+	Graph *g = L->dst;
+	const Node *p = ir_nodep(g, n);
+	for (uint32_t k = 0; k < p->nargs; k++) {
+		const Arg *a = &g->args[p->args + k];
+		if (a->kind != A_GRAPH)
+			continue;
+		Lower S = *L;
+		S.dstid = a->u.g;
+		S.dst = ir_graph(L->m, a->u.g);
+		uint32_t before = S.dst->nnodes;
+		if (lw_legalize(&S, 1) && ir_normalize(L->m, S.dstid, before,
+		    "lower") < 0)
+			lw_fail(L, "a legalized loop body does not order");
+		g = L->dst;
+		p = ir_nodep(g, n);
+	}
+}
+
 /* Rewrites the nodes the current rule emitted (first .. the end of dst);
  * true when it appended nodes that must move before their users. */
 bool
@@ -178,11 +233,15 @@ lw_legalize(Lower *L, NodeId first)
 	const StrId ops[3] = {ir_intern(L->m, "ScatterElements"),
 	    ir_intern(L->m, "ScatterND"), ir_intern(L->m, "Where")};
 	const StrId sigmoid = ir_intern(L->m, "Sigmoid");
-	StrId ex[NEXACT];
+	StrId ex[NEXACT], nw[NNARROW];
 	for (int k = 0; k < NEXACT; k++)
 		ex[k] = ir_intern(L->m, exact[k].op);
+	for (int k = 0; k < NNARROW; k++)
+		nw[k] = ir_intern(L->m, narrow[k].op);
 	bool moved = false;
 	for (NodeId n = first, end = g->nnodes; n < end; n++) {
+		bodies(L, n);
+		g = L->dst;
 		int d0, d1;
 		DType wt = wider(L, g, n, ops, &d0, &d1);
 		if (wt != DT_UNDEF) {
@@ -196,7 +255,13 @@ lw_legalize(Lower *L, NodeId first)
 			continue;
 		}
 		for (int k = 0; k < NEXACT; k++)
-			if (op == ex[k] && half_exact(L, n, exact[k].in))
+			if (op == ex[k] && widen_in(L, n, exact[k].in,
+			    half_wide))
+				moved = true;
+		for (int k = 0; k < NNARROW; k++)
+			if (ir_nodep(L->dst, n)->op == nw[k] && widen_in(L, n,
+			    narrow[k].in, narrow[k].u8_ok ? int_wide_u8_ok :
+			    int_wide))
 				moved = true;
 	}
 	return moved;

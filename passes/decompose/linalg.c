@@ -517,9 +517,23 @@ dec_softmax_backward(Rw *r)
 	return 1;
 }
 
-/* trapezoid.x(y, x, *, dim=-1) / trapz.x: sum of (x[i+1] - x[i])
- * (y[i+1] + y[i]) / 2 along dim (.dx: x[i+1] - x[i] is dx);
- * cumulative_trapezoid its cumsum */
+/* y[lo:hi] along dim */
+static TV
+slice_dim(Rw *r, TV y, int64_t dim, int64_t lo, int64_t hi)
+{
+	Ty t = y.t;
+	t.d[dim] = (onnxc_dim){hi - lo, 0};
+	return dec_tv(EMIT(r, "aten::slice.Tensor", &t, dec_a_val(y.v),
+	    dec_a_int(dim), dec_a_int(lo), dec_a_int(hi)), t);
+}
+
+/* trapezoid(y, x | dx, dim=-1) (trapz), cumulative_trapezoid: ATen's
+ * formulas (Integration.cpp), in their order and types, so that integer
+ * inputs wrap where PyTorch's do (x's diff and y[i+1] + y[i] stay in
+ * their integer type; a uint8 x that falls wraps up):
+ *   .x:  sum(dx * (y[i+1] + y[i]) / 2),  dx = x[i+1] - x[i]
+ *   .dx: (sum(y) - (y[0] + y[-1]) * 0.5) * dx
+ *   cumulative: cumsum of the terms, dx / 2 * (y[i+1] + y[i]) for .dx */
 static int
 trapezoid(Rw *r, int cumulative)
 {
@@ -528,36 +542,39 @@ trapezoid(Rw *r, int cumulative)
 	double dx;
 	if (!y.v || !o.v || !dec_arg_int(r, 2, "dim", -1, &dim) ||
 	    !dec_arg_float(r, 99, "dx", 1, &dx) || y.t.rank < 1 ||
-	    (x.v && x.t.rank != y.t.rank))
+	    (x.v && x.t.rank != y.t.rank) || !dec_dt_float(o.t.dtype))
 		return 0;
 	dim += dim < 0 ? y.t.rank : 0;
 	if (dim < 0 || dim >= y.t.rank ||
 	    !dec_dim_static(&y.t.d[dim], &n) || n < 1)
 		return 0;
-	y = dec_as_out_float(r, y);
-	x = dec_as_out_float(r, x);
-	Ty ts = y.t, tx = x.t;
-	ts.d[dim] = (onnxc_dim){n - 1, 0};
-	tx.d[dim] = (onnxc_dim){n - 1, 0};
-	TV y1 = dec_tv(EMIT(r, "aten::slice.Tensor", &ts, dec_a_val(y.v),
-	    dec_a_int(dim), dec_a_int(1), dec_a_int(n)), ts);
-	TV y0 = dec_tv(EMIT(r, "aten::slice.Tensor", &ts, dec_a_val(y.v),
-	    dec_a_int(dim), dec_a_int(0), dec_a_int(n - 1)), ts);
-	TV t = dec_s(r, "aten::mul.Tensor", dec_b(r, "aten::add.Tensor", y1, y0),
-	    0.5 * (x.v ? 1 : dx));
+	uint32_t od = o.t.dtype;
+	TV s = dec_b(r, "aten::add.Tensor", slice_dim(r, y, dim, 1, n),
+	    slice_dim(r, y, dim, 0, n - 1));
+	TV t;
 	if (x.v) {
-		TV x1 = dec_tv(EMIT(r, "aten::slice.Tensor", &tx, dec_a_val(x.v),
-		    dec_a_int(dim), dec_a_int(1), dec_a_int(n)), tx);
-		TV x0 = dec_tv(EMIT(r, "aten::slice.Tensor", &tx, dec_a_val(x.v),
-		    dec_a_int(dim), dec_a_int(0), dec_a_int(n - 1)), tx);
-		t = mul(r, sub(r, x1, x0), t);
+		TV d = sub(r, slice_dim(r, x, dim, 1, n), slice_dim(r, x, dim, 0,
+		    n - 1));
+		t = dec_muls(r, dec_cast(r, mul(r, d, s), od), 0.5);
+	} else if (cumulative) {
+		t = dec_muls(r, dec_cast(r, s, od), dx / 2);
+	} else {
+		TV ys = dec_red(r, "aten::sum.dim_IntList", dec_dt_float(
+		    y.t.dtype) ? y : dec_cast(r, y, ONNXC_DT_I64), &dim, 1, 0);
+		TV e = dec_b(r, "aten::add.Tensor", slice_dim(r, y, dim, 0, 1),
+		    slice_dim(r, y, dim, n - 1, n));
+		e = dec_muls(r, dec_red(r, "aten::sum.dim_IntList", dec_cast(r,
+		    e, od), &dim, 1, 0), 0.5);
+		t = dec_muls(r, dec_sub(r, dec_cast(r, ys, od), e), dx);
+		dec_bind(r, 0, dec_cast(r, t, od).v);
+		return 1;
 	}
 	if (cumulative)
 		t = dec_tv(EMIT(r, "aten::cumsum.default", &t.t, dec_a_val(t.v),
 		    dec_a_int(dim)), t.t);
 	else
 		t = dec_red(r, "aten::sum.dim_IntList", t, &dim, 1, 0);
-	dec_bind(r, 0, t.v);
+	dec_bind(r, 0, dec_cast(r, t, od).v);
 	return 1;
 }
 

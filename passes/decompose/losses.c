@@ -280,6 +280,15 @@ vnorm(Rw *r, TV v, double p, const int64_t *dims, int n, int keep)
 	    dec_a_bool(keep)), s.t);
 }
 
+/* a - b + eps: the difference in the operands' type (integers wrap, a
+ * uint8 one that falls wraps up, as in PyTorch), then the float result's */
+static TV
+diff_eps(Rw *r, TV a, TV b, double eps)
+{
+	TV d = dec_as_out_float(r, dec_b(r, "aten::sub.Tensor", a, b));
+	return dec_s(r, "aten::add.Tensor", d, eps);
+}
+
 /* pairwise_distance(a, b, p=2, eps=1e-6, keepdim=False): ||a - b + eps||_p
  * over the last dim */
 int
@@ -292,11 +301,7 @@ dec_pairwise_distance(Rw *r)
 	    !dec_arg_float(r, 3, "eps", 1e-6, &eps) ||
 	    !dec_arg_int(r, 4, "keepdim", 0, &keep))
 		return 0;
-	/* integers as the float result: x1 - x2 + eps is */
-	a = dec_as_out_float(r, a);
-	b = dec_as_out_float(r, b);
-	TV d = dec_s(r, "aten::add.Tensor", dec_b(r, "aten::sub.Tensor", a, b),
-	    eps);
+	TV d = diff_eps(r, a, b, eps);
 	if (d.t.rank == 0) {
 		dec_bind(r, 0, dec_u(r, "aten::abs.default", d).v);
 		return 1;
@@ -389,17 +394,11 @@ dec_triplet_margin_loss(Rw *r)
 	    !dec_arg_int(r, 6, "swap", 0, &swap) ||
 	    !dec_arg_int(r, 7, "reduction", 1, &red) || red < 0 || red > 2)
 		return 0;
-	a = dec_as_out_float(r, a);
-	ps = dec_as_out_float(r, ps);
-	ng = dec_as_out_float(r, ng);
-	TV dp = vnorm(r, dec_s(r, "aten::add.Tensor",
-	    dec_b(r, "aten::sub.Tensor", a, ps), eps), p, &last, 1, 0);
-	TV dn = vnorm(r, dec_s(r, "aten::add.Tensor",
-	    dec_b(r, "aten::sub.Tensor", a, ng), eps), p, &last, 1, 0);
+	TV dp = vnorm(r, diff_eps(r, a, ps, eps), p, &last, 1, 0);
+	TV dn = vnorm(r, diff_eps(r, a, ng, eps), p, &last, 1, 0);
 	if (swap)
 		dn = dec_b(r, "aten::minimum.default", dn, vnorm(r,
-		    dec_s(r, "aten::add.Tensor", dec_b(r, "aten::sub.Tensor", ps,
-		    ng), eps), p, &last, 1, 0));
+		    diff_eps(r, ps, ng, eps), p, &last, 1, 0));
 	TV l = dec_s(r, "aten::clamp_min.default", dec_s(r, "aten::add.Tensor",
 	    dec_b(r, "aten::sub.Tensor", dp, dn), m), 0);
 	return reduced(r, l, red);

@@ -360,6 +360,22 @@ CASES = {
                        [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]],
                        [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]]]).transpose(1, 2).contiguous(),
          torch.tensor([2.0, 2.0, 0.5, 0.5, 0.5, -1.0, 2.0]))),
+    # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
+    # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
+    # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
+    # PyTorch's 8-bit arithmetic does; gcd/lcm's Where inside their Loop
+    # body; trapezoid's and pairwise_distance's differences wrap in the
+    # integer type before they become float
+    "edge_int8_kernels": lambda: case(Fn(lambda a, b, u, v, m: (
+        a @ b, torch.addbmm(a[:, :3], a.reshape(2, 3, 4), b.reshape(2, 4, 3)[:, :, :3]),
+        torch.einsum("ij,jk->ik", u, v), u @ v, torch.triu(a, 1), torch.tril(u),
+        torch.where(m, a[:, :4], a[:, 4:]), torch.gcd(a, a.flip(0)), torch.lcm(a, b.T),
+        torch.trapezoid(u, v.T), torch.cumulative_trapezoid(u, v.T), torch.trapezoid(u, dx=0.5),
+        torch.nn.functional.pairwise_distance(u, v.T),
+        torch.nn.functional.triplet_margin_loss(u.float(), v.T.float(), u.flip(0).float()))),
+        (torch.randint(-100, 100, (3, 8), dtype=torch.int8), torch.randint(-100, 100, (8, 3), dtype=torch.int8),
+         torch.randint(0, 255, (4, 6), dtype=torch.uint8), torch.randint(0, 255, (6, 4), dtype=torch.uint8),
+         torch.rand(3, 4) > 0.5)),
 }
 
 
