@@ -96,48 +96,51 @@ static const struct {
 };
 enum { NEXACT = sizeof exact / sizeof *exact };
 
-/* Ops with no kernel for 8- and 16-bit integers (MatMul has no such type
- * in ONNX itself): int32 computes them, and the Cast back wraps a product
- * or a sum as PyTorch's integer arithmetic does (equal modulo 2^8 or
- * 2^16); uint32 goes to int64.  Where has a uint8 kernel. */
+/* Ops with no kernel for some 8-, 16- or 32-bit unsigned integers (MatMul
+ * has no 8/16-bit type in ONNX itself), as ONNX Runtime 1.30's CPU
+ * registers them: int32 computes them (int64 for uint32), and the Cast
+ * back wraps a product or a sum as PyTorch's integer arithmetic does
+ * (equal modulo 2^8 or 2^16).  `types`: the input types that widen. */
+enum {
+	W_I8 = 1, W_U8 = 2, W_I16 = 4, W_U16 = 8, W_U32 = 16, W_HALF = 32,
+	W_UNSIGNED = 64,  /* uint16 to uint32 (BitShift takes no other) */
+	W_SMALL = W_I8 | W_U8 | W_I16 | W_U16, W_16 = W_I16 | W_U16,
+};
 static const struct {
 	const char *op;
-	unsigned in;
-	bool u8_ok;
+	unsigned in, types;
 } narrow[] = {
-	{"Where", 6, true}, {"Trilu", 1, false}, {"MatMul", 3, false},
-	{"Einsum", 0xff, false}, {"ReduceSum", 1, false}, {"ReduceProd", 1, false},
-	{"CumSum", 1, false},
+	{"Where", 6, W_I8 | W_16 | W_U32}, {"Trilu", 1, W_SMALL | W_U32},
+	{"MatMul", 3, W_SMALL}, {"Einsum", 0xff, W_SMALL | W_U32},
+	{"ReduceSum", 1, W_SMALL}, {"ReduceProd", 1, W_SMALL},
+	{"CumSum", 1, W_SMALL | W_U32}, {"Pad", 5, W_16},
+	{"Max", 0xff, W_16}, {"Min", 0xff, W_16},
+	{"ReduceMax", 1, W_16 | W_U32}, {"ReduceMin", 1, W_16 | W_U32},
+	{"ArgMax", 1, W_16 | W_U32}, {"ArgMin", 1, W_16 | W_U32},
+	{"BitShift", 3, W_U16 | W_UNSIGNED}, {"Neg", 1, W_U8 | W_U16 | W_U32},
 };
 enum { NNARROW = sizeof narrow / sizeof *narrow };
 
-/* the type a value of type dt computes in, DT_UNDEF for itself */
-typedef DType (*WideFn)(DType dt);
-
+/* the type a value of type dt computes in among `types`, DT_UNDEF for
+ * itself */
 static DType
-half_wide(DType dt)
+wide_of(DType dt, unsigned types)
 {
-	return dt == DT_F16 || dt == DT_BF16 ? DT_F32 : DT_UNDEF;
+	unsigned bit = dt == DT_I8 ? W_I8 : dt == DT_U8 ? W_U8 : dt == DT_I16 ?
+	    W_I16 : dt == DT_U16 ? W_U16 : dt == DT_U32 ? W_U32 :
+	    dt == DT_F16 || dt == DT_BF16 ? W_HALF : 0;
+	if (!(bit & types))
+		return DT_UNDEF;
+	if (bit == W_U16 && types & W_UNSIGNED)
+		return DT_U32;
+	return bit == W_HALF ? DT_F32 : bit == W_U32 ? DT_I64 : DT_I32;
 }
 
-static DType
-int_wide(DType dt)
-{
-	return dt == DT_I8 || dt == DT_U8 || dt == DT_I16 || dt == DT_U16 ?
-	    DT_I32 : dt == DT_U32 ? DT_I64 : DT_UNDEF;
-}
-
-static DType
-int_wide_u8_ok(DType dt)
-{
-	return dt == DT_U8 ? DT_UNDEF : int_wide(dt);
-}
-
-/* Node n's inputs of bit i of `in` in their wide type (wide), the node
+/* Node n's inputs of bit i of `in` in their wide type (wide_of), the node
  * becoming the Cast back of a wide copy when its result has one too.
  * True when it changed. */
 static bool
-widen_in(Lower *L, NodeId n, unsigned in, WideFn wide)
+widen_in(Lower *L, NodeId n, unsigned in, unsigned types)
 {
 	Graph *g = L->dst;
 	Node *p = ir_nodep(g, n);
@@ -152,8 +155,8 @@ widen_in(Lower *L, NodeId n, unsigned in, WideFn wide)
 	for (uint32_t i = 0; i < nin; i++) {
 		const Arg *a = &g->args[base + i];
 		v[i] = a->kind == A_VAL ? a->u.v : 0;
-		w[i] = v[i] && in >> i & 1 ? wide((DType)ir_val(g,
-		    v[i])->dtype) : DT_UNDEF;
+		w[i] = v[i] && in >> i & 1 ? wide_of((DType)ir_val(g,
+		    v[i])->dtype, types) : DT_UNDEF;
 		any |= w[i] != DT_UNDEF;
 	}
 	if (!any)
@@ -163,7 +166,7 @@ widen_in(Lower *L, NodeId n, unsigned in, WideFn wide)
 			v[i] = lw_cast(L, v[i], w[i]);
 	g = L->dst;
 	p = ir_nodep(g, n);
-	DType wt = wide((DType)ir_val(g, p->out)->dtype);
+	DType wt = wide_of((DType)ir_val(g, p->out)->dtype, types);
 	if (wt == DT_UNDEF) {   /* a bool result: the inputs in place */
 		for (uint32_t i = 0; i < nin; i++)
 			if (v[i])
@@ -256,12 +259,11 @@ lw_legalize(Lower *L, NodeId first)
 		}
 		for (int k = 0; k < NEXACT; k++)
 			if (op == ex[k] && widen_in(L, n, exact[k].in,
-			    half_wide))
+			    W_HALF))
 				moved = true;
 		for (int k = 0; k < NNARROW; k++)
 			if (ir_nodep(L->dst, n)->op == nw[k] && widen_in(L, n,
-			    narrow[k].in, narrow[k].u8_ok ? int_wide_u8_ok :
-			    int_wide))
+			    narrow[k].in, narrow[k].types))
 				moved = true;
 	}
 	return moved;

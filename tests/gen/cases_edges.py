@@ -376,6 +376,16 @@ CASES = {
         (torch.randint(-100, 100, (3, 8), dtype=torch.int8), torch.randint(-100, 100, (8, 3), dtype=torch.int8),
          torch.randint(0, 255, (4, 6), dtype=torch.uint8), torch.randint(0, 255, (6, 4), dtype=torch.uint8),
          torch.rand(3, 4) > 0.5)),
+    # int16 (OpInfo int16 samples 0-1): Pad, Max/Min, ReduceMax/Min,
+    # ArgMax and BitShift have no 16-bit kernel in ONNX Runtime (int32,
+    # uint32 for the shifts)
+    "edge_int16_kernels": lambda: case(Fn(lambda a, b, s: (
+        torch.nn.functional.pad(a, (1, 2)), torch.nn.functional.pad(a[None], (2, 1), mode="reflect"),
+        torch.nn.functional.pad(a[None], (1, 1), mode="replicate"), torch.maximum(a, b), torch.minimum(a, b),
+        a.amax(1), a.amin(0), a.argmax(1), a.argmin(), a << s, a >> s, torch.block_diag(a, b[:2]),
+        torch.mode(a, 1)[0], torch.scatter_reduce(a, 1, s.long() % 5, b, "mean"))),
+        (torch.randint(-3000, 3000, (3, 5), dtype=torch.int16), torch.randint(-3000, 3000, (3, 5), dtype=torch.int16),
+         torch.randint(0, 9, (3, 5), dtype=torch.int16))),
 }
 
 
