@@ -191,6 +191,54 @@ dec_zeta(Rw *r)
 	return 1;
 }
 
+/* trigamma, step for step as PyTorch's calc_trigamma: below 1/2 the
+ * reflection -pi^2 / sin(pi x)^2 with pi x rounded as there (so a
+ * negative integer gives pi^2 over the square of that rounding's sine:
+ * large and finite, as there), 1 - x, six steps of 1 / x^2, then the
+ * asymptotic series, whose double constants make C++ compute it in
+ * double, rounded once into the result */
+static TV
+trigamma_of(Rw *r, TV x)
+{
+	TV lt = dec_cs(r, "aten::lt.Scalar", x, 0.5);
+	TV t = dec_muls(r, x, M_PI), sn;
+	if (x.t.dtype == ONNXC_DT_F64) {
+		/* ONNX Runtime's double Sin gives 0 at small multiples of pi
+		 * where glibc's gives the rounding error: reduce by pi in
+		 * three parts (Cody and Waite, Cephes' constants; exact for
+		 * |k| < 2^29) and take the sine of the rest */
+		TV k = fn(r, "aten::round.default", dec_muls(r, t, M_1_PI));
+		TV rest = dec_sub(r, t, dec_muls(r, k, 3.14159250259399414062));
+		rest = dec_sub(r, rest, dec_muls(r, k, 1.50995788317231927067e-7));
+		rest = dec_sub(r, rest, dec_muls(r, k, 1.07806057163162381058e-14));
+		TV odd = dec_sub(r, k, dec_muls(r, fn(r, "aten::floor.default",
+		    dec_muls(r, k, 0.5)), 2));
+		sn = dec_mul(r, fn(r, "aten::sin.default", rest), dec_rsubs(r,
+		    dec_muls(r, odd, 2), 1));
+	} else {
+		sn = fn(r, "aten::sin.default", t);
+	}
+	TV pi2 = dec_muls(r, dec_adds(r, dec_muls(r, x, 0), M_PI), M_PI);
+	TV refl = dec_div(r, pi2, dec_mul(r, sn, sn));
+	TV res = dec_sel_s(r, dec_cs(r, "aten::ge.Scalar", x, 0.5), 0,
+	    fn(r, "aten::neg.default", refl));
+	TV y = dec_sel(r, lt, dec_rsubs(r, x, 1), x);
+	for (int i = 0; i < 6; i++) {
+		res = dec_add(r, res, rdiv(r, 1, dec_mul(r, y, y)));
+		y = dec_adds(r, y, 1);
+	}
+	TV ixx = rdiv(r, 1, dec_mul(r, y, y));
+	TV head = dec_adds(r, rdiv(r, 1, dec_muls(r, y, 2)), 1);
+	TV d = dec_cast(r, ixx, ONNXC_DT_F64), yd = dec_cast(r, y, ONNXC_DT_F64);
+	TV ser = dec_rsubs(r, dec_muls(r, d, 1. / 42), 1. / 30);
+	ser = dec_rsubs(r, dec_mul(r, d, ser), 1. / 6);
+	ser = dec_div(r, dec_add(r, dec_cast(r, head, ONNXC_DT_F64),
+	    dec_mul(r, d, ser)), yd);
+	res = dec_cast(r, dec_add(r, dec_cast(r, res, ONNXC_DT_F64), ser),
+	    x.t.dtype);
+	return dec_sel(r, lt, fn(r, "aten::neg.default", res), res);
+}
+
 /* polygamma(n, x): digamma for n = 0, else (-1)^(n+1) n! zeta(n+1, x) */
 int
 dec_polygamma(Rw *r)
@@ -199,8 +247,8 @@ dec_polygamma(Rw *r)
 	int64_t n;
 	if (!x.v || !dec_arg_int(r, 0, "n", 0, &n) || n < 0 || n > 30)
 		return 0;
-	if (n == 0) {
-		dec_bind(r, 0, digamma_of(r, x).v);
+	if (n == 0 || n == 1) {
+		dec_bind(r, 0, (n ? trigamma_of(r, x) : digamma_of(r, x)).v);
 		return 1;
 	}
 	double f = 1;

@@ -386,6 +386,18 @@ CASES = {
         torch.mode(a, 1)[0], torch.scatter_reduce(a, 1, s.long() % 5, b, "mean"))),
         (torch.randint(-3000, 3000, (3, 5), dtype=torch.int16), torch.randint(-3000, 3000, (3, 5), dtype=torch.int16),
          torch.randint(0, 9, (3, 5), dtype=torch.int16))),
+    # trigamma (polygamma(1, x)) step for step as PyTorch's kernel: at a
+    # negative integer pi^2 / sin(pi x)^2 of pi x's rounding, large and
+    # finite (onnxc gave inf), in float32 and float64 (where ONNX Runtime's
+    # double Sin gives sin(-pi) = 0, glibc 1.2e-16); integer inputs
+    "edge_trigamma_poles": lambda: case(Fn(lambda x, d, i: (
+        torch.polygamma(1, x), torch.special.polygamma(1, d), torch.polygamma(1, i), torch.polygamma(2, x))),
+        (torch.tensor([-8.0, -3.0, -1.0, -0.5, 0.0, 1e-4, 0.3, 0.5, 1.0, 2.5, 7.0, 1e3, 3e7, float("inf"),
+                       float("-inf"), float("nan"), -2.25, -40.0]),
+         torch.tensor([-8.0, -3.0, -2.0, -1.0, -0.5, 1e-4, 0.3, 0.5, 1.0, 2.5, 7.0, 1e3, -2.25, -40.0, -1e6],
+                      dtype=torch.float64),
+         torch.tensor([-6, -5, -1, 1, 2, 9], dtype=torch.int16)),
+        rtol=1e-5, atol=1e-6),
 }
 
 
