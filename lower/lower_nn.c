@@ -474,6 +474,22 @@ lwn_linear(Lower *L)
 	w = lw_cast(L, w, dt);
 	b = lw_cast(L, b, dt);
 	ValId y;
+	int64_t k;
+	if (xv->rank >= 1 && lw_dim_static(xv, L->src, -1, &k) && k == 0) {
+		/* no inner dim: zeros of input[:-1] x out_features, and the
+		 * bias; a MatMul would meet ONNX Runtime's MatMul + Add fusion
+		 * into a Gemm that refuses K = 0 */
+		ValId parts[2] = {lwn_shape_of(L, x, 0, xv->rank - 1),
+		    wv->rank == 2 ? lwn_shape_of(L, w, 0, 1) : 0};
+		ValId shp = parts[1] ? lw_concat(L, parts, 2, 0, DT_I64) :
+		    parts[0];
+		y = lw_op2(L, "Expand", lw_scalar(L, 0, dt), shp);
+		lw_settype(L, y, dt);
+		if (b)
+			y = lw_op2(L, "Add", y, b);
+		lwn_bind_out(L, 0, y);
+		return 0;
+	}
 	if (xv->rank == 2 && wv->rank == 2 && ir_dtype_is_float(dt)) {
 		NodeId n = lw_emit(L, "Gemm", b ? 3 : 2, (ValId[]){x, w, b}, 1);
 		lw_attr_int(L, n, "transB", 1);

@@ -89,8 +89,14 @@ dec_put(Rw *r)
 	onnxc_arg list, it;
 	if (!x.v || !ix.v || !s.v || !dec_ty_static(&x.t) ||
 	    !dec_ty_static(&ix.t) || !dec_ty_static(&s.t) ||
-	    numel(&x.t) < 1 || numel(&ix.t) != numel(&s.t) ||
+	    numel(&ix.t) != numel(&s.t) ||
 	    !dec_arg_int(r, 3, "accumulate", 0, &acc))
+		return 0;
+	if (numel(&ix.t) == 0) {  /* nothing put: self (maybe empty) */
+		dec_bind(r, 0, dec_u(r, "aten::clone.default", x).v);
+		return 1;
+	}
+	if (numel(&x.t) < 1)
 		return 0;
 	TV xf = flat(r, x), jf = flat(r, ix);
 	TV sf = flat(r, dec_cast(r, s, x.t.dtype));

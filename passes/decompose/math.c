@@ -291,6 +291,10 @@ dec_diff(Rw *r)
 		return 0;
 	if (dim < 0)
 		dim += t.rank;
+	if (n == 0) {  /* self, prepend and append left out, as in ATen */
+		dec_bind(r, 0, EMIT(r, "aten::clone.default", &t, dec_a_val(x)));
+		return 1;
+	}
 	if (pre || app) {
 		onnxc_arg parts[3];
 		uint32_t k = 0;

@@ -398,6 +398,15 @@ CASES = {
                       dtype=torch.float64),
          torch.tensor([-6, -5, -1, 1, 2, 9], dtype=torch.int16)),
         rtol=1e-5, atol=1e-6),
+    # OpInfo samples 17-24: diff with n=0 (self, prepend and append left
+    # out), linear with no inner dim (ONNX Runtime fused MatMul + Add into
+    # a Gemm that refuses K = 0), put of nothing into an empty tensor
+    "edge_samples_17_24": lambda: case(Fn(lambda x, p, a, e, w, b, z, zi: (
+        torch.diff(x, 0, 0, p, a), torch.diff(x, 0), torch.nn.functional.linear(e, w, b),
+        torch.nn.functional.linear(e, w), torch.nn.functional.linear(e[0], w, b),
+        torch.put(z, zi, z, accumulate=True), torch.put(z, zi, z))),
+        (torch.randn(5, 5), torch.randn(1, 5), torch.randn(2, 5), torch.randn(3, 4, 0), torch.randn(5, 0),
+         torch.randn(5), torch.randn(0), torch.zeros(0, dtype=torch.int64))),
 }
 
 
