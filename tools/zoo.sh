@@ -2,7 +2,8 @@
 # A stand-in for held-out models: a wide sweep of real architectures and of
 # the ways model code calls PyTorch (tests/gen/zoo/*.py: transformers
 # decoders, encoders, MoE, state-space, audio and vision models with tiny
-# configs, torchvision models of dynamic sizes, nn modules with masks,
+# configs, torchvision models of dynamic sizes, video, optical-flow and
+# detection models, nn modules with masks,
 # Python-number arguments, partial multi-output reads, vmap, fake
 # quantization, half precision, integer and dtype semantics), exported with real PyTorch in
 # ../shared/tools/torch-env, then converted and checked in ONNX Runtime
@@ -19,7 +20,7 @@ onnxc=${1:-build/onnxc}
 out=${2:-.zoo}
 env=../shared/tools/torch-env
 [ -x "$env" ] || { echo "zoo: $env is missing" >&2; exit 2; }
-mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
+mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_zoo3 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
 rm -rf "$out" && mkdir -p "$out"
 for m in $mods; do
 	PYTHONPATH=$PWD/tests/gen/zoo:$PWD/tests/gen "$env" run 2.14 \
