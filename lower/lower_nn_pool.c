@@ -484,6 +484,37 @@ static const char *scale_names[MAXSP][MAXSP] = {
 	{"scales_d", "scales_h", "scales_w"},
 };
 
+/* uint8 bicubic: PyTorch's integer arithmetic (lwn_bicubic_u8), its source
+ * step per output step (area_pixel_compute_scale) from the given scales or
+ * the sizes; static sizes */
+static int
+bicubic_u8(Lower *L, const Value *xv, int lead, const double *given,
+    bool align)
+{
+	const Value *ov = lw_outval(L, 0);
+	int64_t in[2], out[2];
+	double step[2];
+	for (int k = 0; k < 2; k++) {
+		if (!lw_dim_static(xv, L->src, lead + k, &in[k]) ||
+		    !ov || ov->rank != xv->rank || !lw_dim_static(ov, L->src,
+		    lead + k, &out[k]))
+			return lw_fail(L, "uint8 bicubic resampling needs static "
+			    "sizes");
+		if (align)
+			step[k] = out[k] > 1 ? (double)(in[k] - 1) /
+			    (double)(out[k] - 1) : 0;
+		else
+			step[k] = given && given[k] > 0 ? 1 / given[k] :
+			    (double)in[k] / (double)out[k];
+	}
+	ValId x = lw_in(L, 0, "input");
+	ValId y = x ? lwn_bicubic_u8(L, x, in, out, step, align) : 0;
+	if (!y)
+		return -1;
+	lwn_bind_out(L, 0, y);
+	return 0;
+}
+
 /* PyTorch maps output coordinates with 1/scale when scales are given, else
  * with in/out; ONNX Resize does the same with its scales or sizes input,
  * so scales are passed when known and sizes otherwise. */
@@ -520,6 +551,7 @@ upsample(Lower *L, const Up *u)
 		}
 		have_sc = cnt == nd;
 	}
+	bool user_sc = have_sc;  /* PyTorch's own scales, not out / in */
 	int64_t out[MAXSP];
 	const Arg *os = lw_arg(L, 1, "output_size");
 	if (!have_sc && (!os || os->kind == A_NONE))
@@ -546,6 +578,8 @@ upsample(Lower *L, const Up *u)
 	}
 	bool align = u->align >= 0 && lw_bool(L, u->align, "align_corners",
 	    false);
+	if (nd == 2 && xv->dtype == DT_U8 && !strcmp(u->mode, "cubic"))
+		return bicubic_u8(L, xv, lead, user_sc ? sc : NULL, align);
 	ValId x = lwn_f32(L, lw_in(L, 0, "input"));
 	if (!x)
 		return -1;

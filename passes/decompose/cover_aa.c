@@ -94,24 +94,22 @@ matmul(Rw *r, TV a, TV b, const Ty *t)
 	    dec_a_val(b.v)), *t);
 }
 
-/* _upsample_bilinear2d_aa.vec(input, output_size?, align_corners,
- * scale_factors?) and .default(self, output_size, align_corners,
- * scales_h=None, scales_w=None), and the bicubic ones; float32 or
- * float64, static sizes */
-int
-dec_upsample_bilinear2d_aa(Rw *r)
+/* The arguments of the 2-D resampling ops: .vec(input, output_size?,
+ * align_corners, scale_factors?) and .default(self, output_size,
+ * align_corners, scales_h=None, scales_w=None); static 4-D input and
+ * output.  0 when they are not those. */
+static int
+resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 {
-	TV x = dec_in(r, 0, "input"), o = dec_out(r, 0);
-	if (!x.v)
-		x = dec_in(r, 0, "self");
-	int64_t ac;
-	double sh = 0, sw = 0;
 	onnxc_arg a, it;
-	if (!x.v || !o.v || x.t.rank != 4 || o.t.rank != 4 ||
-	    (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64) ||
-	    !dec_ty_static(&x.t) ||
-	    !dec_ty_static(&o.t) ||
-	    !dec_arg_int(r, 2, "align_corners", 0, &ac))
+	*x = dec_in(r, 0, "input");
+	*o = dec_out(r, 0);
+	if (!x->v)
+		*x = dec_in(r, 0, "self");
+	*sh = *sw = 0;
+	if (!x->v || !o->v || x->t.rank != 4 || o->t.rank != 4 ||
+	    !dec_ty_static(&x->t) || !dec_ty_static(&o->t) ||
+	    !dec_arg_int(r, 2, "align_corners", 0, ac))
 		return 0;
 	int vec = strstr(r->h->str(r->ctx, r->ni.op), ".vec") != NULL;
 	if (vec && dec_arg(r, 3, "scale_factors", &a)) {
@@ -130,15 +128,29 @@ dec_upsample_bilinear2d_aa(Rw *r)
 			else
 				return 0;
 		}
-		sh = s[0], sw = s[1];
-	} else if (!vec && (!dec_arg_float(r, 3, "scales_h", 0, &sh) ||
-	    !dec_arg_float(r, 4, "scales_w", 0, &sw))) {
+		*sh = s[0], *sw = s[1];
+	} else if (!vec && (!dec_arg_float(r, 3, "scales_h", 0, sh) ||
+	    !dec_arg_float(r, 4, "scales_w", 0, sw))) {
 		return 0;
 	}
-	int64_t h = x.t.d[2].n, w = x.t.d[3].n, oh = o.t.d[2].n, ow = o.t.d[3].n;
-	if (h < 1 || w < 1 || oh < 1 || ow < 1 || oh * h > (1 << 22) ||
-	    ow * w > (1 << 22))
+	int64_t h = x->t.d[2].n, w = x->t.d[3].n, oh = o->t.d[2].n,
+	    ow = o->t.d[3].n;
+	return h >= 1 && w >= 1 && oh >= 1 && ow >= 1 && oh * h <= (1 << 22) &&
+	    ow * w <= (1 << 22);
+}
+
+/* _upsample_bilinear2d_aa and _upsample_bicubic2d_aa, float32 or
+ * float64 */
+int
+dec_upsample_bilinear2d_aa(Rw *r)
+{
+	TV x, o;
+	int64_t ac;
+	double sh, sw;
+	if (!resample_args(r, &x, &o, &ac, &sh, &sw) ||
+	    (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64))
 		return 0;
+	int64_t h = x.t.d[2].n, w = x.t.d[3].n, oh = o.t.d[2].n, ow = o.t.d[3].n;
 	int dt = x.t.dtype;
 	size_t es = dt == ONNXC_DT_F64 ? sizeof(double) : sizeof(float);
 	char *wh = r->h->alloc(r->ctx, (size_t)(oh * h + w * ow) * es);
