@@ -47,11 +47,12 @@ ValId lwn_fill(Lower *L, ValId shape, double v, DType dt);
 /* A per-channel vector [C] as [C, 1, ..., 1] for a rank-r NC... tensor. */
 ValId lwn_per_channel(Lower *L, ValId v, int rank);
 
-/* lower_resample_u8.c: bicubic resampling of a uint8 x [.., in[0], in[1]]
- * to out[] as PyTorch's integer kernel computes it; scale[k] is its
- * source step per output step; 0 (reported) when it cannot */
-ValId lwn_bicubic_u8(Lower *L, ValId x, const int64_t in[2],
-    const int64_t out[2], const double scale[2], bool align);
+/* lower_resample_u8.c: bilinear or bicubic resampling of a uint8 x [..,
+ * in[0], in[1]] to out[] as PyTorch's integer kernel computes it;
+ * scale[k] is its source step per output step; 0 (reported) when it
+ * cannot */
+ValId lwn_resample_u8(Lower *L, ValId x, const int64_t in[2],
+    const int64_t out[2], const double scale[2], bool align, bool cubic);
 
 /* Spatial parameter list i: one element stands for every dimension
  * (int[2] accepts an int).  Returns 1 when set, 0 when absent or empty

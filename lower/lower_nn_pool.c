@@ -484,12 +484,13 @@ static const char *scale_names[MAXSP][MAXSP] = {
 	{"scales_d", "scales_h", "scales_w"},
 };
 
-/* uint8 bicubic: PyTorch's integer arithmetic (lwn_bicubic_u8), its source
- * step per output step (area_pixel_compute_scale) from the given scales or
- * the sizes; static sizes */
+/* uint8 bilinear and bicubic: PyTorch's integer arithmetic
+ * (lwn_resample_u8), its source step per output step
+ * (area_pixel_compute_scale) from the given scales or the sizes; static
+ * sizes */
 static int
-bicubic_u8(Lower *L, const Value *xv, int lead, const double *given,
-    bool align)
+resample_u8(Lower *L, const Value *xv, int lead, const double *given,
+    bool align, bool cubic)
 {
 	const Value *ov = lw_outval(L, 0);
 	int64_t in[2], out[2];
@@ -498,8 +499,7 @@ bicubic_u8(Lower *L, const Value *xv, int lead, const double *given,
 		if (!lw_dim_static(xv, L->src, lead + k, &in[k]) ||
 		    !ov || ov->rank != xv->rank || !lw_dim_static(ov, L->src,
 		    lead + k, &out[k]))
-			return lw_fail(L, "uint8 bicubic resampling needs static "
-			    "sizes");
+			return lw_fail(L, "uint8 resampling needs static sizes");
 		if (align)
 			step[k] = out[k] > 1 ? (double)(in[k] - 1) /
 			    (double)(out[k] - 1) : 0;
@@ -508,7 +508,7 @@ bicubic_u8(Lower *L, const Value *xv, int lead, const double *given,
 			    (double)in[k] / (double)out[k];
 	}
 	ValId x = lw_in(L, 0, "input");
-	ValId y = x ? lwn_bicubic_u8(L, x, in, out, step, align) : 0;
+	ValId y = x ? lwn_resample_u8(L, x, in, out, step, align, cubic) : 0;
 	if (!y)
 		return -1;
 	lwn_bind_out(L, 0, y);
@@ -578,8 +578,9 @@ upsample(Lower *L, const Up *u)
 	}
 	bool align = u->align >= 0 && lw_bool(L, u->align, "align_corners",
 	    false);
-	if (nd == 2 && xv->dtype == DT_U8 && !strcmp(u->mode, "cubic"))
-		return bicubic_u8(L, xv, lead, user_sc ? sc : NULL, align);
+	if (nd == 2 && xv->dtype == DT_U8 && strcmp(u->mode, "nearest"))
+		return resample_u8(L, xv, lead, user_sc ? sc : NULL, align,
+		    !strcmp(u->mode, "cubic"));
 	ValId x = lwn_f32(L, lw_in(L, 0, "input"));
 	if (!x)
 		return -1;

@@ -1,41 +1,49 @@
-/* lower_resample_u8.c - bicubic resampling of uint8 images as PyTorch's
- * CPU kernel computes it, in integers with 16-bit weights, which ONNX's
- * Resize does not (ONNX Runtime's cubic Resize of uint8 fails at run
- * time, and would round otherwise).  Exact when downsampling and with
- * align_corners; upsampling differs by 1 in some pixels (0.5 % measured),
- * from a difference in the kernel's weights not found yet.  One entry
- * point: lwn_bicubic_u8. */
+/* lower_resample_u8.c - bilinear and bicubic resampling of uint8 images
+ * as PyTorch's CPU kernel computes them, in integers with 16-bit weights,
+ * which ONNX's Resize does not (its linear Resize of uint8 rounds
+ * otherwise, off by 1 in half the pixels; ONNX Runtime's cubic one fails
+ * at run time).  Bilinear is exact; bicubic is exact when downsampling
+ * and with align_corners, and upsampling differs by 1 in some pixels
+ * (0.5 % measured), from a difference in the kernel's weights not found
+ * yet.  One entry point: lwn_resample_u8. */
 #include <math.h>
 
 #include "lower.h"
 #include "lower_nn.h"
 
-/* One axis: source positions and Keys' weights (a = -0.75) in double (as
- * the kernel; PyTorch's decomposition computes them in float and is off
- * by 1 in some pixels), the weights scaled by 2^prec (prec as large as
- * keeps the largest below 2^15) and truncated to int16 after adding
- * +-0.5, the four taps at clamped positions summed into m[out][in].  The
- * precision, or -1. */
+/* One axis: source positions and the filter's weights in double (as the
+ * kernel; PyTorch's decomposition computes them in float and is off by 1
+ * in some pixels): bicubic, Keys' (a = -0.75) at the four taps around
+ * the position, bilinear the two around it (positions below 0 taken as
+ * 0); the weights scaled by 2^prec (prec as large as keeps the largest
+ * below 2^15) and rounded half away from zero, the taps at clamped
+ * positions summed into m[out][in].  The precision, or -1. */
 static int
-axis_weights(Lower *L, int32_t *m, int64_t in, int64_t out, double scale,
-    bool align)
+axis_weights(Lower *L, int32_t *m, int64_t in, int64_t out, double sc,
+    bool align, bool cubic)
 {
 	const double a = -0.75;
+	const int taps = cubic ? 4 : 2;
 	double *wt = arena_array(L->m->scratch, (size_t)out * 4, sizeof *wt);
 	int64_t *x0 = arena_array(L->m->scratch, (size_t)out, sizeof *x0);
-	double sc = scale, wmax = -INFINITY;
+	double wmax = -INFINITY;
 	for (int64_t i = 0; i < out; i++) {
 		double src = align ? sc * (double)i : sc * ((double)i + 0.5) -
 		    0.5;
+		if (!cubic && src < 0)
+			src = 0;
 		double fl = floor(src), t = src - fl;
 		t = t < 0 ? 0 : t > 1 ? 1 : t;
-		x0[i] = (int64_t)fl;
+		x0[i] = (int64_t)fl - (cubic ? 1 : 0);
 		const double u[4] = {t + 1.0, t, 1.0 - t, 2.0 - t};
-		for (int k = 0; k < 4; k++) {
-			double v = u[k];
-			double w = k == 0 || k == 3 ?
-			    ((a * v - 5 * a) * v + 8 * a) * v - 4 * a :
-			    ((a + 2) * v - (a + 3)) * v * v + 1;
+		for (int k = 0; k < taps; k++) {
+			double v = u[k + (cubic ? 0 : 1)], w;
+			if (!cubic)
+				w = 1 - v;
+			else if (k == 0 || k == 3)
+				w = ((a * v - 5 * a) * v + 8 * a) * v - 4 * a;
+			else
+				w = ((a + 2) * v - (a + 3)) * v * v + 1;
 			wt[i * 4 + k] = w;
 			wmax = w > wmax ? w : wmax;
 		}
@@ -49,12 +57,13 @@ axis_weights(Lower *L, int32_t *m, int64_t in, int64_t out, double scale,
 	for (int64_t i = 0; i < out * in; i++)
 		m[i] = 0;
 	for (int64_t i = 0; i < out; i++)
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < taps; k++) {
 			double w = wt[i * 4 + k];
 			double half = w > 0 ? 0.5 : w < 0 ? -0.5 : 0.0;
-			int64_t at = x0[i] - 1 + k;
+			int64_t at = x0[i] + k;
 			at = at < 0 ? 0 : at >= in ? in - 1 : at;
-			m[i * in + at] += (int16_t)(w * (double)(1 << prec) + half);
+			m[i * in + at] += (int16_t)(w * (double)(1 << prec) +
+			    half);
 		}
 	return prec;
 }
@@ -72,15 +81,15 @@ round_clamp(Lower *L, ValId v, int prec)
 }
 
 /* x [.., h, w] uint8 to [.., oh, ow]: round(Wh @ round(x @ Ww^T)) in
- * int32, each pass rounded with its own precision; sch, scw PyTorch's
+ * int32, each pass rounded with its own precision; scale[] PyTorch's
  * source steps per output step.  0 (reported) when it cannot. */
 ValId
-lwn_bicubic_u8(Lower *L, ValId x, const int64_t in[2], const int64_t out[2],
-    const double scale[2], bool align)
+lwn_resample_u8(Lower *L, ValId x, const int64_t in[2], const int64_t out[2],
+    const double scale[2], bool align, bool cubic)
 {
 	if (in[0] < 1 || in[1] < 1 || out[0] < 1 || out[1] < 1 ||
 	    in[0] * out[0] > (1 << 22) || in[1] * out[1] > (1 << 22)) {
-		lw_fail(L, "uint8 bicubic resampling of %lldx%lld to %lldx%lld: "
+		lw_fail(L, "uint8 resampling of %lldx%lld to %lldx%lld: "
 		    "weights of more than 2^22 elements per axis",
 		    (long long)in[0], (long long)in[1], (long long)out[0],
 		    (long long)out[1]);
@@ -92,10 +101,10 @@ lwn_bicubic_u8(Lower *L, ValId x, const int64_t in[2], const int64_t out[2],
 	    sizeof *mw);
 	int32_t *mwt = arena_array(L->m->scratch, (size_t)(out[1] * in[1]),
 	    sizeof *mwt);
-	int ph = axis_weights(L, mh, in[0], out[0], scale[0], align);
-	int pw = axis_weights(L, mw, in[1], out[1], scale[1], align);
+	int ph = axis_weights(L, mh, in[0], out[0], scale[0], align, cubic);
+	int pw = axis_weights(L, mw, in[1], out[1], scale[1], align, cubic);
 	if (ph < 1 || pw < 1) {
-		lw_fail(L, "uint8 bicubic resampling: no weight precision");
+		lw_fail(L, "uint8 resampling: no weight precision");
 		return 0;
 	}
 	for (int64_t i = 0; i < out[1]; i++)

@@ -139,16 +139,89 @@ resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 	    ow * w <= (1 << 22);
 }
 
-/* _upsample_bilinear2d_aa and _upsample_bicubic2d_aa, float32 or
- * float64 */
+/* m[out][in] (an int32 matrix): double weights w[out][in] as the uint8
+ * kernel's int16 ones, scaled by 2^prec (prec as large as keeps the
+ * largest below 2^15) and rounded half away from zero.  The precision. */
+static int
+int16_weights(int32_t *m, const double *w, int64_t n)
+{
+	double wmax = 0;
+	for (int64_t i = 0; i < n; i++)
+		wmax = w[i] > wmax ? w[i] : wmax;
+	int prec = 0;
+	while (prec < 22 && (int)(0.5 + wmax * (double)(1 << (prec + 1))) <
+	    (1 << 15))
+		prec++;
+	for (int64_t i = 0; i < n; i++) {
+		double v = w[i] * (double)(1 << prec);
+		m[i] = (int16_t)(v < 0 ? v - 0.5 : v + 0.5);
+	}
+	return prec;
+}
+
+/* (v + 2^(prec-1)) >> prec (a floor division), clamped to 0..255 */
+static TV
+u8_round(Rw *r, TV v, int prec)
+{
+	Ty t = v.t;
+	v = dec_tv(EMIT(r, "aten::add.Scalar", &t, dec_a_val(v.v),
+	    dec_a_int((int64_t)1 << (prec - 1))), t);
+	v = dec_tv(EMIT(r, "aten::floor_divide.Scalar", &t, dec_a_val(v.v),
+	    dec_a_int((int64_t)1 << prec)), t);
+	return dec_tv(EMIT(r, "aten::clamp.default", &t, dec_a_val(v.v),
+	    dec_a_int(0), dec_a_int(255)), t);
+}
+
+/* uint8 as PyTorch's kernel: the double weights in 16 bits, the width
+ * then the height in int32, each pass rounded and clamped to uint8 */
+static int
+aa_u8(Rw *r, TV x, TV o, double sch, double scw, bool cubic)
+{
+	int64_t h = x.t.d[2].n, w = x.t.d[3].n, oh = o.t.d[2].n, ow = o.t.d[3].n;
+	double *dh = r->h->alloc(r->ctx, (size_t)(oh * h) * sizeof *dh);
+	double *dw = r->h->alloc(r->ctx, (size_t)(ow * w) * sizeof *dw);
+	int32_t *mh = r->h->alloc(r->ctx, (size_t)(oh * h) * sizeof *mh);
+	int32_t *mw = r->h->alloc(r->ctx, (size_t)(ow * w) * sizeof *mw);
+	int32_t *mwt = r->h->alloc(r->ctx, (size_t)(ow * w) * sizeof *mwt);
+	if (!dh || !dw || !mh || !mw || !mwt)
+		return 0;
+	aa_weights_f64(dh, h, oh, sch, cubic);
+	aa_weights_f64(dw, w, ow, scw, cubic);
+	int ph = int16_weights(mh, dh, oh * h), pw = int16_weights(mw, dw,
+	    ow * w);
+	if (ph < 1 || pw < 1)
+		return 0;
+	for (int64_t i = 0; i < ow; i++)
+		for (int64_t j = 0; j < w; j++)
+			mwt[j * ow + i] = mw[i * w + j];
+	Ty t1 = x.t;
+	t1.dtype = ONNXC_DT_I32;
+	t1.d[3] = o.t.d[3];
+	TV y = u8_round(r, matmul(r, dec_cast(r, x, ONNXC_DT_I32), const_2d(r,
+	    ONNXC_DT_I32, mwt, w, ow), &t1), pw);
+	Ty t2 = t1;
+	t2.d[2] = o.t.d[2];
+	y = u8_round(r, matmul(r, const_2d(r, ONNXC_DT_I32, mh, oh, h), y, &t2),
+	    ph);
+	dec_bind(r, 0, dec_cast(r, y, ONNXC_DT_U8).v);
+	return 1;
+}
+
+/* _upsample_bilinear2d_aa and _upsample_bicubic2d_aa, float32, float64
+ * or uint8 */
 int
 dec_upsample_bilinear2d_aa(Rw *r)
 {
 	TV x, o;
 	int64_t ac;
 	double sh, sw;
-	if (!resample_args(r, &x, &o, &ac, &sh, &sw) ||
-	    (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64))
+	if (!resample_args(r, &x, &o, &ac, &sh, &sw))
+		return 0;
+	bool cubic = strstr(r->h->str(r->ctx, r->ni.op), "bicubic") != NULL;
+	if (x.t.dtype == ONNXC_DT_U8)
+		return aa_u8(r, x, o, aa_scale(x.t.d[2].n, o.t.d[2].n, (int)ac,
+		    sh), aa_scale(x.t.d[3].n, o.t.d[3].n, (int)ac, sw), cubic);
+	if (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64)
 		return 0;
 	int64_t h = x.t.d[2].n, w = x.t.d[3].n, oh = o.t.d[2].n, ow = o.t.d[3].n;
 	int dt = x.t.dtype;
@@ -158,7 +231,6 @@ dec_upsample_bilinear2d_aa(Rw *r)
 	if (!wh || !ww)
 		return 0;
 	char *wwt = wh + (size_t)(oh * h) * es;
-	bool cubic = strstr(r->h->str(r->ctx, r->ni.op), "bicubic") != NULL;
 	double sch = aa_scale(h, oh, (int)ac, sh), scw = aa_scale(w, ow,
 	    (int)ac, sw);
 	if (dt == ONNXC_DT_F64) {

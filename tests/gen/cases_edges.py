@@ -418,6 +418,19 @@ CASES = {
         torch.nn.functional.interpolate(i, size=(40, 45), mode="bicubic").float(),
         torch.nn.functional.interpolate(i, scale_factor=1.7, mode="bicubic").float())),
         (torch.randint(0, 256, (2, 3, 27, 30), dtype=torch.uint8),), rtol=0, atol=1),
+    # uint8 bilinear, and antialiased bilinear and bicubic (torchvision's
+    # Resize(antialias=True) of uint8 images), as the kernel's integer
+    # arithmetic computes them: exact (onnxc's Resize was off by 1 in half
+    # the pixels; the antialiased ones were refused)
+    "edge_interp_u8": lambda: case(Fn(lambda i: (
+        torch.nn.functional.interpolate(i, size=(13, 7), mode="bilinear"),
+        torch.nn.functional.interpolate(i, size=(40, 45), mode="bilinear"),
+        torch.nn.functional.interpolate(i, scale_factor=1.7, mode="bilinear", align_corners=True),
+        torch.nn.functional.interpolate(i, size=(13, 7), mode="bilinear", antialias=True),
+        torch.nn.functional.interpolate(i, size=(40, 45), mode="bilinear", antialias=True),
+        torch.nn.functional.interpolate(i, size=(10, 29), mode="bicubic", antialias=True),
+        torch.nn.functional.interpolate(i, scale_factor=0.4, mode="bicubic", antialias=True))),
+        (torch.randint(0, 256, (2, 3, 27, 30), dtype=torch.uint8),), rtol=0, atol=0),
 }
 
 
