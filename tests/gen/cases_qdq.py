@@ -48,6 +48,42 @@ def pt2e(per_channel, dynamic=False):
     return dict(model=c, samples=[(xs[0],), (torch.randn(2, 3, 10, 10) * 2,)], rtol=1e-5, atol=1e-6)
 
 
+class ConvBn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 6, 3, padding=1)
+        self.bn = nn.BatchNorm2d(6)
+        self.l = nn.Linear(6, 4)
+
+    def forward(self, x):
+        return self.l(torch.relu(self.bn(self.c(x))).mean((2, 3)))
+
+
+def qat():
+    """quantization-aware training (prepare_qat_pt2e), a few steps, then
+    convert_pt2e: conv + batch norm folded, per-channel weights"""
+    from torch.ao.quantization.quantize_pt2e import prepare_qat_pt2e, convert_pt2e
+    from torch.ao.quantization.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    m = ConvBn()
+    xs = [torch.randn(4, 3, 8, 8) for _ in range(3)]
+    g = torch.export.export_for_training(m, (xs[0],)).module()
+    p = prepare_qat_pt2e(g, XNNPACKQuantizer().set_global(get_symmetric_quantization_config(
+        is_per_channel=True, is_qat=True)))
+    opt = torch.optim.SGD(p.parameters(), lr=0.01)
+    for x in xs:
+        opt.zero_grad()
+        p(x).sum().backward()
+        opt.step()
+    torch.ao.quantization.move_exported_model_to_eval(p)
+    c = convert_pt2e(p)
+    torch.ao.quantization.allow_exported_model_train_eval(c)
+    # within one step of the output's scale: a float convolution's last bit
+    # (ONNX Runtime's order of summation, not PyTorch's) can move a value
+    # across a quantization step
+    return dict(model=c, samples=[(xs[0][:2],), (torch.randn(2, 3, 8, 8),)], rtol=0, atol=4e-3)
+
+
 class Ops(nn.Module):
     def forward(self, x, w, s, z, sc, zc):
         a = qd.quantize_per_tensor(x, 0.05, 3, 0, 255, torch.uint8)
@@ -85,6 +121,7 @@ class Dyn(nn.Module):
 
 
 CASES = {
+    "qdq_pt2e_qat": qat,
     "qdq_pt2e_dynamic": lambda: pt2e(True, dynamic=True),
     "qdq_dynamic_ops": lambda: dict(model=Dyn(), samples=[
         (torch.randn(3, 7) * 3, torch.rand(4, 5) + 0.5, torch.zeros(2, 3))], rtol=1e-6, atol=1e-7),
