@@ -249,6 +249,16 @@ dec_unsq(Rw *r, TV x, int d)
 	    dec_a_int(d)), t);
 }
 
+/* x[lo:hi] along dim, static bounds within x's static size there */
+TV
+dec_slice(Rw *r, TV x, int64_t dim, int64_t lo, int64_t hi)
+{
+	Ty t = x.t;
+	t.d[dim] = (onnxc_dim){hi - lo, 0};
+	return dec_tv(EMIT(r, "aten::slice.Tensor", &t, dec_a_val(x.v),
+	    dec_a_int(dim), dec_a_int(lo), dec_a_int(hi)), t);
+}
+
 /* x with dims a and b swapped */
 TV
 dec_swap(Rw *r, TV x, int a, int b)

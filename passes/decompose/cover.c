@@ -103,10 +103,7 @@ dec_pdist(Rw *r)
 	if (k > MAXIDX)
 		return 0;
 	if (k < 1) { /* no pairs: an empty [0] */
-		Ty te = x.t;
-		te.d[0] = (onnxc_dim){0, 0};
-		TV e = dec_tv(EMIT(r, "aten::slice.Tensor", &te, dec_a_val(x.v),
-		    dec_a_int(0), dec_a_int(0), dec_a_int(0)), te);
+		TV e = dec_slice(r, x, 0, 0, 0);
 		dec_bind(r, 0, dec_red(r, "aten::sum.dim_IntList", e, &last, 1,
 		    0).v);
 		return 1;
@@ -236,10 +233,7 @@ dec_combinations(Rw *r)
 	if (rowsn == 0) { /* fewer elements than r: no tuples */
 		if (rep ? n > 0 : n >= k)
 			return 0;
-		Ty te = x.t;
-		te.d[0] = (onnxc_dim){0, 0};
-		TV e = dec_tv(EMIT(r, "aten::slice.Tensor", &te, dec_a_val(x.v),
-		    dec_a_int(0), dec_a_int(0), dec_a_int(0)), te);
+		TV e = dec_slice(r, x, 0, 0, 0);
 		dec_bind(r, 0, dec_view(r, e.v, &o.t));
 		return 1;
 	}
@@ -279,14 +273,11 @@ dec_combinations(Rw *r)
 
 /* --------------------------------------------------------- gradient */
 
-/* x.slice(dim, lo, hi) */
+/* x.slice(dim, lo, hi), short for the formulas below */
 static TV
 sl(Rw *r, TV x, int dim, int64_t lo, int64_t hi)
 {
-	Ty t = x.t;
-	t.d[dim] = (onnxc_dim){hi - lo, 0};
-	return dec_tv(EMIT(r, "aten::slice.Tensor", &t, dec_a_val(x.v),
-	    dec_a_int(dim), dec_a_int(lo), dec_a_int(hi)), t);
+	return dec_slice(r, x, dim, lo, hi);
 }
 
 /* the derivative along dim of x: its first slice a, the inside mid and
@@ -354,13 +345,13 @@ grad_dim_at(Rw *r, TV x, int dim, TV c, int eo)
 {
 	int64_t n = x.t.d[dim].n;
 	int rk = x.t.rank;
-	TV dx = dec_b(r, "aten::sub.Tensor", sl(r, c, 0, 1, n), sl(r, c, 0, 0,
+	TV dx = dec_b(r, "aten::sub.Tensor", dec_slice(r, c, 0, 1, n), dec_slice(r, c, 0, 0,
 	    n - 1));
 #define B(op, a, b) dec_b(r, "aten::" op ".Tensor", a, b)
 	/* a f[i-1] + b f[i] + c f[i+1]: a = -d2 / (d1 (d1 + d2)),
 	 * b = (d2 - d1) / (d1 d2), c = d1 / (d2 (d1 + d2)) */
-	TV d1 = along(r, sl(r, dx, 0, 0, n - 2), dim, rk);
-	TV d2 = along(r, sl(r, dx, 0, 1, n - 1), dim, rk);
+	TV d1 = along(r, dec_slice(r, dx, 0, 0, n - 2), dim, rk);
+	TV d2 = along(r, dec_slice(r, dx, 0, 1, n - 1), dim, rk);
 	TV s12 = B("add", d1, d2);
 	TV ca = dec_s(r, "aten::mul.Tensor", B("div", d2, B("mul", d1, s12)),
 	    -1);
@@ -369,8 +360,8 @@ grad_dim_at(Rw *r, TV x, int dim, TV c, int eo)
 	TV mid = B("add", B("add", B("mul", ca, sl(r, x, dim, 0, n - 2)),
 	    B("mul", cb, sl(r, x, dim, 1, n - 1))), B("mul", cc, sl(r, x, dim,
 	    2, n)));
-	TV h0 = along(r, sl(r, dx, 0, 0, 1), dim, rk);
-	TV hz = along(r, sl(r, dx, 0, n - 2, n - 1), dim, rk);
+	TV h0 = along(r, dec_slice(r, dx, 0, 0, 1), dim, rk);
+	TV hz = along(r, dec_slice(r, dx, 0, n - 2, n - 1), dim, rk);
 	TV a, z;
 	if (eo == 1) {
 		a = B("div", B("sub", sl(r, x, dim, 1, 2), sl(r, x, dim, 0, 1)),
@@ -378,8 +369,8 @@ grad_dim_at(Rw *r, TV x, int dim, TV c, int eo)
 		z = B("div", B("sub", sl(r, x, dim, n - 1, n), sl(r, x, dim,
 		    n - 2, n - 1)), hz);
 	} else {
-		TV h1 = along(r, sl(r, dx, 0, 1, 2), dim, rk);
-		TV hy = along(r, sl(r, dx, 0, n - 3, n - 2), dim, rk);
+		TV h1 = along(r, dec_slice(r, dx, 0, 1, 2), dim, rk);
+		TV hy = along(r, dec_slice(r, dx, 0, n - 3, n - 2), dim, rk);
 		/* first: -(2 h0 + h1) / (h0 (h0 + h1)), (h0 + h1) / (h0 h1),
 		 * -h0 / (h1 (h0 + h1)) */
 		TV s = B("add", h0, h1);

@@ -204,6 +204,8 @@ TV dec_poly(Rw *r, TV x, const double *c, int n);
 TV dec_ratio(Rw *r, TV x, const double *p, int np, const double *q,
     int nq);
 TV dec_unsq(Rw *r, TV x, int d);
+/* x[lo:hi] along dim, static bounds */
+TV dec_slice(Rw *r, TV x, int64_t dim, int64_t lo, int64_t hi);
 TV dec_swap(Rw *r, TV x, int a, int b);
 TV dec_expand(Rw *r, TV x, const Ty *t);
 /* views.c: i64 [m] 0..m-1; x's last dim on diagonal off of two new

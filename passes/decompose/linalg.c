@@ -517,16 +517,6 @@ dec_softmax_backward(Rw *r)
 	return 1;
 }
 
-/* y[lo:hi] along dim */
-static TV
-slice_dim(Rw *r, TV y, int64_t dim, int64_t lo, int64_t hi)
-{
-	Ty t = y.t;
-	t.d[dim] = (onnxc_dim){hi - lo, 0};
-	return dec_tv(EMIT(r, "aten::slice.Tensor", &t, dec_a_val(y.v),
-	    dec_a_int(dim), dec_a_int(lo), dec_a_int(hi)), t);
-}
-
 /* trapezoid(y, x | dx, dim=-1) (trapz), cumulative_trapezoid: ATen's
  * formulas (Integration.cpp), in their order and types, so that integer
  * inputs wrap where PyTorch's do (x's diff and y[i+1] + y[i] stay in
@@ -549,11 +539,11 @@ trapezoid(Rw *r, int cumulative)
 	    !dec_dim_static(&y.t.d[dim], &n) || n < 1)
 		return 0;
 	uint32_t od = o.t.dtype;
-	TV s = dec_b(r, "aten::add.Tensor", slice_dim(r, y, dim, 1, n),
-	    slice_dim(r, y, dim, 0, n - 1));
+	TV s = dec_b(r, "aten::add.Tensor", dec_slice(r, y, dim, 1, n),
+	    dec_slice(r, y, dim, 0, n - 1));
 	TV t;
 	if (x.v) {
-		TV d = sub(r, slice_dim(r, x, dim, 1, n), slice_dim(r, x, dim, 0,
+		TV d = sub(r, dec_slice(r, x, dim, 1, n), dec_slice(r, x, dim, 0,
 		    n - 1));
 		t = dec_muls(r, dec_cast(r, mul(r, d, s), od), 0.5);
 	} else if (cumulative) {
@@ -561,8 +551,8 @@ trapezoid(Rw *r, int cumulative)
 	} else {
 		TV ys = dec_red(r, "aten::sum.dim_IntList", dec_dt_float(
 		    y.t.dtype) ? y : dec_cast(r, y, ONNXC_DT_I64), &dim, 1, 0);
-		TV e = dec_b(r, "aten::add.Tensor", slice_dim(r, y, dim, 0, 1),
-		    slice_dim(r, y, dim, n - 1, n));
+		TV e = dec_b(r, "aten::add.Tensor", dec_slice(r, y, dim, 0, 1),
+		    dec_slice(r, y, dim, n - 1, n));
 		e = dec_muls(r, dec_red(r, "aten::sum.dim_IntList", dec_cast(r,
 		    e, od), &dim, 1, 0), 0.5);
 		t = dec_muls(r, dec_sub(r, dec_cast(r, ys, od), e), dx);

@@ -25,6 +25,23 @@ along(Rw *r, TV p, int64_t axis, const TV *x, uint32_t dt)
 	return dec_tv(dec_view(r, p.v, &t), t);
 }
 
+/* Per channel the axis (argument 3, normalized against x), then
+ * quant_min and quant_max at `at` and `at` + 1; 0 when they are not ints,
+ * the axis is out of range or the range empty */
+static int
+q_range(Rw *r, int chan, int at, const TV *x, int64_t *axis, int64_t *qmin,
+    int64_t *qmax)
+{
+	*axis = 0;
+	if ((chan && !dec_arg_int(r, 3, "axis", 0, axis)) ||
+	    !dec_arg_int(r, at, "quant_min", 0, qmin) ||
+	    !dec_arg_int(r, at + 1, "quant_max", 0, qmax) || *qmin > *qmax)
+		return 0;
+	if (*axis < 0)
+		*axis += x->t.rank;
+	return !chan || (*axis >= 0 && *axis < x->t.rank);
+}
+
 int
 dec_fake_quant(Rw *r)
 {
@@ -37,13 +54,7 @@ dec_fake_quant(Rw *r)
 	int at = 3 + enabled + chan;
 	int64_t axis = 0, qmin, qmax;
 	if (!x.v || !o.v || !dec_dt_float(x.t.dtype) ||
-	    (chan && !dec_arg_int(r, 3, "axis", 0, &axis)) ||
-	    !dec_arg_int(r, at, "quant_min", 0, &qmin) ||
-	    !dec_arg_int(r, at + 1, "quant_max", 0, &qmax) || qmin > qmax)
-		return 0;
-	if (axis < 0)
-		axis += x.t.rank;
-	if (chan && (axis < 0 || axis >= x.t.rank))
+	    !q_range(r, chan, at, &x, &axis, &qmin, &qmax))
 		return 0;
 	uint32_t dt = x.t.dtype;
 	TV q;
@@ -124,13 +135,7 @@ dec_qdq(Rw *r)
 	TV x = dec_in(r, 0, "input"), o = dec_out(r, 0);
 	int64_t axis = 0, qmin, qmax;
 	int at = 3 + chan;
-	if (!x.v || !o.v || (chan && !dec_arg_int(r, 3, "axis", 0, &axis)) ||
-	    !dec_arg_int(r, at, "quant_min", 0, &qmin) ||
-	    !dec_arg_int(r, at + 1, "quant_max", 0, &qmax) || qmin > qmax)
-		return 0;
-	if (axis < 0)
-		axis += x.t.rank;
-	if (chan && (axis < 0 || axis >= x.t.rank))
+	if (!x.v || !o.v || !q_range(r, chan, at, &x, &axis, &qmin, &qmax))
 		return 0;
 	TV sc = {0}, zp = {0};
 	double s = 0;
