@@ -409,14 +409,16 @@ CASES = {
          torch.randn(5), torch.randn(0), torch.zeros(0, dtype=torch.int64))),
     # bicubic resampling of uint8 images (its integer kernel: 16-bit
     # weights from double, two rounded passes; ONNX Runtime's Resize of
-    # uint8 failed at run time): down and align_corners exact (uint8
-    # outputs compare exactly); up, and by a scale, within 1 (as float:
-    # some pixels differ by 1, a difference not found yet)
+    # uint8 failed at run time): down, up, by a scale, align_corners;
+    # uint8 outputs compare exactly; upsamplings (as float, within 1)
+    # have a few pixels in 10^4 off by 1 near a border, which the model of
+    # the kernel's weights does not explain yet
     "edge_interp_bicubic_u8": lambda: case(Fn(lambda i: (
         torch.nn.functional.interpolate(i, size=(13, 7), mode="bicubic"),
         torch.nn.functional.interpolate(i, size=(9, 50), mode="bicubic", align_corners=True),
-        torch.nn.functional.interpolate(i, size=(40, 45), mode="bicubic").float(),
-        torch.nn.functional.interpolate(i, scale_factor=1.7, mode="bicubic").float())),
+        torch.nn.functional.interpolate(i, size=(70, 33), mode="bicubic").float(),
+        torch.nn.functional.interpolate(i, scale_factor=1.7, mode="bicubic").float(),
+        torch.nn.functional.interpolate(i, size=(40, 45), mode="bicubic").float())),
         (torch.randint(0, 256, (2, 3, 27, 30), dtype=torch.uint8),), rtol=0, atol=1),
     # uint8 bilinear, and antialiased bilinear and bicubic (torchvision's
     # Resize(antialias=True) of uint8 images), as the kernel's integer
