@@ -160,6 +160,8 @@ int dec_affine_grid(Rw *r);
 /* quant.c */
 int dec_fake_quant(Rw *r);
 int dec_qdq(Rw *r);
+/* fracpool.c */
+int dec_fractional_max_pool(Rw *r);
 int dec_choose_qparams(Rw *r);
 
 /* --- build.c: typed values, one FX node per call --- */

@@ -433,6 +433,15 @@ CASES = {
         torch.nn.functional.interpolate(i, size=(10, 29), mode="bicubic", antialias=True),
         torch.nn.functional.interpolate(i, scale_factor=0.4, mode="bicubic", antialias=True))),
         (torch.randint(0, 256, (2, 3, 27, 30), dtype=torch.uint8),), rtol=0, atol=0),
+    # fractional max pooling given its random samples (as an input; the
+    # training IR's aten::rand is refused, or a RandomUniform with
+    # --training): 2-D (W's sample first) and 3-D, ties, float64
+    "edge_fractional_pool": lambda: case(Fn(lambda x, s, y, t, z, q: (
+        *torch.ops.aten.fractional_max_pool2d(x, [3, 2], [4, 5], s),
+        *torch.ops.aten.fractional_max_pool3d(y, [2, 3, 2], [3, 4, 5], t),
+        torch.ops.aten.fractional_max_pool2d(z, [2, 2], [1, 3], q)[0])),
+        (torch.randn(2, 3, 9, 11), torch.rand(2, 3, 2), torch.randn(2, 3, 7, 8, 9), torch.rand(2, 3, 3),
+         torch.randn(1, 2, 5, 6, dtype=torch.float64).round(), torch.rand(1, 2, 2, dtype=torch.float64))),
 }
 
 
