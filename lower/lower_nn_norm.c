@@ -117,13 +117,38 @@ batch_norm(Lower *L, const BnArgs *a)
 	ValId var = lwn_reduce(L, "ReduceMean", lw_op2(L, "Mul", d, d), axes,
 	    na,
 	    true);
-	ValId rstd = lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", lw_op2(L,
-	    "Add", var, lw_scalar(L, eps, DT_F32))));
-	ValId y = lw_op2(L, "Mul", d, rstd);
-	if (w)
-		y = lw_op2(L, "Mul", y, lwn_per_channel(L, w, r));
-	if (b)
-		y = lw_op2(L, "Add", y, lwn_per_channel(L, b, r));
+	ValId rstd, y;
+	DType hdt = (DType)xv->dtype;
+	if (hdt == DT_F16 || hdt == DT_BF16) {
+		/* as PyTorch's half kernel: the mean and the sum of squares
+		 * kept in half, 1 / sqrt(var + eps) computed in float and kept
+		 * in half, then x * alpha + beta in float with alpha = invstd
+		 * w and beta = b - mean alpha */
+		ValId n = lw_op2(L, "Div", lw_cast(L, lwn_settyped(L, lw_emit(L,
+		    "Size", 1, &x, 1), 0, DT_I64), DT_F32), lw_cast(L,
+		    lwn_shape_of(L, x, 1, 2), DT_F32));
+		ValId vs = lw_cast(L, lw_cast(L, lw_op2(L, "Mul", var, n), hdt),
+		    DT_F32);
+		mean = lw_cast(L, lw_cast(L, mean, hdt), DT_F32);
+		rstd = lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", lw_op2(L,
+		    "Add", lw_op2(L, "Div", vs, n), lw_scalar(L, eps,
+		    DT_F32))));
+		rstd = lw_cast(L, lw_cast(L, rstd, hdt), DT_F32);
+		ValId alpha = w ? lw_op2(L, "Mul", rstd, lwn_per_channel(L, w,
+		    r)) : rstd;
+		ValId beta = lw_op1(L, "Neg", lw_op2(L, "Mul", mean, alpha));
+		if (b)
+			beta = lw_op2(L, "Add", lwn_per_channel(L, b, r), beta);
+		y = lw_op2(L, "Add", lw_op2(L, "Mul", x, alpha), beta);
+	} else {
+		rstd = lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", lw_op2(L,
+		    "Add", var, lw_scalar(L, eps, DT_F32))));
+		y = lw_op2(L, "Mul", d, rstd);
+		if (w)
+			y = lw_op2(L, "Mul", y, lwn_per_channel(L, w, r));
+		if (b)
+			y = lw_op2(L, "Add", y, lwn_per_channel(L, b, r));
+	}
 	lwn_bind_out(L, 0, y);
 	int64_t flat = -1;
 	if (lwn_used(L, 1))

@@ -442,6 +442,15 @@ CASES = {
         torch.ops.aten.fractional_max_pool2d(z, [2, 2], [1, 3], q)[0])),
         (torch.randn(2, 3, 9, 11), torch.rand(2, 3, 2), torch.randn(2, 3, 7, 8, 9), torch.rand(2, 3, 3),
          torch.randn(1, 2, 5, 6, dtype=torch.float64).round(), torch.rand(1, 2, 2, dtype=torch.float64))),
+    # training-mode batch norm of float16 as PyTorch's half kernel rounds:
+    # the batch mean, the sum of squares and 1/sqrt(var + eps) kept in
+    # half, x * alpha + beta in float (3 ulp off before)
+    "edge_bn_half_train": lambda: case(Fn(lambda x, w, b, m, v: (
+        *torch.ops.aten.native_batch_norm(x, w, b, m, v, True, 0.5, 0.6),
+        torch.nn.functional.batch_norm(x * 3 + 1, None, None, training=True, eps=1e-5))),
+        (torch.randn(5, 5, 5, dtype=torch.float16), torch.randn(5, dtype=torch.float16),
+         torch.randn(5, dtype=torch.float16), torch.randn(5, dtype=torch.float16),
+         torch.rand(5, dtype=torch.float16) + 0.5)),
 }
 
 
