@@ -12,6 +12,7 @@
  * in a covered one and cast back.  f16/bf16 compute in f32 like torch's
  * accumulation.  The FX annotation of each output decides its final dtype.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -561,14 +562,31 @@ topk_common(Lower *L, const Value *sv, ValId k, int64_t d, bool largest)
 	DType ct = cmp_type(od);
 	if (ct == DT_F64 && od == DT_I64)
 		ct = DT_I64; /* TopK has int64 kernels: stay exact */
-	ValId xc = lw_cast(L, x, ct);
-	NodeId n = lw_emit(L, "TopK", 2, (ValId[]){xc, k}, 2);
+	ValId xc = lw_cast(L, x, ct), key = xc;
+	bool fl = ct == DT_F32 || ct == DT_F64;
+	if (fl) {
+		/* NaN is the largest, after +inf, as PyTorch sorts it (TopK
+		 * leaves NaN's place open): the key in double, NaN as +inf and
+		 * +inf as the largest finite double */
+		key = lw_cast(L, xc, DT_F64);
+		ValId inf = lw_scalar(L, INFINITY, DT_F64);
+		key = where(L, lw_op2t(L, "Equal", key, inf, DT_BOOL),
+		    lw_scalar(L, DBL_MAX, DT_F64), key);
+		key = where(L, lw_typed(L, lw_emit(L, "IsNaN", 1, &xc, 1),
+		    DT_BOOL), inf, key);
+	}
+	NodeId n = lw_emit(L, "TopK", 2, (ValId[]){key, k}, 2);
 	lw_attr_int(L, n, "axis", d);
 	lw_attr_int(L, n, "largest", largest);
 	lw_attr_int(L, n, "sorted", 1);
 	ValId v = lw_res(L, n, 0), idx = lw_res(L, n, 1);
-	lw_settype(L, v, ct);
+	lw_settype(L, v, fl ? DT_F64 : ct);
 	lw_settype(L, idx, DT_I64);
+	if (fl) {  /* the values themselves, NaN and +inf as they were */
+		NodeId g = lw_emit(L, "GatherElements", 2, (ValId[]){xc, idx}, 1);
+		lw_attr_int(L, g, "axis", d);
+		v = lw_typed(L, g, ct);
+	}
 	lw_bind(L, 0, lw_cast(L, v, od));
 	if (lwr_has_out(L, 1))
 		lw_bind(L, 1, idx);

@@ -451,6 +451,25 @@ CASES = {
         (torch.randn(5, 5, 5, dtype=torch.float16), torch.randn(5, dtype=torch.float16),
          torch.randn(5, dtype=torch.float16), torch.randn(5, dtype=torch.float16),
          torch.rand(5, dtype=torch.float16) + 0.5)),
+    # quantile / nanquantile with q a tensor (OpInfo samples 25-40: the
+    # .default overload was unsupported): each q's result along a new
+    # first dim, with dim and keepdim, interpolation modes, NaNs, 0-d q
+    "edge_quantile_tensor_q": lambda: case(Fn(lambda x, q, q0: (
+        torch.quantile(x, q), torch.quantile(x, q, dim=1, keepdim=True),
+        torch.nanquantile(x, q, dim=0), torch.quantile(x, q0, dim=-1),
+        torch.quantile(x, q, dim=1, interpolation="midpoint"),
+        torch.nanquantile(x, q, dim=1, interpolation="nearest"))),
+        (torch.tensor([[1.0, 5.0, float("nan"), 2.0], [3.0, -1.0, 4.0, 0.5], [7.0, 7.0, 2.0, -3.0]]),
+         torch.tensor([0.0, 0.25, 0.5, 0.9, 1.0]), torch.tensor(0.3))),
+    # NaN sorts as the largest, after +inf (ONNX's TopK leaves its place
+    # open: the core form of quantile gathered 7 where PyTorch has NaN)
+    "edge_sort_nan": lambda: case(Fn(lambda x, d: (
+        *torch.sort(x, dim=1), *torch.sort(x, dim=0, descending=True), torch.argsort(x, dim=1, stable=True),
+        *torch.topk(x, 2, dim=1), *torch.topk(x, 2, dim=1, largest=False), torch.msort(d), *torch.sort(d))),
+        (torch.tensor([[1.0, float("nan"), float("inf"), -2.0, float("-inf")],
+                       [float("nan"), 3.0, float("nan"), float("inf"), 0.5],
+                       [2.0, 1.0, 0.0, -1.0, -0.0]]),
+         torch.tensor([3.0, float("nan"), -1.0, float("inf"), 2.0], dtype=torch.float64))),
 }
 
 
