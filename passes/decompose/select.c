@@ -226,7 +226,8 @@ dec_renorm(Rw *r)
 }
 
 /* quantile / nanquantile.scalar(x, q, dim=None, keepdim=False, *,
- * interpolation='linear'): x sorted along dim (flattened when None;
+ * interpolation='linear'), and .default with q a tensor (each q's result
+ * along a new first dim): x sorted along dim (flattened when None;
  * NaN as +inf: last), the value at q (k - 1) linearly interpolated, k the
  * count of values (of non-NaN ones for nanquantile); NaN where k is 0,
  * and for quantile where any value is NaN */
@@ -234,11 +235,13 @@ static int
 quantile(Rw *r, int nan)
 {
 	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
-	double q;
+	TV qt = dec_in(r, 1, "q");  /* .default: q a tensor of 0 or 1 dims */
+	double q = 0.5;
 	int64_t dim, keep;
 	onnxc_arg da, ia;
 	if (!x.v || !o.v || !dec_ty_static(&x.t) ||
-	    !dec_arg_float(r, 1, "q", 0.5, &q) || q < 0 || q > 1 ||
+	    (qt.v ? qt.t.rank > 1 || !dec_ty_static(&qt.t) :
+	    !dec_arg_float(r, 1, "q", 0.5, &q) || q < 0 || q > 1) ||
 	    !dec_arg_int(r, 3, "keepdim", 0, &keep))
 		return 0;
 	/* interpolation between the two neighbours of the rank q (k - 1) */
@@ -281,8 +284,28 @@ quantile(Rw *r, int nan)
 	if (!nan)
 		k = dec_s(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", k, 0),
 		    (double)x.t.d[dim].n);
-	TV pos = dec_s(r, "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor", k, 1),
-	    q);
+	TV pos;
+	if (qt.v) {
+		/* each q along a new first dim: s, k and the NaN flags
+		 * broadcast over it, and the gathers run along dim + 1 */
+		int64_t nq = qt.t.rank ? qt.t.d[0].n : 1;
+		Ty tq = {x.t.dtype, x.t.rank + 1, {{nq, 0}}}, ts = tq;
+		for (int i = 0; i < x.t.rank; i++) {
+			tq.d[i + 1] = (onnxc_dim){1, 0};
+			ts.d[i + 1] = x.t.d[i];
+		}
+		TV qv = dec_tv(dec_view(r, dec_cast(r, qt, x.t.dtype).v, &tq),
+		    tq);
+		s = dec_expand(r, dec_unsq(r, s, 0), &ts);
+		k = dec_unsq(r, k, 0);
+		isn = dec_unsq(r, isn, 0);
+		x.t = ts;
+		dim++;
+		pos = dec_mul(r, dec_s(r, "aten::sub.Tensor", k, 1), qv);
+	} else {
+		pos = dec_s(r, "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor", k,
+		    1), q);
+	}
 	pos = dec_s(r, "aten::clamp_min.default", pos, 0);
 	/* nearest: torch rounds the rank half to even, as round does */
 	TV lo = dec_u(r, mode == 4 ? "aten::round.default" :
