@@ -368,8 +368,9 @@ gelu(Lower *L)
 }
 
 /* silu(x) = x * sigmoid(x); in double as PyTorch's kernel writes it,
- * x / (1 + exp(-x)), because ONNX Runtime fuses x * Sigmoid(x) into its
- * QuickGelu, which has no double kernel */
+ * x / (1 + exp(-x)): one division where lw_legalize's rewrite of a double
+ * Sigmoid (ONNX Runtime's QuickGelu fusion has no double kernel) would
+ * leave x * (1 / (1 + exp(-x))) */
 static int
 silu(Lower *L)
 {

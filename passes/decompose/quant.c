@@ -146,9 +146,9 @@ dec_qdq(Rw *r)
 		if (!sc.v || (!zp.v && !(chan && deq)) ||
 		    !dec_dt_float(sc.t.dtype))
 			return 0;
-		if (tq && (!dec_ty_static(&sc.t) || !dec_ty_static(&zp.t)))
-			return 0;
 		if (tq) {
+			if (!dec_ty_static(&sc.t) || !dec_ty_static(&zp.t))
+				return 0;
 			sc = as_0d(r, sc);
 			zp = as_0d(r, zp);
 		}

@@ -299,7 +299,6 @@ quantile(Rw *r, int nan)
 		s = dec_expand(r, dec_unsq(r, s, 0), &ts);
 		k = dec_unsq(r, k, 0);
 		isn = dec_unsq(r, isn, 0);
-		x.t = ts;
 		dim++;
 		pos = dec_mul(r, dec_s(r, "aten::sub.Tensor", k, 1), qv);
 	} else {
