@@ -590,6 +590,48 @@ unique2(Lower *L)
 	return 0;
 }
 
+/* unique_dim(self, dim, sorted=True, return_inverse=False,
+ * return_counts=False): the distinct slices along dim, sorted as PyTorch's
+ * CPU kernel does whatever sorted says (lexicographically, element by
+ * element): ONNX Unique with that axis. */
+static int
+unique_dim(Lower *L)
+{
+	int64_t d = lw_int(L, 1, "dim", 0);
+	bool inv = lw_bool(L, 3, "return_inverse", false),
+	     cnt = lw_bool(L, 4, "return_counts", false);
+	ValId x = lw_in(L, 0, "self");
+	if (!x || lw_failed(L))
+		return -1;
+	int R = ir_val(L->dst, x)->rank;
+	int64_t a = d < 0 ? d + R : d;
+	if (R < 1 || a < 0 || a >= R)
+		return lw_fail(L, "unique_dim: dim %lld is out of range for a "
+		    "tensor of rank %d", (long long)d, R);
+	DType dt = lw_dtype(L, x), wt = dt;
+	if (dt == DT_F16 || dt == DT_BF16)
+		wt = DT_F32;
+	else if ((ir_dtype_is_int(dt) && dt != DT_I8) || dt == DT_BOOL)
+		wt = DT_I64;  /* order-preserving: false, true as 0, 1 */
+	else if (dt != DT_F32 && dt != DT_F64 && dt != DT_I8)
+		return lw_fail(L, "unique_dim of this dtype is not supported");
+	ValId w = lw_cast(L, x, wt);
+	NodeId u = lw_emit(L, "Unique", 1, &w, 4);
+	lw_attr_int(L, u, "sorted", 1);
+	lw_attr_int(L, u, "axis", a);
+	ValId y = lw_res(L, u, 0), r[3];
+	lw_settype(L, y, wt);
+	for (int k = 1; k < 4; k++)
+		lw_settype(L, lw_res(L, u, k), DT_I64);
+	r[0] = lw_cast(L, y, dt);
+	r[1] = inv ? lw_res(L, u, 2) : empty_i64(L);
+	r[2] = cnt ? lw_res(L, u, 3) : empty_i64(L);
+	for (int k = 0; k < 3; k++)
+		if (k == 0 || used(L, k))
+			lw_bind(L, k, r[k]);
+	return 0;
+}
+
 /* unique_consecutive(self, return_inverse=False, return_counts=False,
  * dim=None): of each run of equal elements (self flattened), or of equal
  * slices along dim, the first; a run starts where an element (a slice)

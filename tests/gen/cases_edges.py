@@ -360,6 +360,20 @@ CASES = {
                        [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]],
                        [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]]]).transpose(1, 2).contiguous(),
          torch.tensor([2.0, 2.0, 0.5, 0.5, 0.5, -1.0, 2.0]))),
+    # OpInfo samples 25-40: unique along a dim (unique_dim: distinct
+    # slices sorted lexicographically, inverse and counts; any dtype; it
+    # was refused)
+    "edge_unique_dim": lambda: case(Fn(lambda x, i, b, h: (
+        *torch.unique(x, dim=1, return_inverse=True, return_counts=True),
+        torch.unique(x, dim=0), *torch.unique(x, sorted=False, return_counts=True, dim=-1),
+        *torch.unique(i, return_inverse=True, dim=0), torch.unique(i, dim=1),
+        *torch.unique(b, return_counts=True, dim=1), torch.unique(h, dim=0))),
+        (torch.tensor([[[1.0, 1.0, 2.0, -2.0, 0.5], [3.0, 3.0, 3.0, 4.0, 5.0]],
+                       [[1.0, 1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 4.0, 5.0]],
+                       [[1.0, 1.0, 2.0, -2.0, 0.5], [3.0, 3.0, 3.0, 4.0, 5.0]]]).transpose(1, 2).contiguous(),
+         torch.tensor([[4, -1, 7], [2, 9, 9], [4, -1, 7], [2, 9, 8], [-5, 0, 0], [2, 9, 8]]),
+         torch.tensor([[True, False, True, False, True], [False, False, True, True, False]]),
+         torch.tensor([[0.5, 1.5], [-0.25, 3.0], [0.5, 1.5], [0.5, -1.5]], dtype=torch.float16))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
