@@ -218,6 +218,47 @@ typedef struct ConvArgs {
 	bool transposed_fixed;
 } ConvArgs;
 
+/* An int64 convolution, exact (lower_nn_intwin.c); static sizes. */
+static int
+conv_int(Lower *L, const Conv *c, const int64_t *pads, int nd, bool unb)
+{
+	const Value *xv = lw_srcval(L, 0, "input"),
+		    *wv = lw_srcval(L, 1, "weight");
+	IntWin W = {.nd = nd};
+	int64_t wd[2 + MAXSP];
+	for (int k = 0; k < nd + 2; k++)
+		if (!lw_dim_static(wv, L->src, k, &wd[k]) || (k >= 2 &&
+		    !lw_dim_static(xv, L->src, xv->rank - nd + k - 2,
+		    &W.in[k - 2])))
+			return lw_fail(L, "an int64 convolution needs static "
+			    "sizes");
+	for (int k = 0; k < nd; k++) {
+		W.k[k] = wd[2 + k];
+		W.s[k] = c->stride[k];
+		W.d[k] = c->dil[k];
+		W.pads[k] = pads[k];
+		W.pads[nd + k] = pads[nd + k];
+	}
+	bool err = false;
+	ValId x = lw_cast(L, lw_in(L, 0, "input"), DT_I64),
+	      w = lw_cast(L, lw_in(L, 1, "weight"), DT_I64),
+	      b = lwn_opt_in(L, 2, "bias", &err);
+	if (!x || !w || err || lw_failed(L))
+		return -1;
+	if (b)
+		b = lw_cast(L, b, DT_I64);
+	if (unb)
+		x = lwn_unsqueeze(L, x, 0);
+	ValId y = lwn_conv_int(L, &W, x, w, wd, b, c->groups, c->transposed,
+	    c->outpad);
+	if (!y)
+		return -1;
+	if (unb)
+		y = lwn_squeeze(L, y, 0);
+	lwn_bind_out(L, 0, y);
+	return 0;
+}
+
 static int
 conv(Lower *L, const ConvArgs *ca)
 {
@@ -276,6 +317,8 @@ conv(Lower *L, const ConvArgs *ca)
 	/* an integer convolution would be a model ONNX Runtime refuses to
 	 * load; in float its sums are exact only below 2^24 */
 	const Value *iv = lw_srcval(L, 0, "input");
+	if (iv && iv->dtype == DT_I64)
+		return conv_int(L, &c, pads, nd, unbatched);
 	if (iv && !ir_dtype_is_float((DType)iv->dtype))
 		return lw_fail(L, "convolution of %s tensors: ONNX Runtime's Conv "
 		    "takes floating types only (cast the input and weight to "

@@ -63,6 +63,29 @@ int lwn_spatial(Lower *L, int i, const char *kw, int nd, int64_t *out);
  * -2 after an error. */
 int lwn_floats(Lower *L, int i, const char *kw, double *out, int cap);
 
+/* lower_nn_win.c: x gathered along axis with idx[i][k] = i*step + k*dil,
+ * i < n, k < size: the axis becomes the two axes [n, size]. */
+ValId lwn_windows(Lower *L, ValId x, int64_t axis, int64_t n, int64_t size,
+    int64_t step, int64_t dil);
+
+/* lower_nn_intwin.c: int64 convolution and pooling, exact where ONNX
+ * Runtime's kernels take floats only.  x is [N, C, S...] with the static
+ * spatial sizes in[]; pads are ONNX's (begins, then ends).  0 (reported)
+ * when it cannot. */
+typedef struct IntWin {
+	int nd;
+	int64_t in[MAXSP], k[MAXSP], s[MAXSP], d[MAXSP], pads[2 * MAXSP];
+} IntWin;
+ValId lwn_conv_int(Lower *L, const IntWin *W, ValId x, ValId w,
+    const int64_t *wdims, ValId b, int64_t groups, bool transposed,
+    const int64_t *outpad);
+/* Pooling of FX input 0 (int64, of rank nd+1 unbatched, *unb, or nd+2;
+ * W without in[]): max with its indices in *idx when idx is not NULL and
+ * they are used, else the average over windows of size up to the padding
+ * p (count_pad) or over the input only, or by divisor when not 0. */
+ValId lwn_pool_int(Lower *L, IntWin *W, bool *unb, ValId *idx,
+    const int64_t *p, bool count_pad, int64_t divisor);
+
 /* linear(input, weight, bias=None) = input @ weight.T + bias */
 int lwn_linear(Lower *L);
 

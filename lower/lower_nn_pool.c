@@ -129,6 +129,22 @@ pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched,
 	return 0;
 }
 
+/* Pooling of an int64 tensor, exact (lower_nn_intwin.c). */
+static ValId
+pool_int(Lower *L, const Pool *P, bool *unb, ValId *idx, bool cip,
+    int64_t divisor)
+{
+	IntWin W = {.nd = P->nd};
+	memcpy(W.k, P->k, sizeof W.k);
+	memcpy(W.s, P->s, sizeof W.s);
+	memcpy(W.d, P->d, sizeof W.d);
+	memcpy(W.pads, P->pads, sizeof W.pads);
+	if (P->ceil_attr)
+		return lw_fail(L, "pooling of int64 tensors in ceil mode needs "
+		    "static sizes"), 0;
+	return lwn_pool_int(L, &W, unb, idx, P->p, cip, divisor);
+}
+
 /* max_pool{1,2,3}d[_with_indices](self, kernel_size, stride=[],
  * padding=0, dilation=1, ceil_mode=False) */
 static int
@@ -138,8 +154,21 @@ max_pool(Lower *L, int nd)
 	const Value *xv;
 	ValId x;
 	bool unb;
-	if (pool_read(L, &P, nd, true, 5) < 0 ||
-	    pool_input(L, nd, &xv, &x, &unb, true) < 0)
+	if (pool_read(L, &P, nd, true, 5) < 0)
+		return -1;
+	xv = lw_srcval(L, 0, "self");
+	if (xv && xv->dtype == DT_I64) {
+		ValId i = 0;
+		pool_pads(L, xv, &P);
+		ValId y = pool_int(L, &P, &unb, &i, false, 0);
+		if (!y)
+			return -1;
+		lwn_bind_out(L, 0, unb ? lwn_squeeze(L, y, 0) : y);
+		if (i)
+			lwn_bind_out(L, 1, unb ? lwn_squeeze(L, i, 0) : i);
+		return 0;
+	}
+	if (pool_input(L, nd, &xv, &x, &unb, true) < 0)
 		return -1;
 	pool_pads(L, xv, &P);
 	bool idx = lwn_used(L, 1);
@@ -211,6 +240,19 @@ avg_pool(Lower *L, int nd)
 	if (pool_read(L, &P, nd, false, 4) < 0)
 		return -1;
 	bool cip = lw_bool(L, 5, "count_include_pad", true);
+	xv = lw_srcval(L, 0, "self");
+	if (xv && xv->dtype == DT_I64) {
+		int64_t div = lw_has(L, 6, "divisor_override") ? lw_int(L, 6,
+		    "divisor_override", 1) : 0;
+		if (lw_has(L, 6, "divisor_override") && div == 0)
+			return lw_fail(L, "divisor must be not zero");
+		pool_pads(L, xv, &P);
+		ValId y = pool_int(L, &P, &unb, NULL, cip, div);
+		if (!y)
+			return -1;
+		lwn_bind_out(L, 0, unb ? lwn_squeeze(L, y, 0) : y);
+		return 0;
+	}
 	if (pool_input(L, nd, &xv, &x, &unb, false) < 0)
 		return -1;
 	pool_pads(L, xv, &P);

@@ -11,8 +11,8 @@ enum { MAXIDX = 1 << 22 };
 
 /* x gathered along axis with idx[i][k] = i*step + k*dil, i < n, k < size:
  * the axis becomes the two axes [n, size]. */
-static ValId
-windows(Lower *L, ValId x, int64_t axis, int64_t n, int64_t size,
+ValId
+lwn_windows(Lower *L, ValId x, int64_t axis, int64_t n, int64_t size,
     int64_t step, int64_t dil)
 {
 	int64_t dims[2] = {n, size};
@@ -26,7 +26,7 @@ windows(Lower *L, ValId x, int64_t axis, int64_t n, int64_t size,
 	return lwn_settyped(L, g, 0, lw_dtype(L, x));
 }
 
-/* windows() along an axis whose length is known only at run time: n =
+/* lwn_windows() along an axis whose length is known only at run time: n =
  * (len - span) / step + 1 windows, len = Shape(x)[axis], the index a
  * Range times step plus the constant offsets k*dil. */
 static ValId
@@ -91,7 +91,7 @@ unfold(Lower *L)
 		return 0;
 	}
 	x = dyn ? windows_dyn(L, x, d, size, step, 1)
-	    : windows(L, x, d, n, size, step, 1);
+	    : lwn_windows(L, x, d, n, size, step, 1);
 	/* [.., n, size, rest..] -> [.., n, rest.., size] */
 	int64_t perm[LW_MAXRANK + 1];
 	int k = 0;
@@ -165,9 +165,9 @@ im2col(Lower *L)
 	}
 	/* [N, C, H, W] -> [N, C, oh, kh, W] -> [N, C, oh, kh, ow, kw] */
 	x = dyn[0] ? windows_dyn(L, x, 2, k[0], st[0], dil[0])
-	    : windows(L, x, 2, out[0], k[0], st[0], dil[0]);
+	    : lwn_windows(L, x, 2, out[0], k[0], st[0], dil[0]);
 	x = dyn[1] ? windows_dyn(L, x, 4, k[1], st[1], dil[1])
-	    : windows(L, x, 4, out[1], k[1], st[1], dil[1]);
+	    : lwn_windows(L, x, 4, out[1], k[1], st[1], dil[1]);
 	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
 	x = reshape_n(L, x, (int64_t[]){c * k[0] * k[1], dyn[0] || dyn[1] ?
 	    -1 : out[0] * out[1]}, 2);

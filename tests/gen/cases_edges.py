@@ -374,6 +374,32 @@ CASES = {
          torch.tensor([[4, -1, 7], [2, 9, 9], [4, -1, 7], [2, 9, 8], [-5, 0, 0], [2, 9, 8]]),
          torch.tensor([[True, False, True, False, True], [False, False, True, True, False]]),
          torch.tensor([[0.5, 1.5], [-0.25, 3.0], [0.5, 1.5], [0.5, -1.5]], dtype=torch.float16))),
+    # int64 (OpInfo samples 0-1 of that dtype): convolution and pooling,
+    # which ONNX Runtime computes in float only (exact below 2^53; these
+    # values are above), as PyTorch's integer kernels do: transposed with
+    # stride, dilation, groups, output_padding and a padding that crops;
+    # max pooling's first maximum and its index, padding never winning;
+    # an integer mean truncated, counting the padding or not (they were
+    # refused)
+    "edge_int64_conv_pool": lambda: case(Fn(lambda x, w, b, v, u, t, q: (
+        torch.nn.functional.conv2d(x, w, b, stride=2, padding=1, dilation=(1, 2), groups=2),
+        torch.nn.functional.conv2d(x[:, :2], w[:, :, :2], None, padding="same"),
+        torch.nn.functional.conv_transpose2d(x, w.transpose(0, 1).reshape(4, 3, 3, 3)[:, :2], b[:4],
+                                             stride=(2, 3), padding=(1, 2), output_padding=(1, 0),
+                                             groups=2, dilation=(2, 1)),
+        torch.nn.functional.conv_transpose1d(v, u, None, stride=2, padding=3, output_padding=2, dilation=3),
+        torch.nn.functional.conv1d(v[0], u.transpose(0, 1), stride=1, padding=2),
+        torch.nn.functional.conv3d(t, t[:, :, :2, :2, :2], None, stride=(1, 2, 1), padding=(0, 1, 1)),
+        *torch.nn.functional.max_pool2d(q, 3, 2, 1, dilation=1, ceil_mode=True, return_indices=True),
+        *torch.nn.functional.max_pool2d(-q, (2, 3), (1, 2), (1, 1), dilation=(2, 1), return_indices=True),
+        *torch.nn.functional.max_pool1d(-v, 3, 2, 1, return_indices=True), torch.nn.functional.max_pool3d(t, 2, 1, 1),
+        torch.nn.functional.avg_pool2d(q, 3, 2, 1, ceil_mode=True),
+        torch.nn.functional.avg_pool2d(-q, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+        torch.nn.functional.avg_pool2d(q - 9, (2, 3), 1, (1, 0), divisor_override=4),
+        torch.nn.functional.avg_pool1d(-v, 2, 1, 1), torch.nn.functional.avg_pool3d(t, 2, 2, 1))),
+        (torch.randint(-2**55, 2**55, (2, 4, 7, 9)), torch.randint(-9, 10, (6, 2, 3, 3)),
+         torch.randint(-2**50, 2**50, (6,)), torch.randint(-20, 20, (2, 3, 11)), torch.randint(-9, 10, (3, 2, 4)),
+         torch.randint(-9, 10, (2, 3, 5, 6, 4)), torch.randint(-2**60, 2**60, (2, 3, 8, 7)))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
