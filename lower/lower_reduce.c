@@ -147,6 +147,61 @@ lwr_read_dim(Lower *L, int i, const char *kw, const Value *sv, int64_t dflt,
 	return 0;
 }
 
+/* ReduceSum of int64 x over ax, exactly and wrapping as PyTorch adds:
+ * ONNX Runtime's int64 ReduceSum adds in float64 (wrong above 2^53,
+ * saturating), its MatMul in int64.  So the reduced axes go last, become
+ * one, and a MatMul with ones sums it. */
+static ValId
+sum_i64(Lower *L, ValId x, const Axes *ax, bool keep)
+{
+	int r = ax->rank, nk = 0, nr = 0;
+	int64_t perm[MAXAXES], red[MAXAXES];
+	bool in[MAXAXES] = {false}, moved = false;
+	for (int k = 0; k < (ax->n > 0 ? ax->n : r); k++)
+		in[ax->n > 0 ? ax->v[k] : k] = true;
+	for (int k = 0; k < r; k++)
+		if (!in[k])
+			perm[nk++] = k;
+	for (int k = 0; k < r; k++)
+		if (in[k]) {
+			moved |= nk + nr != k;
+			red[nr] = k;
+			perm[nk + nr++] = k;
+		}
+	if (moved)
+		x = lw_transpose(L, x, perm, r);
+	int64_t one = 1;
+	Axes all = {.n = 1, .rank = 1, .v = {0}};
+	ValId shp[2] = {nk ? lw_shape_range(L, x, 0, nk) : 0, lwr_reduce(L,
+	    "ReduceProd", lw_shape_range(L, x, nk, r), &all, true)};
+	/* a 0 in the shape is an empty axis, not "copy": allowzero */
+	NodeId rn = lw_emit(L, "Reshape", 2, (ValId[]){x, lw_concat_shape(L,
+	    shp, 2)}, 1);
+	lw_attr_int(L, rn, "allowzero", 1);
+	x = lw_typed(L, rn, DT_I64);
+	ValId ones = lw_op2(L, "Expand", lw_scalar_i64(L, 1), lw_concat_shape(L,
+	    (ValId[]){shp[1], lw_const_i64s(L, &one, 1)}, 2));
+	x = lw_axes_op(L, "Squeeze", lw_op2(L, "MatMul", x, ones), (int64_t[]){
+	    nk}, 1);
+	return keep ? lw_axes_op(L, "Unsqueeze", x, red, nr) : x;
+}
+
+/* Whether x is a Cast from bools or 8- or 16-bit integers, whose sums
+ * float64 holds exactly (the usual count of a mask). */
+static bool
+narrow_cast(Lower *L, ValId x)
+{
+	const Value *v = ir_val(L->dst, x);
+	if (!v->def || strcmp(ir_str(L->m, ir_nodep(L->dst, v->def)->op),
+	    "Cast"))
+		return false;
+	const Arg *a = ir_arg(L->dst, v->def, 0);
+	if (a->kind != A_VAL)
+		return false;
+	DType dt = (DType)ir_val(L->dst, a->u.v)->dtype;
+	return dt == DT_BOOL || (ir_dtype_is_int(dt) && ir_dtype_size(dt) <= 2);
+}
+
 /* An ONNX Reduce* over ax.  On a 0-d input every reduction is the identity
  * (L1/L2: the magnitude), which torch allows and ONNX leaves vague. */
 ValId
@@ -157,6 +212,9 @@ lwr_reduce(Lower *L, const char *op, ValId x, Axes *ax, bool keep)
 			return lw_op1(L, "Abs", x);
 		return x;
 	}
+	if (!strcmp(op, "ReduceSum") && lw_dtype(L, x) == DT_I64 &&
+	    ax->rank > 0 && ax->rank <= MAXAXES && !narrow_cast(L, x))
+		return sum_i64(L, x, ax, keep);
 	bool as_attr = L->opset < 18 && strcmp(op, "ReduceSum") != 0;
 	ValId in[2] = {x, 0};
 	if (ax->n > 0 && !as_attr) {

@@ -400,6 +400,15 @@ CASES = {
         (torch.randint(-2**55, 2**55, (2, 4, 7, 9)), torch.randint(-9, 10, (6, 2, 3, 3)),
          torch.randint(-2**50, 2**50, (6,)), torch.randint(-20, 20, (2, 3, 11)), torch.randint(-9, 10, (3, 2, 4)),
          torch.randint(-9, 10, (2, 3, 5, 6, 4)), torch.randint(-2**60, 2**60, (2, 3, 8, 7)))),
+    # int64 sums above 2^53 and past 2^63 (wrapping, as PyTorch adds):
+    # ONNX Runtime's int64 ReduceSum adds in float64; over every axis,
+    # some axes kept, an empty axis, int32 summed as int64
+    "edge_int64_sum": lambda: case(Fn(lambda x, e, i: (
+        x.sum(), x.sum(1), x.sum((0, 2), keepdim=True), x.sum(-1, keepdim=True), x.sum((2, 0)),
+        (x * 7).sum(), e.sum(1), e.sum(), i.sum(0), torch.sum(i, dtype=torch.int64),
+        torch.count_nonzero(x, 1), x.cumsum(2).sum(2))),
+        (torch.randint(-2**62, 2**62, (3, 4, 5)), torch.zeros(2, 0, 3, dtype=torch.int64),
+         torch.randint(-2**31, 2**31 - 1, (6, 3), dtype=torch.int32))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
