@@ -441,8 +441,37 @@ static int
 fmod_(Lower *L)
 {
 	ValId a, b;
-	return lwe_binary(L, "other", &a, &b) ? lwe_done(L, mod(L, a, b, 1))
-	    : -1;
+	DType ct = lwe_binary(L, "other", &a, &b);
+	if (!ct)
+		return -1;
+	if (ct != DT_I64)
+		return lwe_done(L, mod(L, a, b, 1));
+	/* ONNX Runtime's int64 fmod goes through float64 (wrong above
+	 * 2^53): a - trunc(a / b) * b, by its exact integer Div, with b of 0
+	 * (an error in PyTorch) and -1 (INT64_MIN / -1 traps) as 1 */
+	ValId odd = lw_op2t(L, "Or", lwe_cmp(L, "Equal", b, lwe_num(L, 0, b)),
+	    lwe_cmp(L, "Equal", b, lwe_num(L, -1, b)), DT_BOOL);
+	ValId q = lw_op2(L, "Div", a, lwe_where(L, odd, lwe_num(L, 1, b), b));
+	ValId r = lw_op2(L, "Sub", a, lw_op2(L, "Mul", q, b));
+	return lwe_done(L, lwe_where(L, odd, lwe_num(L, 0, r), r));
+}
+
+/* base ** e for a constant e >= 0 by squaring, in the integer type:
+ * exact and wrapping as PyTorch's integer pow (ONNX Runtime's integer Pow
+ * goes through float64) */
+static ValId
+ipow(Lower *L, ValId base, uint64_t e)
+{
+	ValId r = 0;
+	while (e) {
+		if (e & 1)
+			r = r ? lw_op2(L, "Mul", r, base) : base;
+		e >>= 1;
+		if (e)
+			base = lw_op2(L, "Mul", base, base);
+	}
+	return r ? r : lw_op2(L, "Add", lw_op2(L, "Mul", base,
+	    lwe_num(L, 0, base)), lwe_num(L, 1, base));
 }
 
 /* pow(self, exponent); a few constant exponents have exact forms, as in
@@ -457,6 +486,13 @@ pow_(Lower *L)
 	double e;
 	if (!ct)
 		return -1;
+	if ((ct == DT_I32 || ct == DT_I64) && lw_srcval(L, 0, "self") &&
+	    lwe_number(L, 1, "exponent", &e) && e >= 0 && e < 0x1p63 &&
+	    e == (double)(int64_t)e) {
+		if (!(a = lw_operand(L, 0, "self", ct)))
+			return -1;
+		return lwe_done(L, ipow(L, a, (uint64_t)e));
+	}
 	if (!ir_dtype_is_float(ct) || !lw_srcval(L, 0, "self") ||
 	    !lwe_number(L, 1, "exponent", &e)) {
 		if (!lwe_operands(L, 0, "self", 1, "exponent", ct, &a, &b))

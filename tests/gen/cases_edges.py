@@ -409,6 +409,15 @@ CASES = {
         torch.count_nonzero(x, 1), x.cumsum(2).sum(2))),
         (torch.randint(-2**62, 2**62, (3, 4, 5)), torch.zeros(2, 0, 3, dtype=torch.int64),
          torch.randint(-2**31, 2**31 - 1, (6, 3), dtype=torch.int32))),
+    # integer pow with a constant exponent and int64 fmod, exact and
+    # wrapping as PyTorch computes them (ONNX Runtime's integer Pow and
+    # int64 fmod go through float64: 3**39 was 11 off)
+    "edge_int64_pow_fmod": lambda: case(Fn(lambda x, i, a, b: (
+        x ** 39, x ** 5, x ** 0, x ** 1, torch.pow(x, 2), i ** 3, i ** 7,
+        torch.fmod(a, b), torch.fmod(a, 7), torch.fmod(-a, 10), torch.remainder(a, b))),
+        (torch.tensor([3, -3, 2, 7, -1, 0, 5]), torch.tensor([1300, -2000, 46341, 3, -7], dtype=torch.int32),
+         torch.tensor([2**62 + 12345, -2**60 - 77, 9007199254740993 * 7 + 5, 123456789012345678]),
+         torch.tensor([7, -10, 3, -1000003]))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
