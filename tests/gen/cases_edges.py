@@ -497,7 +497,9 @@ CASES = {
     "edge_fractional_pool": lambda: case(Fn(lambda x, s, y, t, z, q: (
         *torch.ops.aten.fractional_max_pool2d(x, [3, 2], [4, 5], s),
         *torch.ops.aten.fractional_max_pool3d(y, [2, 3, 2], [3, 4, 5], t),
-        torch.ops.aten.fractional_max_pool2d(z, [2, 2], [1, 3], q)[0])),
+        torch.ops.aten.fractional_max_pool2d(z, [2, 2], [1, 3], q)[0],
+        *torch.ops.aten.fractional_max_pool2d(x.half(), [2, 3], [7, 4], s.half()),
+        torch.ops.aten.fractional_max_pool3d(y.half(), [3, 2, 2], [4, 6, 7], t.half())[1])),
         (torch.randn(2, 3, 9, 11), torch.rand(2, 3, 2), torch.randn(2, 3, 7, 8, 9), torch.rand(2, 3, 3),
          torch.randn(1, 2, 5, 6, dtype=torch.float64).round(), torch.rand(1, 2, 2, dtype=torch.float64))),
     # training-mode batch norm of float16 as PyTorch's half kernel rounds:
