@@ -447,8 +447,13 @@ fmod_(Lower *L)
 	if (ct != DT_I64)
 		return lwe_done(L, mod(L, a, b, 1));
 	/* ONNX Runtime's int64 fmod goes through float64 (wrong above
-	 * 2^53): a - trunc(a / b) * b, by its exact integer Div, with b of 0
-	 * (an error in PyTorch) and -1 (INT64_MIN / -1 traps) as 1 */
+	 * 2^53): a - trunc(a / b) * b, by its exact integer Div, with a
+	 * divisor of 0 (an error in PyTorch) or -1 (INT64_MIN / -1 traps)
+	 * as 1 unless it is a number that is neither */
+	double e;
+	if (lwe_number(L, 1, "other", &e) && e != 0 && e != -1)
+		return lwe_done(L, lw_op2(L, "Sub", a, lw_op2(L, "Mul",
+		    lw_op2(L, "Div", a, b), b)));
 	ValId odd = lw_op2t(L, "Or", lwe_cmp(L, "Equal", b, lwe_num(L, 0, b)),
 	    lwe_cmp(L, "Equal", b, lwe_num(L, -1, b)), DT_BOOL);
 	ValId q = lw_op2(L, "Div", a, lwe_where(L, odd, lwe_num(L, 1, b), b));

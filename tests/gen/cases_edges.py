@@ -389,6 +389,7 @@ CASES = {
                                              groups=2, dilation=(2, 1)),
         torch.nn.functional.conv_transpose1d(v, u, None, stride=2, padding=3, output_padding=2, dilation=3),
         torch.nn.functional.conv1d(v[0], u.transpose(0, 1), stride=1, padding=2),
+        torch.nn.functional.conv_transpose1d(v, u[:, :, :2], None, stride=3, padding=2),
         torch.nn.functional.conv3d(t, t[:, :, :2, :2, :2], None, stride=(1, 2, 1), padding=(0, 1, 1)),
         *torch.nn.functional.max_pool2d(q, 3, 2, 1, dilation=1, ceil_mode=True, return_indices=True),
         *torch.nn.functional.max_pool2d(-q, (2, 3), (1, 2), (1, 1), dilation=(2, 1), return_indices=True),
