@@ -407,12 +407,14 @@ dec_triplet_margin_loss(Rw *r)
 /* The negative log likelihood of the classes target picks from logp
  * (classes along dim cd), weighted by weight[target] (when given), 0
  * where target == ii; reduced (mean: divided by the sum of the weights
- * counted). */
-static int
-nll(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii, int cd)
+ * counted, which *den gets; none: *den unset).  {0} when it cannot. */
+static TV
+nll_tv(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii,
+    int cd, TV *den)
 {
+	TV none = {0, {0, 0, {{0, 0}}}};
 	if (!dec_ty_static(&target.t) || red < 0 || red > 2)
-		return 0;
+		return none;
 	TV valid = dec_cs(r, "aten::ne.Scalar", target, (double)ii);
 	TV t = dec_tv(EMIT(r, "aten::where.ScalarOther", &target.t,
 	    dec_a_val(valid.v), dec_a_val(target.v), dec_a_int(0)), target.t);
@@ -424,7 +426,7 @@ nll(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii, int cd)
 	Ty tt = dec_ty_dtype(target.t, logp.t.dtype);
 	g = dec_tv(dec_view(r, g.v, &tt), tt);
 	TV l = dec_u(r, "aten::neg.default", g);
-	TV w = {0, {0, 0, {{0, 0}}}};
+	TV w = none;
 	if (weight.v) {
 		int64_t m1 = -1, n = 1;
 		for (int i = 0; i < target.t.rank; i++)
@@ -441,16 +443,64 @@ nll(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii, int cd)
 		w = dec_tv(dec_view(r, wf.v, &tw), tw);
 		l = dec_b(r, "aten::mul.Tensor", l, w);
 	}
-	l = dec_sel_s(r, dec_u(r, "aten::logical_not.default", valid), 0, l);
-	if (red != 1)
-		return reduced(r, l, red);
-	TV den = w.v ? w : dec_cast(r, valid, logp.t.dtype);
-	if (w.v)
-		den = dec_sel_s(r, dec_u(r, "aten::logical_not.default", valid), 0,
-		    den);
-	den = dec_red(r, "aten::sum.dim_IntList", den, NULL, -1, 0);
+	TV invalid = dec_u(r, "aten::logical_not.default", valid);
+	l = dec_sel_s(r, invalid, 0, l);
+	if (red == 0)
+		return l;
 	l = dec_red(r, "aten::sum.dim_IntList", l, NULL, -1, 0);
-	dec_bind(r, 0, dec_b(r, "aten::div.Tensor", l, den).v);
+	if (red == 2)
+		return l;
+	TV d = w.v ? dec_sel_s(r, invalid, 0, w) : dec_cast(r, valid,
+	    logp.t.dtype);
+	*den = dec_red(r, "aten::sum.dim_IntList", d, NULL, -1, 0);
+	return dec_b(r, "aten::div.Tensor", l, *den);
+}
+
+static int
+nll(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii, int cd)
+{
+	TV den, l = nll_tv(r, logp, target, weight, red, ii, cd, &den);
+	if (!l.v || !dec_out(r, 0).v)
+		return 0;
+	dec_bind(r, 0, l.v);
+	return 1;
+}
+
+/* Cross entropy of class indices smoothed by ls, as ATen's
+ * cross_entropy_loss_label_smoothing: (1 - ls) * nll + ls / C times the
+ * loss against the uniform distribution, -sum(logp * weight) over the
+ * classes, 0 where target == ii, reduced as nll is (mean: by nll's sum
+ * of the weights counted). */
+static int
+smoothed(Rw *r, TV lp, TV t, TV w, int64_t red, int64_t ii, int cd,
+    double ls, int64_t c)
+{
+	TV den = {0, {0, 0, {{0, 0}}}};
+	TV n = nll_tv(r, lp, t, w, red, ii, cd, &den);
+	if (!n.v)
+		return 0;
+	TV p = lp;
+	if (w.v) {
+		Ty tw = w.t;
+		tw.rank = lp.t.rank - cd;
+		for (int i = 1; i < tw.rank; i++)
+			tw.d[i] = (onnxc_dim){1, 0};
+		p = dec_b(r, "aten::mul.Tensor", p, tw.rank == 1 ? w :
+		    dec_tv(dec_view(r, w.v, &tw), tw));
+	}
+	int64_t d = cd;
+	TV sl = dec_u(r, "aten::neg.default", dec_red(r,
+	    "aten::sum.dim_IntList", p, &d, 1, 0));
+	sl = dec_sel_s(r, dec_cs(r, "aten::eq.Scalar", t, (double)ii), 0, sl);
+	if (red != 0)
+		sl = dec_red(r, "aten::sum.dim_IntList", sl, NULL, -1, 0);
+	if (red == 1)
+		sl = dec_b(r, "aten::div.Tensor", sl, den);
+	TV o = dec_b(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", n,
+	    1 - ls), dec_s(r, "aten::mul.Tensor", sl, ls / (double)c));
+	if (!dec_out(r, 0).v)
+		return 0;
+	dec_bind(r, 0, o.v);
 	return 1;
 }
 
@@ -490,11 +540,9 @@ dec_cross_entropy_loss(Rw *r)
 	c = x.t.d[cd].n;
 	TV lp = dec_tv(EMIT(r, "aten::log_softmax.int", &x.t, dec_a_val(x.v),
 	    dec_a_int(cd)), x.t);
-	if (t.t.dtype == ONNXC_DT_I64 || t.t.dtype == ONNXC_DT_I32) {
-		if (ls != 0)
-			return 0;
-		return nll(r, lp, t, w, red, ii, (int)cd);
-	}
+	if (t.t.dtype == ONNXC_DT_I64 || t.t.dtype == ONNXC_DT_I32)
+		return ls != 0 ? smoothed(r, lp, t, w, red, ii, (int)cd, ls, c) :
+		    nll(r, lp, t, w, red, ii, (int)cd);
 	if (t.t.rank != x.t.rank)
 		return 0;
 	if (ls != 0)

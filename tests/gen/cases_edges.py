@@ -8,6 +8,7 @@ eps > 0.5.  Made with real PyTorch 2.14 into tests/cases-ops:
 """
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 
 def case(model, *samples, **kw):
@@ -419,6 +420,19 @@ CASES = {
         (torch.tensor([3, -3, 2, 7, -1, 0, 5]), torch.tensor([1300, -2000, 46341, 3, -7], dtype=torch.int32),
          torch.tensor([2**62 + 12345, -2**60 - 77, 9007199254740993 * 7 + 5, 123456789012345678]),
          torch.tensor([7, -10, 3, -1000003]))),
+    # cross_entropy of class indices with label_smoothing (refused in the
+    # training IR): with ignore_index, class weights, each reduction,
+    # spatial (N, C, d1, d2) and unbatched inputs
+    "edge_cross_entropy_smoothing": lambda: case(Fn(lambda x, y, w, s, t, u, v: (
+        F.cross_entropy(x, y, ignore_index=2, label_smoothing=0.1),
+        F.cross_entropy(x, y, weight=w, ignore_index=2, label_smoothing=0.25),
+        F.cross_entropy(x, y, weight=w, label_smoothing=0.3, reduction="sum"),
+        F.cross_entropy(x, y, weight=w, ignore_index=0, label_smoothing=0.2, reduction="none"),
+        F.cross_entropy(s, t, weight=w, ignore_index=1, label_smoothing=0.15),
+        F.cross_entropy(s, t, label_smoothing=0.05, reduction="none"),
+        F.cross_entropy(u, v, label_smoothing=0.4))),
+        (torch.randn(6, 5), torch.tensor([0, 2, 4, 1, 2, 3]), torch.rand(5) + 0.5,
+         torch.randn(2, 5, 3, 4), torch.randint(0, 5, (2, 3, 4)), torch.randn(5), torch.tensor(3))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
