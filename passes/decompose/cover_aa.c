@@ -96,8 +96,8 @@ matmul(Rw *r, TV a, TV b, const Ty *t)
 
 /* The arguments of the 2-D resampling ops: .vec(input, output_size?,
  * align_corners, scale_factors?) and .default(self, output_size,
- * align_corners, scales_h=None, scales_w=None); static 4-D input and
- * output.  0 when they are not those. */
+ * align_corners, scales_h=None, scales_w=None); 4-D input and output
+ * of static heights and widths (any batch).  0 when they are not those. */
 static int
 resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 {
@@ -108,7 +108,7 @@ resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 		*x = dec_in(r, 0, "self");
 	*sh = *sw = 0;
 	if (!x->v || !o->v || x->t.rank != 4 || o->t.rank != 4 ||
-	    !dec_ty_static(&x->t) || !dec_ty_static(&o->t) ||
+	    x->t.d[2].e || x->t.d[3].e || o->t.d[2].e || o->t.d[3].e ||
 	    !dec_arg_int(r, 2, "align_corners", 0, ac))
 		return 0;
 	int vec = strstr(r->h->str(r->ctx, r->ni.op), ".vec") != NULL;

@@ -433,6 +433,17 @@ CASES = {
         F.cross_entropy(u, v, label_smoothing=0.4))),
         (torch.randn(6, 5), torch.tensor([0, 2, 4, 1, 2, 3]), torch.rand(5) + 0.5,
          torch.randn(2, 5, 3, 4), torch.randint(0, 5, (2, 3, 4)), torch.randn(5), torch.tensor(3))),
+    # antialiased resampling (torchvision's Resize(antialias=True)) of a
+    # dynamic batch: the interpolation matrices need only the heights and
+    # widths static (it was refused)
+    "edge_interp_aa_dyn_batch": lambda: case(Fn(lambda x, u: (
+        F.interpolate(x, size=(5, 7), mode="bilinear", antialias=True),
+        F.interpolate(x, size=(6, 4), mode="bicubic", antialias=True),
+        F.interpolate(u, size=(5, 7), mode="bilinear", antialias=True))),
+        (torch.randn(2, 3, 12, 9), torch.randint(0, 256, (2, 3, 12, 9), dtype=torch.uint8)),
+        (torch.randn(5, 3, 12, 9), torch.randint(0, 256, (5, 3, 12, 9), dtype=torch.uint8)),
+        dynamic_shapes=(({0: torch.export.Dim("batch", min=1, max=64)},
+                         {0: torch.export.Dim("batch", min=1, max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
