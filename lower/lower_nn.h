@@ -86,6 +86,15 @@ ValId lwn_conv_int(Lower *L, const IntWin *W, ValId x, ValId w,
 ValId lwn_pool_int(Lower *L, IntWin *W, bool *unb, ValId *idx,
     const int64_t *p, bool count_pad, int64_t divisor);
 
+/* lower_nn_pool.c: pooling input 0 of rank nd+1 (unbatched) or nd+2, as
+ * *x with a batch dim; ints (max pooling): integers up to 32 bits too,
+ * as float64. */
+int lwn_pool_input(Lower *L, int nd, const Value **xv, ValId *x,
+    bool *unbatched, bool ints);
+
+/* lower_nn_adaptive.c: adaptive pooling to output_size (input 1) */
+int lwn_adaptive_pool(Lower *L, int nd, bool max);
+
 /* linear(input, weight, bias=None) = input @ weight.T + bias */
 int lwn_linear(Lower *L);
 

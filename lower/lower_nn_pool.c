@@ -1,5 +1,6 @@
-/* lower_nn_pool.c - lowering rules for pooling (max, average, adaptive,
- * with indices) and resampling (upsample, interpolate); grid sampling is in
+/* lower_nn_pool.c - lowering rules for pooling (max, with indices, and
+ * average; adaptive pooling's rows, whose work is in lower_nn_adaptive.c)
+ * and resampling (upsample, interpolate); grid sampling is in
  * lower_nn_grid.c. */
 #include <math.h>
 #include <string.h>
@@ -101,8 +102,8 @@ pool_attrs(Lower *L, NodeId n, const Pool *P)
 /* Pooling input of rank nd+1 (unbatched) or nd+2; *x gets a batch dim.
  * ints (max pooling, which picks one of its inputs): integers up to 32
  * bits are taken too, as float64, and float64 stays float64 (exact) */
-static int
-pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched,
+int
+lwn_pool_input(Lower *L, int nd, const Value **xv, ValId *x, bool *unbatched,
     bool ints)
 {
 	*xv = lw_srcval(L, 0, "self");
@@ -168,7 +169,7 @@ max_pool(Lower *L, int nd)
 			lwn_bind_out(L, 1, unb ? lwn_squeeze(L, i, 0) : i);
 		return 0;
 	}
-	if (pool_input(L, nd, &xv, &x, &unb, true) < 0)
+	if (lwn_pool_input(L, nd, &xv, &x, &unb, true) < 0)
 		return -1;
 	pool_pads(L, xv, &P);
 	bool idx = lwn_used(L, 1);
@@ -253,7 +254,7 @@ avg_pool(Lower *L, int nd)
 		lwn_bind_out(L, 0, unb ? lwn_squeeze(L, y, 0) : y);
 		return 0;
 	}
-	if (pool_input(L, nd, &xv, &x, &unb, false) < 0)
+	if (lwn_pool_input(L, nd, &xv, &x, &unb, false) < 0)
 		return -1;
 	pool_pads(L, xv, &P);
 	if (lw_has(L, 6, "divisor_override"))
@@ -291,175 +292,12 @@ static int avg_pool1d(Lower *L) { return avg_pool(L, 1); }
 static int avg_pool2d(Lower *L) { return avg_pool(L, 2); }
 static int avg_pool3d(Lower *L) { return avg_pool(L, 3); }
 
-/* adaptive_{avg,max}_pool{1,2,3}d(self, output_size).  Output 1 everywhere
- * is a global pool; sizes that divide evenly are a plain pool; any other
- * split is PyTorch's windows [floor(i*in/out), ceil((i+1)*in/out)) taken
- * one axis at a time (means and maxima of such boxes are separable). */
-/* y and its flat indices pi (the same shape) reduced along axis to
- * windows [s, e) by their first maximum. */
-static void
-max_window(Lower *L, ValId *y, ValId *pi, int64_t axis, int64_t s,
-    int64_t e)
-{
-	ValId v = lw_slice_const(L, *y, axis, s, e, 1),
-	      i = lw_slice_const(L, *pi, axis, s, e, 1);
-	NodeId am = lw_emit(L, "ArgMax", 1, &v, 1);
-	lw_attr_int(L, am, "axis", axis);
-	lw_attr_int(L, am, "keepdims", 1);
-	ValId a = lwn_settyped(L, am, 0, DT_I64);
-	NodeId g = lw_emit(L, "GatherElements", 2, (ValId[]){v, a}, 1);
-	lw_attr_int(L, g, "axis", axis);
-	*y = lwn_settyped(L, g, 0, lw_dtype(L, v));
-	g = lw_emit(L, "GatherElements", 2, (ValId[]){i, a}, 1);
-	lw_attr_int(L, g, "axis", axis);
-	*pi = lwn_settyped(L, g, 0, DT_I64);
-}
-
-/* Adaptive max pooling with its indices (flat over each input plane, as
- * PyTorch gives them): the windows are taken one axis at a time, last
- * axis first, each keeping the first maximum and where it came from, so
- * of equal maxima the first in row-major order wins, as in PyTorch. */
-static int
-adaptive_max_idx(Lower *L, int nd, const int64_t *out, const Value *xv,
-    ValId x, bool unb)
-{
-	int64_t in[MAXSP], plane = 1;
-	for (int k = 0; k < nd; k++) {
-		if (!lw_dim_static(xv, L->src, xv->rank - nd + k, &in[k]))
-			return lw_fail(L, "adaptive max pooling with indices "
-			    "needs static input sizes");
-		if (out[k] < 1 || out[k] > 1024 || (in[k] == 0))
-			return lw_fail(L, "adaptive pooling to %lld along one "
-			    "axis is not supported", (long long)out[k]);
-		plane *= in[k];
-	}
-	if (plane > 1 << 24)
-		return lw_fail(L, "input planes of %lld elements are too big",
-		    (long long)plane);
-	int64_t dims[MAXSP + 2] = {1, 1};
-	int64_t *v = lw_scratch(L, (size_t)plane, sizeof *v);
-	for (int64_t j = 0; j < plane; j++)
-		v[j] = j;
-	for (int k = 0; k < nd; k++)
-		dims[2 + k] = in[k];
-	ValId shp = lw_op1(L, "Shape", x);
-	lw_settype(L, shp, DT_I64);
-	ValId pi = lw_op2(L, "Expand", lw_const(L, DT_I64, nd + 2, dims, v),
-	    shp), y = x;
-	for (int k = nd - 1; k >= 0; k--) {
-		int64_t axis = 2 + k, o = out[k], i = in[k];
-		if (o == i)
-			continue;
-		ValId vp[1024], ip[1024];
-		for (int64_t j = 0; j < o; j++) {
-			vp[j] = y;
-			ip[j] = pi;
-			max_window(L, &vp[j], &ip[j], axis, j * i / o,
-			    ((j + 1) * i + o - 1) / o);
-		}
-		y = lw_concat(L, vp, (int)o, axis, lw_dtype(L, x));
-		pi = lw_concat(L, ip, (int)o, axis, DT_I64);
-	}
-	if (unb) {
-		y = lwn_squeeze(L, y, 0);
-		pi = lwn_squeeze(L, pi, 0);
-	}
-	lwn_bind_out(L, 0, y);
-	lwn_bind_out(L, 1, pi);
-	return 0;
-}
-
-static int
-adaptive_pool(Lower *L, int nd, bool max)
-{
-	int64_t out[MAXSP], in[MAXSP];
-	const Value *xv;
-	ValId x;
-	bool unb;
-	int n = lw_ints(L, 1, "output_size", out, MAXSP);
-	if (n < 0)
-		return -1;
-	if (n == 1)
-		for (int k = 1; k < nd; k++)
-			out[k] = out[0];
-	else if (n != nd)
-		return lw_fail(L, "output_size has %d elements for %dd "
-		    "pooling", n, nd);
-	if (pool_input(L, nd, &xv, &x, &unb, max) < 0)
-		return -1;
-	DType ct = lw_dtype(L, x);  /* float32; float64 or ints for max */
-	if (max && lwn_used(L, 1))
-		return adaptive_max_idx(L, nd, out, xv, x, unb);
-	bool global = true, even = true, stat = true;
-	for (int k = 0; k < nd; k++) {
-		global &= out[k] == 1;
-		if (!lw_dim_static(xv, L->src, xv->rank - nd + k, &in[k])) {
-			stat = false;
-			continue;
-		}
-		even &= out[k] > 0 && in[k] % out[k] == 0;
-	}
-	ValId y;
-	if (global && max && ct != DT_F32) {
-		/* GlobalMaxPool has no float64 kernel in ONNX Runtime */
-		int64_t axes[MAXSP];
-		for (int k = 0; k < nd; k++)
-			axes[k] = 2 + k;
-		y = lwn_reduce(L, "ReduceMax", x, axes, nd, true);
-	} else if (global) {
-		y = lw_op1(L, max ? "GlobalMaxPool" : "GlobalAveragePool", x);
-	} else if (!stat) {
-		return lw_fail(L, "adaptive pooling to %s needs static input "
-		    "sizes", "a size other than 1");
-	} else if (even) {
-		Pool P = {.nd = nd};
-		for (int k = 0; k < nd; k++) {
-			P.k[k] = P.s[k] = in[k] / out[k];
-			P.pads[k] = P.pads[k + nd] = 0;
-		}
-		NodeId nn = lw_emit(L, max ? "MaxPool" : "AveragePool", 1, &x,
-		    1);
-		pool_attrs(L, nn, &P);
-		y = lwn_settyped(L, nn, 0, ct);
-	} else {
-		y = x;
-		for (int k = 0; k < nd; k++) {
-			int64_t axis = 2 + k, o = out[k], i = in[k];
-			if (o == i)
-				continue;
-			if (o < 1 || o > 1024)
-				return lw_fail(L, "adaptive pooling to %lld "
-				    "along one axis is not supported",
-				    (long long)o);
-			ValId parts[1024];
-			for (int64_t j = 0; j < o; j++) {
-				int64_t s = j * i / o,
-					e = ((j + 1) * i + o - 1) / o;
-				ValId in4[4] = {y, lw_const_i64s(L, &s, 1),
-				    lw_const_i64s(L, &e, 1),
-				    lw_const_i64s(L, &axis, 1)};
-				NodeId sn = lw_emit(L, "Slice", 4, in4, 1);
-				ValId v = lwn_settyped(L, sn, 0, ct);
-				parts[j] = lwn_reduce(L, max ? "ReduceMax"
-				    : "ReduceMean", v, &axis, 1, true);
-			}
-			NodeId c = lw_emit(L, "Concat", (int)o, parts, 1);
-			lw_attr_int(L, c, "axis", axis);
-			y = lwn_settyped(L, c, 0, ct);
-		}
-	}
-	if (unb)
-		y = lwn_squeeze(L, y, 0);
-	lwn_bind_out(L, 0, y);
-	return 0;
-}
-
-static int adaptive_avg1d(Lower *L) { return adaptive_pool(L, 1, false); }
-static int adaptive_avg2d(Lower *L) { return adaptive_pool(L, 2, false); }
-static int adaptive_avg3d(Lower *L) { return adaptive_pool(L, 3, false); }
-static int adaptive_max1d(Lower *L) { return adaptive_pool(L, 1, true); }
-static int adaptive_max2d(Lower *L) { return adaptive_pool(L, 2, true); }
-static int adaptive_max3d(Lower *L) { return adaptive_pool(L, 3, true); }
+static int adaptive_avg1d(Lower *L) { return lwn_adaptive_pool(L, 1, false); }
+static int adaptive_avg2d(Lower *L) { return lwn_adaptive_pool(L, 2, false); }
+static int adaptive_avg3d(Lower *L) { return lwn_adaptive_pool(L, 3, false); }
+static int adaptive_max1d(Lower *L) { return lwn_adaptive_pool(L, 1, true); }
+static int adaptive_max2d(Lower *L) { return lwn_adaptive_pool(L, 2, true); }
+static int adaptive_max3d(Lower *L) { return lwn_adaptive_pool(L, 3, true); }
 
 /* max_unpool2d(self, indices, output_size) and max_unpool3d(...,
  * stride, padding): each value goes to its index, flat over the output

@@ -444,6 +444,19 @@ CASES = {
         (torch.randn(5, 3, 12, 9), torch.randint(0, 256, (5, 3, 12, 9), dtype=torch.uint8)),
         dynamic_shapes=(({0: torch.export.Dim("batch", min=1, max=64)},
                          {0: torch.export.Dim("batch", min=1, max=64)}),)),
+    # adaptive pooling of dynamic heights and widths (VGG's and AlexNet's
+    # AdaptiveAvgPool2d((7, 7)) on images of any size: it was refused):
+    # PyTorch's windows with bounds computed at run time, the input
+    # smaller than the output too
+    "edge_adaptive_pool_dynamic": lambda: case(Fn(lambda x, v: (
+        F.adaptive_avg_pool2d(x, (3, 7)), F.adaptive_max_pool2d(x, (2, 5)),
+        *F.adaptive_max_pool2d(x * 2, (4, 3), return_indices=True),
+        F.adaptive_avg_pool1d(x[:, :, 0], 4), *F.adaptive_max_pool1d(x[:, :, :, 1], 6, return_indices=True),
+        F.adaptive_avg_pool3d(v, (2, 3, 1)), F.adaptive_avg_pool2d(x, (1, 4)))),
+        (torch.randn(2, 3, 9, 5), torch.randn(1, 2, 4, 5, 6)), (torch.randn(1, 3, 4, 13), torch.randn(1, 2, 7, 3, 6)),
+        dynamic_shapes=(({0: torch.export.Dim("batch", min=1, max=64), 2: torch.export.Dim("h", min=2, max=64),
+                          3: torch.export.Dim("w", min=2, max=64)},
+                         {2: torch.export.Dim("t", min=2, max=64), 3: torch.export.Dim("hh", min=2, max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
