@@ -425,21 +425,26 @@ narrow(Lower *L)
 	int64_t s, len, size;
 	bool ss = lws_argnum(L, lw_arg(L, 2, "start"), &s);
 	bool sl = lws_argnum(L, lw_arg(L, 3, "length"), &len);
+	ValId wrapped = 0;
 	if (ss && s < 0) {
-		/* torch wraps a negative start once */
-		if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
-			return lw_fail(L, "negative start needs a static size");
-		s += size; /* s >= INT64_MIN, size >= 0: no overflow */
+		/* torch wraps a negative start once: by the size at run time
+		 * where it is dynamic */
+		if (lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
+			s += size; /* s >= INT64_MIN, size >= 0: no overflow */
+		else
+			wrapped = lw_op2(L, "Add", lw_shape_range(L, x, (int)d,
+			    (int)d + 1), lw_i64v(L, s));
 	}
 	int64_t end;
 	if (ss && sl && !ck_add(s, len, &end))
 		return lw_fail(L, "start %lld + length %lld overflows int64",
 		    (long long)s, (long long)len);
-	if (ss && sl) {
+	if (ss && sl && !wrapped) {
 		lw_bind(L, 0, lw_slice_const(L, x, d, s, end, 1));
 		return 0;
 	}
-	ValId sv = ss ? lw_i64v(L, s) : lws_int1(L, 2, "start", 0);
+	ValId sv = wrapped ? wrapped : ss ? lw_i64v(L, s) : lws_int1(L, 2,
+	    "start", 0);
 	ValId lv = lws_int1(L, 3, "length", 0);
 	if (!sv || !lv)
 		return -1;

@@ -457,6 +457,12 @@ CASES = {
         dynamic_shapes=(({0: torch.export.Dim("batch", min=1, max=64), 2: torch.export.Dim("h", min=2, max=64),
                           3: torch.export.Dim("w", min=2, max=64)},
                          {2: torch.export.Dim("t", min=2, max=64), 3: torch.export.Dim("hh", min=2, max=64)}),)),
+    # narrow with a negative start along a dynamic dim (wrapped by the size
+    # at run time; it was refused)
+    "edge_narrow_negative_dynamic": lambda: case(Fn(lambda x: (
+        x.narrow(1, -3, 2), torch.narrow(x, 0, -1, 1))),
+        (torch.randn(3, 7),), (torch.randn(2, 5),),
+        dynamic_shapes=(({0: torch.export.Dim("b", min=1, max=64), 1: torch.export.Dim("n", min=4, max=64)},),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
