@@ -27,6 +27,25 @@ pad_spatial(Lower *L, ValId x, int nd, const int64_t *pads, int64_t fill)
 	return lwn_settyped(L, lw_emit(L, "Pad", 3, in, 1), 0, DT_I64);
 }
 
+/* Whether every size, window, stride, dilation and pad is below 2^31, so
+ * that no sum of them overflows; false (reported) when not. */
+static bool
+sane(Lower *L, const IntWin *W)
+{
+	const int64_t lim = (int64_t)1 << 31;
+	for (int k = 0; k < W->nd; k++)
+		if (W->in[k] < 0 || W->in[k] >= lim || W->k[k] >= lim ||
+		    W->s[k] >= lim || W->d[k] >= lim || W->pads[k] < 0 ||
+		    W->pads[k] >= lim || W->pads[W->nd + k] < 0 ||
+		    W->pads[W->nd + k] >= lim) {
+			lw_fail(L, "sizes, windows, strides, dilations and "
+			    "padding of 2^31 or more (or negative padding) are "
+			    "not supported");
+			return false;
+		}
+	return true;
+}
+
 /* Output sizes of windows k dilated by d, stride s over the padded sizes;
  * false (reported) when one has none. */
 static bool
@@ -142,6 +161,12 @@ lwn_conv_int(Lower *L, const IntWin *W, ValId x, ValId w,
 		return lw_fail(L, "groups=%lld does not divide the weight's "
 		    "channels", (long long)G), 0;
 	IntWin D = *W;
+	if (!sane(L, W))
+		return 0;
+	for (int k = 0; transposed && k < nd; k++)
+		if (outpad[k] < 0 || outpad[k] >= (int64_t)1 << 31)
+			return lw_fail(L, "output_padding %lld is not supported",
+			    (long long)outpad[k]), 0;
 	if (transposed) {
 		/* the transposed convolution is the direct one of the input
 		 * spread by the stride, padded by d*(k-1)-p (plus
@@ -291,7 +316,7 @@ lwn_pool_int(Lower *L, IntWin *W, bool *unb, ValId *idx, const int64_t *p,
 			return lw_fail(L, "pooling of int64 tensors needs "
 			    "static sizes"), 0;
 	ValId x = lw_in(L, 0, "self");
-	if (!x || lw_failed(L))
+	if (!x || lw_failed(L) || !sane(L, W))
 		return 0;
 	if (*unb)
 		x = lwn_unsqueeze(L, x, 0);
