@@ -509,6 +509,27 @@ logsumexp(Lower *L)
 
 /* -------------------------------------------------------------- softmax */
 
+/* v (float) rounded to the half type ht and back */
+static ValId
+via_half(Lower *L, ValId v, DType ht)
+{
+	return lw_cast(L, lw_cast(L, v, ht), lw_dtype(L, v));
+}
+
+/* log_softmax of half x (as float) along its last dim d as PyTorch's
+ * kernel for it rounds: the sum of exp(x - max) and its log are kept in
+ * the half type, x - max - log(sum) is computed in float. */
+static ValId
+log_softmax_half(Lower *L, ValId x, int64_t d, DType ht)
+{
+	Axes ax = {.n = 1, .rank = (int)d + 1, .v = {d}};
+	ValId m = lwr_reduce(L, "ReduceMax", x, &ax, true);
+	ValId xm = lw_op2(L, "Sub", x, m);
+	ValId s = via_half(L, lwr_reduce(L, "ReduceSum", lw_op1(L, "Exp", xm),
+	    &ax, true), ht);
+	return lw_op2(L, "Sub", xm, via_half(L, lw_op1(L, "Log", s), ht));
+}
+
 /* Softmax or LogSoftmax along dim.  half_to_float and the dtype kwarg
  * show in the output annotation. */
 static int
@@ -531,6 +552,9 @@ softmax_common(Lower *L, const char *op, bool dtype_kw)
 		r = lw_op2(L, "Sub", x, x);
 		if (!strcmp(op, "Softmax"))
 			r = lw_op1(L, "Exp", r);
+	} else if (!strcmp(op, "LogSoftmax") && d == sv->rank - 1 &&
+	    (od == DT_F16 || od == DT_BF16) && od == (DType)sv->dtype) {
+		r = log_softmax_half(L, x, d, od);
 	} else {
 		NodeId n = lw_emit(L, op, 1, &x, 1);
 		lw_attr_int(L, n, "axis", d);

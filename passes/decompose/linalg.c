@@ -471,13 +471,17 @@ dec_logcumsumexp(Rw *r)
 	}
 	if (dim < -x.t.rank || dim >= x.t.rank)
 		return 0;
+	/* half: accumulated in float, each output rounded once (ATen) */
+	uint32_t dt = x.t.dtype;
+	if (dt == ONNXC_DT_F16 || dt == ONNXC_DT_BF16)
+		x = dec_cast(r, x, ONNXC_DT_F32);
 	TV m = dec_red(r, "aten::amax.default", x, &dim, 1, 1);
 	m = dec_sel_s(r, dec_u(r, "aten::isinf.default", m), 0, m);
 	TV e = dec_u(r, "aten::exp.default", sub(r, x, m));
 	TV c = dec_tv(EMIT(r, "aten::cumsum.default", &e.t, dec_a_val(e.v),
 	    dec_a_int(dim)), e.t);
-	dec_bind(r, 0, dec_b(r, "aten::add.Tensor", dec_u(r,
-	    "aten::log.default", c), m).v);
+	dec_bind(r, 0, dec_cast(r, dec_b(r, "aten::add.Tensor", dec_u(r,
+	    "aten::log.default", c), m), dt).v);
 	return 1;
 }
 
@@ -511,6 +515,11 @@ dec_softmax_backward(Rw *r)
 	int64_t dim;
 	if (!g.v || !y.v || !o.v || !dec_arg_int(r, 2, "dim", -1, &dim))
 		return 0;
+	/* PyTorch's half kernels compute in float and round once */
+	if (g.t.dtype == ONNXC_DT_F16 || g.t.dtype == ONNXC_DT_BF16) {
+		g = dec_cast(r, g, ONNXC_DT_F32);
+		y = dec_cast(r, y, ONNXC_DT_F32);
+	}
 	TV s = g.t.rank ? dec_red(r, "aten::sum.dim_IntList", mul(r, g, y), &dim,
 	    1, 1) : mul(r, g, y);
 	dec_bind(r, 0, dec_cast(r, mul(r, y, sub(r, g, s)), o.t.dtype).v);

@@ -463,6 +463,18 @@ CASES = {
         x.narrow(1, -3, 2), torch.narrow(x, 0, -1, 1))),
         (torch.randn(3, 7),), (torch.randn(2, 5),),
         dynamic_shapes=(({0: torch.export.Dim("b", min=1, max=64), 1: torch.export.Dim("n", min=4, max=64)},),)),
+    # half precision as PyTorch's kernels round it (OpInfo float16 samples
+    # 1-2): log_softmax along the last dim keeps the sum of exponentials
+    # and its log in half; softmax's backward and logcumsumexp compute in
+    # float and round once (up to 50 ulp off before)
+    "edge_half_softmax_family": lambda: case(Fn(lambda x, g, y, b: (
+        torch.log_softmax(x, -1), torch.log_softmax(x, 0), torch.log_softmax(x * 4, 1),
+        torch.ops.aten._softmax_backward_data(g, y, 0, torch.float16),
+        torch.ops.aten._softmax_backward_data(g, y, 1, torch.float16),
+        torch.logcumsumexp(x, 0), torch.logcumsumexp(x * 3, 1),
+        torch.log_softmax(b.bfloat16(), -1).float(), torch.logcumsumexp(b.bfloat16(), 1).float())),
+        ((torch.randn(6, 9) * 3).half(), torch.randn(5, 7).half(), torch.softmax(torch.randn(5, 7), 0).half(),
+         torch.randn(4, 11) * 3)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
