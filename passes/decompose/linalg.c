@@ -3,7 +3,7 @@
  * tensordot, kron, linalg_norm, linalg_matrix_norm, cross,
  * logcumsumexp, aminmax, trapezoid, _softmax_backward_data) as the
  * products, reductions and element-wise ops the lowering has. */
-#include <math.h> /* INFINITY only */
+#include <math.h>
 #include <string.h>
 
 #include "decompose.h"
@@ -184,6 +184,20 @@ dec_kron(Rw *r)
 
 /* addr(self, v1, v2, *, beta=1, alpha=1) = beta self + alpha outer(v1, v2);
  * self is ignored when beta is 0 */
+/* v as a number of type dt: float32 or half rounded to their significant
+ * bits (round to nearest even; normal numbers), as a C++ scalar_t holds
+ * it */
+static double
+in_type(uint32_t dt, double v)
+{
+	int e, bits = dt == ONNXC_DT_F32 ? 24 : dt == ONNXC_DT_F16 ? 11 :
+	    dt == ONNXC_DT_BF16 ? 8 : 0;
+	if (!bits || v == 0 || !isfinite(v))
+		return v;
+	double m = frexp(v, &e);
+	return ldexp(nearbyint(ldexp(m, bits)), e - bits);
+}
+
 int
 dec_addr(Rw *r)
 {
@@ -194,12 +208,16 @@ dec_addr(Rw *r)
 	    !dec_arg_float(r, 3, "beta", 1, &beta) ||
 	    !dec_arg_float(r, 4, "alpha", 1, &alpha))
 		return 0;
-	TV p = mul(r, dec_unsq(r, a, 1), dec_unsq(r, b, 0));
-	if (alpha != 1)
-		p = dec_s(r, "aten::mul.Tensor", p, alpha);
+	/* ATen's kernel: beta * self + (alpha * vec1) * vec2, alpha and beta
+	 * in the tensors' type, each product rounded to it (half too) */
+	uint32_t dt = o.t.dtype;
+	alpha = in_type(dt, alpha);
+	beta = in_type(dt, beta);
+	TV a1 = alpha != 1 ? dec_s(r, "aten::mul.Tensor", a, alpha) : a;
+	TV p = mul(r, dec_unsq(r, a1, 1), dec_unsq(r, b, 0));
 	if (beta != 0)
-		p = dec_b(r, "aten::add.Tensor", p, beta == 1 ? s :
-		    dec_s(r, "aten::mul.Tensor", s, beta));
+		p = dec_b(r, "aten::add.Tensor", beta == 1 ? s : dec_s(r,
+		    "aten::mul.Tensor", s, beta), p);
 	else
 		p = dec_expand(r, p, &o.t);
 	dec_bind(r, 0, dec_cast(r, p, o.t.dtype).v);

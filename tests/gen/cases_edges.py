@@ -475,6 +475,14 @@ CASES = {
         torch.log_softmax(b.bfloat16(), -1).float(), torch.logcumsumexp(b.bfloat16(), 1).float())),
         ((torch.randn(6, 9) * 3).half(), torch.randn(5, 7).half(), torch.softmax(torch.randn(5, 7), 0).half(),
          torch.randn(4, 11) * 3)),
+    # addr in half precision as ATen's kernel rounds it: alpha and beta in
+    # half, beta * self and (alpha * vec1) * vec2 each rounded (float16
+    # samples 1-2: 10 of 50 elements off by an ulp)
+    "edge_half_addr": lambda: case(Fn(lambda s, a, b, c: (
+        torch.addr(s, a, b, beta=0.6, alpha=0.2), torch.addr(s, a, b), torch.addr(s, a, b, beta=0, alpha=3.3),
+        torch.addr(c.bfloat16(), c[:, 0].bfloat16(), c[0].bfloat16(), beta=0.7, alpha=1.9).float(),
+        torch.addr(c, c[:, 1], c[1], beta=0.3, alpha=0.1))),
+        (torch.randn(7, 10).half(), torch.randn(7).half(), torch.randn(10).half(), torch.randn(6, 6))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
