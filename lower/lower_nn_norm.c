@@ -19,6 +19,40 @@ typedef struct BnArgs {
 	int reserve;     /* an empty reserve-space output, or 0 */
 } BnArgs;
 
+/* v (float) rounded to the half type ht */
+static ValId
+via(Lower *L, ValId v, DType ht)
+{
+	return lw_cast(L, lw_cast(L, v, ht), DT_F32);
+}
+
+/* Batch or instance normalization of half x (as float) with its mean
+ * and biased variance var (float, over the normalized dims) as PyTorch's
+ * half kernel rounds: the mean and 1 / sqrt(var + eps) kept in half (*mean
+ * and *rstd get them; bfloat16 also its sum of squares, cnt times var,
+ * and var + eps), then x * alpha + beta, alpha = rstd w and beta = b -
+ * mean alpha, as one fused multiply-add (in float64, then rounded). */
+static ValId
+half_norm(Lower *L, ValId x, ValId *mean, ValId var, ValId cnt, ValId w,
+    ValId b, int r, double eps, DType hdt, ValId *rstd)
+{
+	*mean = lw_cast(L, lw_cast(L, *mean, hdt), DT_F32);
+	ValId ve = lw_op2(L, "Add", var, lw_scalar(L, eps, DT_F32));
+	if (hdt == DT_BF16)  /* its sum of squares and var + eps in bf16 */
+		ve = via(L, lw_op2(L, "Add", lw_op2(L, "Div", via(L, lw_op2(L,
+		    "Mul", var, cnt), hdt), cnt), lw_scalar(L, eps, DT_F32)),
+		    hdt);
+	*rstd = via(L, lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", ve)), hdt);
+	ValId alpha = w ? lw_op2(L, "Mul", *rstd, lwn_per_channel(L, w, r)) :
+	    *rstd;
+	ValId beta = lw_op1(L, "Neg", lw_op2(L, "Mul", *mean, alpha));
+	if (b)
+		beta = lw_op2(L, "Add", lwn_per_channel(L, b, r), beta);
+	return lw_cast(L, lw_op2(L, "Add", lw_op2(L, "Mul", lw_cast(L, x,
+	    DT_F64), lw_cast(L, alpha, DT_F64)), lw_cast(L, beta, DT_F64)),
+	    DT_F32);
+}
+
 /* An empty [0] tensor: what PyTorch returns for save_mean/save_invstd
  * when no statistics are computed. */
 static void
@@ -120,26 +154,10 @@ batch_norm(Lower *L, const BnArgs *a)
 	ValId rstd, y;
 	DType hdt = (DType)xv->dtype;
 	if (hdt == DT_F16 || hdt == DT_BF16) {
-		/* as PyTorch's half kernel: the mean and the sum of squares
-		 * kept in half, 1 / sqrt(var + eps) computed in float and kept
-		 * in half, then x * alpha + beta in float with alpha = invstd
-		 * w and beta = b - mean alpha */
-		ValId n = lw_op2(L, "Div", lw_cast(L, lwn_settyped(L, lw_emit(L,
-		    "Size", 1, &x, 1), 0, DT_I64), DT_F32), lw_cast(L,
+		ValId cnt = lw_op2(L, "Div", lw_cast(L, lwn_settyped(L,
+		    lw_emit(L, "Size", 1, &x, 1), 0, DT_I64), DT_F32), lw_cast(L,
 		    lwn_shape_of(L, x, 1, 2), DT_F32));
-		ValId vs = lw_cast(L, lw_cast(L, lw_op2(L, "Mul", var, n), hdt),
-		    DT_F32);
-		mean = lw_cast(L, lw_cast(L, mean, hdt), DT_F32);
-		rstd = lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", lw_op2(L,
-		    "Add", lw_op2(L, "Div", vs, n), lw_scalar(L, eps,
-		    DT_F32))));
-		rstd = lw_cast(L, lw_cast(L, rstd, hdt), DT_F32);
-		ValId alpha = w ? lw_op2(L, "Mul", rstd, lwn_per_channel(L, w,
-		    r)) : rstd;
-		ValId beta = lw_op1(L, "Neg", lw_op2(L, "Mul", mean, alpha));
-		if (b)
-			beta = lw_op2(L, "Add", lwn_per_channel(L, b, r), beta);
-		y = lw_op2(L, "Add", lw_op2(L, "Mul", x, alpha), beta);
+		y = half_norm(L, x, &mean, var, cnt, w, b, r, eps, hdt, &rstd);
 	} else {
 		rstd = lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", lw_op2(L,
 		    "Add", var, lw_scalar(L, eps, DT_F32))));
@@ -253,6 +271,24 @@ instance_norm(Lower *L)
 	ValId b = lwn_f32(L, lwn_opt_in(L, 2, "bias", &err));
 	if (!x || err)
 		return -1;
+	DType hdt = (DType)xv->dtype;
+	if (hdt == DT_F16 || hdt == DT_BF16) {
+		/* PyTorch normalizes half instances with its half batch norm
+		 * kernel over [1, N*C, ...]: its rounding, per (n, c) */
+		int64_t axes[8];
+		int na = 0;
+		for (int k = 2; k < xv->rank && na < 8; k++)
+			axes[na++] = k;
+		ValId mean = lwn_reduce(L, "ReduceMean", x, axes, na, true), rstd;
+		ValId d = lw_op2(L, "Sub", x, mean);
+		ValId var = lwn_reduce(L, "ReduceMean", lw_op2(L, "Mul", d, d),
+		    axes, na, true);
+		ValId cnt = lw_cast(L, lwn_reduce(L, "ReduceProd",
+		    lwn_shape_of(L, x, 2, INT64_MAX), NULL, 0, false), DT_F32);
+		lwn_bind_out(L, 0, half_norm(L, x, &mean, var, cnt, w, b,
+		    xv->rank, eps, hdt, &rstd));
+		return 0;
+	}
 	ValId ch = lwn_shape_of(L, x, 1, 2);
 	if (!w)
 		w = lwn_fill(L, ch, 1, DT_F32);
