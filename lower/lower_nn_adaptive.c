@@ -110,6 +110,63 @@ adaptive_max_idx(Lower *L, int nd, const int64_t *out, const Value *xv,
 	return 0;
 }
 
+/* Adaptive average pooling of half x [N, C, T, H, W] (as float) as
+ * ATen's 3-D kernel computes it: each window's sum accumulated in the half
+ * type ht in row-major order, rounded after every addition, then divided
+ * by kT, kH and kW in turn, rounded each time.  The windows are gathered
+ * from the flat planes into [N, C, O, K], padded with zeros (which add
+ * nothing); 0 when they are too many for that. */
+static ValId
+avg3d_half(Lower *L, ValId x, const int64_t *in, const int64_t *out,
+    DType ht)
+{
+	int64_t o = out[0] * out[1] * out[2], plane = in[0] * in[1] * in[2],
+		kmax = 1;
+	for (int k = 0; k < 3; k++)
+		kmax *= (in[k] + out[k] - 1) / out[k] + 1;
+	if (kmax > 64 || o * kmax > 1 << 20 || plane >= 1 << 30)
+		return 0;
+	int64_t *idx = lw_scratch(L, (size_t)(o * kmax), sizeof *idx),
+		*div = lw_scratch(L, (size_t)(3 * o), sizeof *div);
+	for (int64_t j = 0; j < o; j++) {
+		int64_t p[3] = {j / (out[1] * out[2]), j / out[2] % out[1],
+			j % out[2]}, s[3], e[3], n = 0;
+		for (int k = 0; k < 3; k++) {
+			s[k] = p[k] * in[k] / out[k];
+			e[k] = ((p[k] + 1) * in[k] + out[k] - 1) / out[k];
+			div[k * o + j] = e[k] - s[k];
+		}
+		for (int64_t t = s[0]; t < e[0]; t++)
+			for (int64_t h = s[1]; h < e[1]; h++)
+				for (int64_t w = s[2]; w < e[2]; w++)
+					idx[j * kmax + n++] = (t * in[1] + h) *
+					    in[2] + w;
+		while (n < kmax)
+			idx[j * kmax + n++] = plane;  /* the zero */
+	}
+	int64_t flat[3] = {0, 0, plane};
+	ValId xf = lwn_reshape(L, x, flat, 3);
+	ValId zero = lw_op2(L, "Mul", lw_slice_const(L, xf, 2, 0, 1, 1),
+	    lw_scalar(L, 0, DT_F32));
+	xf = lw_concat(L, (ValId[]){xf, zero}, 2, 2, DT_F32);
+	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){xf, lw_const(L, DT_I64, 2,
+	    (int64_t[]){o, kmax}, idx)}, 1);
+	lw_attr_int(L, g, "axis", 2);
+	ValId v = lwn_settyped(L, g, 0, DT_F32), acc = 0;
+	for (int64_t k = 0; k < kmax; k++) {
+		ValId e = lw_slice_const(L, v, 3, k, k + 1, 1);
+		acc = acc ? lw_cast(L, lw_cast(L, lw_op2(L, "Add", acc, e), ht),
+		    DT_F32) : e;
+	}
+	acc = lwn_squeeze(L, acc, 3);
+	for (int k = 0; k < 3; k++)
+		acc = lw_cast(L, lw_cast(L, lw_op2(L, "Div", acc, lw_cast(L,
+		    lw_const(L, DT_I64, 1, &o, div + k * o), DT_F32)), ht),
+		    DT_F32);
+	int64_t dims[5] = {0, 0, out[0], out[1], out[2]};
+	return lwn_reshape(L, acc, dims, 5);
+}
+
 int
 lwn_adaptive_pool(Lower *L, int nd, bool max)
 {
@@ -140,7 +197,11 @@ lwn_adaptive_pool(Lower *L, int nd, bool max)
 		}
 		even &= out[k] > 0 && in[k] % out[k] == 0;
 	}
-	ValId y;
+	DType ht = (DType)xv->dtype;
+	ValId y = !max && nd == 3 && stat && (ht == DT_F16 || ht == DT_BF16) ?
+	    avg3d_half(L, x, in, out, ht) : 0;
+	if (y)
+		goto done;
 	if (global && max && ct != DT_F32) {
 		/* GlobalMaxPool has no float64 kernel in ONNX Runtime */
 		int64_t axes[MAXSP];
@@ -187,6 +248,7 @@ lwn_adaptive_pool(Lower *L, int nd, bool max)
 			y = lwn_settyped(L, c, 0, ct);
 		}
 	}
+done:
 	if (unb)
 		y = lwn_squeeze(L, y, 0);
 	lwn_bind_out(L, 0, y);

@@ -495,6 +495,13 @@ CASES = {
         F.instance_norm(z.bfloat16(), weight=w[:4].bfloat16()).float())),
         (torch.randn(3, 7, 13).half(), torch.randn(7).half(), torch.randn(7).half(),
          torch.randn(4, 6, 9).half(), torch.randn(2, 4, 5, 6))),
+    # half-precision 3-D adaptive average pooling as ATen's kernel sums:
+    # in half, element by element, then divided by each window side in
+    # turn (float16 samples 1-2: 165 of 1120 elements an ulp or more off)
+    "edge_half_adaptive_avg3d": lambda: case(Fn(lambda x, y: (
+        F.adaptive_avg_pool3d(x, (3, 4, 5)), F.adaptive_avg_pool3d(x * 7, (2, 5, 3)),
+        F.adaptive_avg_pool3d(x[0], (5, 2, 7)), F.adaptive_avg_pool3d(y.bfloat16(), (2, 3, 4)).float())),
+        ((torch.randn(2, 3, 5, 6, 7) * 4).half(), torch.randn(1, 2, 4, 6, 9) * 3)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
