@@ -331,8 +331,8 @@ triu(Lower *L)
 }
 
 /* diagonal(x, offset, dim1, dim2): dim1/dim2 moved last, rows picked by
- * Gather, then the column of each row by GatherElements.  Needs the two
- * dims static. */
+ * Gather, then the column of each row by GatherElements; the indices are
+ * constants where the two dims are static, else made at run time. */
 static int
 diagonal(Lower *L)
 {
@@ -349,15 +349,12 @@ diagonal(Lower *L)
 	if (d1 == d2)
 		return lw_fail(L, "dim1 and dim2 are the same");
 	const Value *sv = lw_srcval(L, 0, "self");
-	int64_t n, m;
-	if (!lw_sdim(L, sv, (int)d1, &n) || !lw_sdim(L, sv, (int)d2, &m))
-		return lw_fail(L, "diagonal needs static sizes on its dims");
-	int64_t r0 = off < 0 ? -off : 0, c0 = off > 0 ? off : 0;
-	int64_t len = n - r0 < m - c0 ? n - r0 : m - c0;
-	if (len < 0)
-		len = 0;
-	if (len > MAXCONST)
-		return lw_fail(L, "diagonal too long");
+	/* an offset past any size gives an empty diagonal: clamped, so that
+	 * neither -off nor the sums below overflow */
+	const int64_t big = (int64_t)1 << 40;
+	int64_t n, m, r0 = off < 0 ? (off < -big ? big : -off) : 0,
+		c0 = off > 0 ? (off > big ? big : off) : 0;
+	bool st = lw_sdim(L, sv, (int)d1, &n) && lw_sdim(L, sv, (int)d2, &m);
 	int64_t fperm[LW_MAXRANK];
 	int q = 0;
 	for (int d = 0; d < r; d++)
@@ -366,18 +363,39 @@ diagonal(Lower *L)
 	fperm[q++] = d1;
 	fperm[q++] = d2;
 	ValId t = lw_is_identity_perm(fperm, r) ? x : lw_transpose(L, x, fperm, r);
-	int64_t *rows = lw_scratch(L, (size_t)len + 1, sizeof *rows);
-	int64_t *cols = lw_scratch(L, (size_t)len + 1, sizeof *cols);
-	for (int64_t k = 0; k < len; k++)
-		rows[k] = r0 + k, cols[k] = c0 + k;
-	ValId rv = lw_const_i64s(L, rows, (int)len);
-	int64_t cd[2] = {len, 1};
-	ValId cv = lw_const(L, DT_I64, 2, cd, cols);
+	ValId rv, cv, cshape;
+	if (st) {
+		int64_t len = n - r0 < m - c0 ? n - r0 : m - c0;
+		if (len < 0)
+			len = 0;
+		if (len > MAXCONST)
+			return lw_fail(L, "diagonal too long");
+		int64_t *rows = lw_scratch(L, (size_t)len + 1, sizeof *rows);
+		int64_t *cols = lw_scratch(L, (size_t)len + 1, sizeof *cols);
+		for (int64_t k = 0; k < len; k++)
+			rows[k] = r0 + k, cols[k] = c0 + k;
+		int64_t cd[2] = {len, 1};
+		rv = lw_const_i64s(L, rows, (int)len);
+		cv = lw_const(L, DT_I64, 2, cd, cols);
+		cshape = lw_const_i64s(L, cd, 2);
+	} else {  /* the same at run time: len = min(n - r0, m - c0), >= 0 */
+		ValId len = lw_op2(L, "Max", lw_op2(L, "Min", lw_op2(L, "Sub",
+		    lw_shape_range(L, t, r - 2, r - 1), lw_i64v(L, r0)),
+		    lw_op2(L, "Sub", lw_shape_range(L, t, r - 1, r),
+		    lw_i64v(L, c0))), lw_i64v(L, 0));
+		ValId r3[3] = {lw_scalar_i64(L, 0), lw_axes_op(L, "Squeeze", len,
+		    (int64_t[]){0}, 1), lw_scalar_i64(L, 1)};
+		ValId k = lw_typed(L, lw_emit(L, "Range", 3, r3, 1), DT_I64);
+		rv = lw_op2(L, "Add", k, lw_scalar_i64(L, r0));
+		cv = lw_axes_op(L, "Unsqueeze", lw_op2(L, "Add", k,
+		    lw_scalar_i64(L, c0)), (int64_t[]){1}, 1);
+		cshape = lw_concat_shape(L, (ValId[]){len, lw_i64v(L, 1)}, 2);
+	}
 	NodeId g = lw_emit(L, "Gather", 2, (ValId[]){t, rv}, 1);
 	lw_attr_int(L, g, "axis", r - 2);
 	ValId gr = lw_typed(L, g, lw_dtype(L, x)); /* [..., len, m] */
 	ValId bparts[2] = {r > 2 ? lw_shape_range(L, gr, 0, r - 2) : 0,
-	    lw_const_i64s(L, cd, 2)};
+	    cshape};
 	ValId bshape = lw_concat_shape(L, bparts, 2);
 	ValId ci = lw_op2(L, "Expand", cv, bshape);
 	NodeId ge = lw_emit(L, "GatherElements", 2, (ValId[]){gr, ci}, 1);

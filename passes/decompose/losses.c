@@ -413,7 +413,8 @@ nll_tv(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii,
     int cd, TV *den)
 {
 	TV none = {0, {0, 0, {{0, 0}}}};
-	if (!dec_ty_static(&target.t) || red < 0 || red > 2)
+	/* weights are gathered over the flattened target: its size */
+	if ((weight.v && !dec_ty_static(&target.t)) || red < 0 || red > 2)
 		return none;
 	TV valid = dec_cs(r, "aten::ne.Scalar", target, (double)ii);
 	TV t = dec_tv(EMIT(r, "aten::where.ScalarOther", &target.t,
@@ -531,13 +532,15 @@ dec_cross_entropy_loss(Rw *r)
 	int64_t red, ii, c;
 	double ls;
 	if (!x.v || !t.v || x.t.rank < 1 || !dec_out(r, 0).v ||
-	    !dec_ty_static(&x.t) || !dec_arg_int(r, 3, "reduction", 1, &red) ||
+	    !dec_arg_int(r, 3, "reduction", 1, &red) ||
 	    !dec_arg_int(r, 4, "ignore_index", -100, &ii) ||
 	    !dec_arg_float(r, 5, "label_smoothing", 0, &ls) || red < 0 ||
 	    red > 2)
 		return 0;
 	int64_t cd = x.t.rank == 1 ? 0 : 1;
-	c = x.t.d[cd].n;
+	/* the batch may be dynamic; smoothing divides by the classes */
+	if (!dec_dim_static(&x.t.d[cd], &c) && ls != 0)
+		return 0;
 	TV lp = dec_tv(EMIT(r, "aten::log_softmax.int", &x.t, dec_a_val(x.v),
 	    dec_a_int(cd)), x.t);
 	if (t.t.dtype == ONNXC_DT_I64 || t.t.dtype == ONNXC_DT_I32)

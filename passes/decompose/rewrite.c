@@ -337,13 +337,22 @@ dec_permute(Rw *r, onnxc_value x, const Ty *tx, const int64_t *perm, Ty *out)
 	    dec_a_ints(r, perm, tx->rank));
 }
 
-/* x viewed as the static sizes of t */
+/* x viewed as the sizes of t (at most one of them symbolic) */
 onnxc_value
 dec_view(Rw *r, onnxc_value x, const Ty *t)
 {
 	int64_t s[MAXR];
-	for (int i = 0; i < t->rank; i++)
-		s[i] = t->d[i].n;
+	int sym = 0;
+	/* one symbolic size is what the others leave (-1); more cannot be
+	 * written as numbers: the rewrite fails rather than view wrongly */
+	for (int i = 0; i < t->rank; i++) {
+		s[i] = t->d[i].e ? -1 : t->d[i].n;
+		sym += t->d[i].e != 0;
+	}
+	if (sym > 1) {
+		r->bad = 1;
+		return x;
+	}
 	return EMIT(r, "aten::view.default", t, dec_a_val(x),
 	    dec_a_ints(r, s, t->rank));
 }

@@ -310,14 +310,18 @@ dec_trace(Rw *r)
 {
 	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t m, n;
-	if (!x.v || !o.v || x.t.rank != 2 || !dec_dim_static(&x.t.d[0], &m) ||
-	    !dec_dim_static(&x.t.d[1], &n))
+	if (!x.v || !o.v || x.t.rank != 2)
+		return 0;
+	onnxc_dim len = x.t.d[0];  /* a square matrix of a dynamic size */
+	if (dec_dim_static(&x.t.d[0], &m) && dec_dim_static(&x.t.d[1], &n))
+		len = (onnxc_dim){m < n ? m : n, 0};
+	else if (!x.t.d[0].e || x.t.d[0].e != x.t.d[1].e)
 		return 0;
 	/* integers and bools sum in int64, as ATen's sum promotes them */
 	x = dec_cast(r, x, o.t.dtype);
 	Ty td = x.t;
 	td.rank = 1;
-	td.d[0] = (onnxc_dim){m < n ? m : n, 0};
+	td.d[0] = len;
 	TV d = dec_tv(EMIT(r, "aten::diagonal.default", &td, dec_a_val(x.v)),
 	    td);
 	dec_bind(r, 0, dec_red(r, "aten::sum.dim_IntList", d, NULL, -1, 0).v);
@@ -402,10 +406,10 @@ dec_diag(Rw *r)
 {
 	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t off;
-	if (!x.v || !o.v || !dec_ty_static(&x.t) ||
-	    !dec_arg_int(r, 1, "diagonal", 0, &off))
+	if (!x.v || !o.v || !dec_arg_int(r, 1, "diagonal", 0, &off))
 		return 0;
-	if (x.t.rank == 1) {
+	/* a matrix's diagonal may have dynamic sizes (aten::diagonal) */
+	if (x.t.rank == 1 && dec_ty_static(&x.t)) {
 		dec_bind(r, 0, dec_embed_diag(r, x, off).v);
 		return 1;
 	}

@@ -502,6 +502,17 @@ CASES = {
         F.adaptive_avg_pool3d(x, (3, 4, 5)), F.adaptive_avg_pool3d(x * 7, (2, 5, 3)),
         F.adaptive_avg_pool3d(x[0], (5, 2, 7)), F.adaptive_avg_pool3d(y.bfloat16(), (2, 3, 4)).float())),
         ((torch.randn(2, 3, 5, 6, 7) * 4).half(), torch.randn(1, 2, 4, 6, 9) * 3)),
+    # diagonals of dynamic sizes (a CLIP-style loss takes the diagonal of
+    # a batch-by-batch similarity: it was refused): the indices made at
+    # run time, offsets of both signs, a batch of matrices, an offset past
+    # every size
+    "edge_diagonal_dynamic": lambda: case(Fn(lambda a, b, x: (
+        (a @ b.T).diag(), torch.diagonal(a @ b.T, 1), torch.diagonal(a @ b.T, -2),
+        torch.diagonal(x, 0, 1, 2), torch.diagonal(x, -1, 2, 1), torch.diagonal(x, 99, 0, 1),
+        torch.trace(a @ b.T), F.cross_entropy(a @ b.T, torch.arange(a.shape[0])))),
+        (torch.randn(5, 4), torch.randn(5, 4), torch.randn(3, 6, 4)), (torch.randn(4, 4), torch.randn(4, 4), torch.randn(2, 8, 4)),
+        dynamic_shapes=(({0: torch.export.Dim("b", min=4, max=64)}, {0: torch.export.Dim("b", min=4, max=64)},
+                         {0: torch.export.Dim("n", min=1, max=64), 1: torch.export.Dim("m", min=2, max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
