@@ -167,6 +167,9 @@ ValId lw_op1(Lower *L, const char *op, ValId x);             /* dt of x */
 ValId lw_op2(Lower *L, const char *op, ValId a, ValId b);    /* dt of a */
 ValId lw_op2t(Lower *L, const char *op, ValId a, ValId b, DType dt);
 ValId lw_cast(Lower *L, ValId x, DType to);  /* x itself if same dtype */
+/* x rounded to the narrower type dt (half precision computed in float
+ * rounds as PyTorch's half kernels do), in x's type again */
+ValId lw_rounded(Lower *L, ValId x, DType dt);
 
 /* --- constants (Constant nodes) --- */
 ValId lw_const(Lower *L, DType dt, int rank, const int64_t *dims,

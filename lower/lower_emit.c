@@ -175,6 +175,12 @@ lw_cast(Lower *L, ValId x, DType to)
 	return r;
 }
 
+ValId
+lw_rounded(Lower *L, ValId x, DType dt)
+{
+	return lw_cast(L, lw_cast(L, x, dt), lw_dtype(L, x));
+}
+
 /* -------------------------------------------------------------- constants */
 
 ValId

@@ -554,9 +554,47 @@ empty_i64(Lower *L)
 	return lw_const(L, DT_I64, 1, &zero, NULL);
 }
 
-/* _unique2(self, sorted=True, return_inverse=False, return_counts=False):
- * ONNX Unique of self flattened.  PyTorch's CPU kernel sorts whatever
- * sorted says, so this sorts too. */
+/* The distinct elements of x flattened (axis < 0), or its distinct slices
+ * along axis, as ONNX Unique sorts them, which is how PyTorch's CPU kernels
+ * sort whatever `sorted` says; the inverse (in x's shape when flattened)
+ * and the counts bound where asked, else empty.  Half precision is
+ * compared as float, bools and integers as int64 (order kept: false,
+ * true as 0, 1). */
+static int
+unique_of(Lower *L, ValId x, int64_t axis, bool inv, bool cnt)
+{
+	DType dt = lw_dtype(L, x), wt = dt;
+	if (dt == DT_F16 || dt == DT_BF16)
+		wt = DT_F32;
+	else if ((ir_dtype_is_int(dt) && dt != DT_I8) || dt == DT_BOOL)
+		wt = DT_I64;
+	else if (dt != DT_F32 && dt != DT_F64 && dt != DT_I8)
+		return lw_fail(L, "unique of this dtype is not supported");
+	ValId w = lw_cast(L, x, wt);
+	if (axis < 0)
+		w = lw_reshape(L, w, lw_i64v(L, -1));
+	NodeId u = lw_emit(L, "Unique", 1, &w, 4);
+	lw_attr_int(L, u, "sorted", 1);
+	if (axis >= 0)
+		lw_attr_int(L, u, "axis", axis);
+	ValId y = lw_res(L, u, 0), r[3], iv = lw_res(L, u, 2), shp = 0;
+	lw_settype(L, y, wt);
+	for (int k = 1; k < 4; k++)
+		lw_settype(L, lw_res(L, u, k), DT_I64);
+	if (axis < 0) {
+		shp = lw_op1(L, "Shape", x);
+		lw_settype(L, shp, DT_I64);
+	}
+	r[0] = lw_cast(L, y, dt);
+	r[1] = !inv ? empty_i64(L) : shp ? lw_reshape(L, iv, shp) : iv;
+	r[2] = cnt ? lw_res(L, u, 3) : empty_i64(L);
+	for (int k = 0; k < 3; k++)
+		if (k == 0 || used(L, k))
+			lw_bind(L, k, r[k]);
+	return 0;
+}
+
+/* _unique2(self, sorted=True, return_inverse=False, return_counts=False) */
 static int
 unique2(Lower *L)
 {
@@ -565,35 +603,11 @@ unique2(Lower *L)
 	ValId x = lw_in(L, 0, "self");
 	if (!x || lw_failed(L))
 		return -1;
-	DType dt = lw_dtype(L, x), wt = dt;
-	if (dt == DT_F16 || dt == DT_BF16)
-		wt = DT_F32;
-	else if ((ir_dtype_is_int(dt) && dt != DT_I8) || dt == DT_BOOL)
-		wt = DT_I64;  /* bools too: false, true as 0, 1 */
-	else if (dt != DT_F32 && dt != DT_F64 && dt != DT_I8)
-		return lw_fail(L, "unique of this dtype is not supported");
-	ValId flat = lw_reshape(L, lw_cast(L, x, wt), lw_i64v(L, -1));
-	NodeId u = lw_emit(L, "Unique", 1, &flat, 4);
-	lw_attr_int(L, u, "sorted", 1);
-	ValId y = lw_res(L, u, 0), r[3];
-	lw_settype(L, y, wt);
-	for (int k = 1; k < 4; k++)
-		lw_settype(L, lw_res(L, u, k), DT_I64);
-	ValId shp = lw_op1(L, "Shape", x);
-	lw_settype(L, shp, DT_I64);
-	r[0] = lw_cast(L, y, dt);
-	r[1] = inv ? lw_reshape(L, lw_res(L, u, 2), shp) : empty_i64(L);
-	r[2] = cnt ? lw_res(L, u, 3) : empty_i64(L);
-	for (int k = 0; k < 3; k++)
-		if (k == 0 || used(L, k))
-			lw_bind(L, k, r[k]);
-	return 0;
+	return unique_of(L, x, -1, inv, cnt);
 }
 
 /* unique_dim(self, dim, sorted=True, return_inverse=False,
- * return_counts=False): the distinct slices along dim, sorted as PyTorch's
- * CPU kernel does whatever sorted says (lexicographically, element by
- * element): ONNX Unique with that axis. */
+ * return_counts=False): the distinct slices along dim */
 static int
 unique_dim(Lower *L)
 {
@@ -608,28 +622,7 @@ unique_dim(Lower *L)
 	if (R < 1 || a < 0 || a >= R)
 		return lw_fail(L, "unique_dim: dim %lld is out of range for a "
 		    "tensor of rank %d", (long long)d, R);
-	DType dt = lw_dtype(L, x), wt = dt;
-	if (dt == DT_F16 || dt == DT_BF16)
-		wt = DT_F32;
-	else if ((ir_dtype_is_int(dt) && dt != DT_I8) || dt == DT_BOOL)
-		wt = DT_I64;  /* order-preserving: false, true as 0, 1 */
-	else if (dt != DT_F32 && dt != DT_F64 && dt != DT_I8)
-		return lw_fail(L, "unique_dim of this dtype is not supported");
-	ValId w = lw_cast(L, x, wt);
-	NodeId u = lw_emit(L, "Unique", 1, &w, 4);
-	lw_attr_int(L, u, "sorted", 1);
-	lw_attr_int(L, u, "axis", a);
-	ValId y = lw_res(L, u, 0), r[3];
-	lw_settype(L, y, wt);
-	for (int k = 1; k < 4; k++)
-		lw_settype(L, lw_res(L, u, k), DT_I64);
-	r[0] = lw_cast(L, y, dt);
-	r[1] = inv ? lw_res(L, u, 2) : empty_i64(L);
-	r[2] = cnt ? lw_res(L, u, 3) : empty_i64(L);
-	for (int k = 0; k < 3; k++)
-		if (k == 0 || used(L, k))
-			lw_bind(L, k, r[k]);
-	return 0;
+	return unique_of(L, x, a, inv, cnt);
 }
 
 /* unique_consecutive(self, return_inverse=False, return_counts=False,

@@ -3,11 +3,6 @@
  * or dynamic input sizes. */
 #include "lower_nn.h"
 
-/* adaptive_{avg,max}_pool{1,2,3}d(self, output_size).  Output 1 everywhere
- * is a global pool; sizes that divide evenly are a plain pool; any other
- * split is PyTorch's windows [floor(i*in/out), ceil((i+1)*in/out)) taken
- * one axis at a time (means and maxima of such boxes are separable), their
- * bounds computed at run time along an axis of dynamic length. */
 /* Window j of o along an axis of length i (static) or len (its length
  * at run time, when not 0): [floor(j*i/o), ceil((j+1)*i/o)) as 1-D
  * bounds in s[0], s[1]. */
@@ -155,18 +150,21 @@ avg3d_half(Lower *L, ValId x, const int64_t *in, const int64_t *out,
 	ValId v = lwn_settyped(L, g, 0, DT_F32), acc = 0;
 	for (int64_t k = 0; k < kmax; k++) {
 		ValId e = lw_slice_const(L, v, 3, k, k + 1, 1);
-		acc = acc ? lw_cast(L, lw_cast(L, lw_op2(L, "Add", acc, e), ht),
-		    DT_F32) : e;
+		acc = acc ? lw_rounded(L, lw_op2(L, "Add", acc, e), ht) : e;
 	}
 	acc = lwn_squeeze(L, acc, 3);
 	for (int k = 0; k < 3; k++)
-		acc = lw_cast(L, lw_cast(L, lw_op2(L, "Div", acc, lw_cast(L,
-		    lw_const(L, DT_I64, 1, &o, div + k * o), DT_F32)), ht),
-		    DT_F32);
+		acc = lw_rounded(L, lw_op2(L, "Div", acc, lw_cast(L, lw_const(L,
+		    DT_I64, 1, &o, div + k * o), DT_F32)), ht);
 	int64_t dims[5] = {0, 0, out[0], out[1], out[2]};
 	return lwn_reshape(L, acc, dims, 5);
 }
 
+/* adaptive_{avg,max}_pool{1,2,3}d(self, output_size).  Output 1 everywhere
+ * is a global pool; sizes that divide evenly are a plain pool; any other
+ * split is PyTorch's windows [floor(i*in/out), ceil((i+1)*in/out)) taken
+ * one axis at a time (means and maxima of such boxes are separable), their
+ * bounds computed at run time along an axis of dynamic length. */
 int
 lwn_adaptive_pool(Lower *L, int nd, bool max)
 {
@@ -188,14 +186,12 @@ lwn_adaptive_pool(Lower *L, int nd, bool max)
 	DType ct = lw_dtype(L, x);  /* float32; float64 or ints for max */
 	if (max && lwn_used(L, 1))
 		return adaptive_max_idx(L, nd, out, xv, x, unb);
-	bool global = true, even = true, stat = true;
+	bool global = true, even = true, stat = true, st[MAXSP];
 	for (int k = 0; k < nd; k++) {
 		global &= out[k] == 1;
-		if (!lw_dim_static(xv, L->src, xv->rank - nd + k, &in[k])) {
-			stat = false;
-			continue;
-		}
-		even &= out[k] > 0 && in[k] % out[k] == 0;
+		st[k] = lw_dim_static(xv, L->src, xv->rank - nd + k, &in[k]);
+		stat &= st[k];
+		even &= st[k] && out[k] > 0 && in[k] % out[k] == 0;
 	}
 	DType ht = (DType)xv->dtype;
 	ValId y = !max && nd == 3 && stat && (ht == DT_F16 || ht == DT_BF16) ?
@@ -223,16 +219,14 @@ lwn_adaptive_pool(Lower *L, int nd, bool max)
 	} else {
 		y = x;
 		for (int k = 0; k < nd; k++) {
-			int64_t axis = 2 + k, o = out[k], i = 0;
-			bool st = lw_dim_static(xv, L->src, xv->rank - nd + k,
-			    &i);
-			if (st && o == i)
+			int64_t axis = 2 + k, o = out[k], i = st[k] ? in[k] : 0;
+			if (st[k] && o == i)
 				continue;
 			if (o < 1 || o > 1024)
 				return lw_fail(L, "adaptive pooling to %lld "
 				    "along one axis is not supported",
 				    (long long)o);
-			ValId parts[1024], len = st ? 0 : lwn_shape_of(L, y,
+			ValId parts[1024], len = st[k] ? 0 : lwn_shape_of(L, y,
 			    axis, axis + 1), b[2];
 			for (int64_t j = 0; j < o; j++) {
 				bounds(L, len, i, j, o, b);

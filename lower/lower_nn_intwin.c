@@ -2,8 +2,9 @@
  * and pooling kernels take floats only, where int64 sums are exact only
  * below 2^53; PyTorch computes them in int64 and wraps.  So the input is
  * padded, its windows gathered one spatial axis at a time, and an Einsum
- * with the weight, an ArgMax or a ReduceSum runs on them in int64.  Static
- * spatial sizes only (the window indices are constants). */
+ * with the weight, an ArgMax or a MatMul sum (ONNX Runtime's int64
+ * ReduceSum adds in float64) runs on them in int64.  Static spatial sizes
+ * only (the window indices are constants). */
 #include "lower_nn.h"
 
 /* The most window elements gathered per (n, c) plane. */
@@ -267,8 +268,6 @@ avg_pool(Lower *L, const IntWin *W, ValId x, const int64_t *p,
 	if (!out_sizes(L, W, o, &total))
 		return 0;
 	x = flat_windows(L, W, pad_spatial(L, x, nd, W->pads, 0), o);
-	/* ONNX Runtime's int64 ReduceSum adds in float64 (inexact above
-	 * 2^53, saturating where PyTorch wraps); its MatMul adds in int64 */
 	int64_t kk = total, one[2] = {0, 1};
 	for (int k = 0; k < nd; k++)
 		kk /= o[k];

@@ -19,13 +19,6 @@ typedef struct BnArgs {
 	int reserve;     /* an empty reserve-space output, or 0 */
 } BnArgs;
 
-/* v (float) rounded to the half type ht */
-static ValId
-via(Lower *L, ValId v, DType ht)
-{
-	return lw_cast(L, lw_cast(L, v, ht), DT_F32);
-}
-
 /* Batch or instance normalization of half x (as float) with its mean
  * and biased variance var (float, over the normalized dims) as PyTorch's
  * half kernel rounds: the mean and 1 / sqrt(var + eps) kept in half (*mean
@@ -36,13 +29,14 @@ static ValId
 half_norm(Lower *L, ValId x, ValId *mean, ValId var, ValId cnt, ValId w,
     ValId b, int r, double eps, DType hdt, ValId *rstd)
 {
-	*mean = lw_cast(L, lw_cast(L, *mean, hdt), DT_F32);
+	*mean = lw_rounded(L, *mean, hdt);
 	ValId ve = lw_op2(L, "Add", var, lw_scalar(L, eps, DT_F32));
 	if (hdt == DT_BF16)  /* its sum of squares and var + eps in bf16 */
-		ve = via(L, lw_op2(L, "Add", lw_op2(L, "Div", via(L, lw_op2(L,
-		    "Mul", var, cnt), hdt), cnt), lw_scalar(L, eps, DT_F32)),
-		    hdt);
-	*rstd = via(L, lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", ve)), hdt);
+		ve = lw_rounded(L, lw_op2(L, "Add", lw_op2(L, "Div",
+		    lw_rounded(L, lw_op2(L, "Mul", var, cnt), hdt), cnt),
+		    lw_scalar(L, eps, DT_F32)), hdt);
+	*rstd = lw_rounded(L, lw_op1(L, "Reciprocal", lw_op1(L, "Sqrt", ve)),
+	    hdt);
 	ValId alpha = w ? lw_op2(L, "Mul", *rstd, lwn_per_channel(L, w, r)) :
 	    *rstd;
 	ValId beta = lw_op1(L, "Neg", lw_op2(L, "Mul", *mean, alpha));

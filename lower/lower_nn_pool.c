@@ -243,9 +243,9 @@ avg_pool(Lower *L, int nd)
 	bool cip = lw_bool(L, 5, "count_include_pad", true);
 	xv = lw_srcval(L, 0, "self");
 	if (xv && xv->dtype == DT_I64) {
-		int64_t div = lw_has(L, 6, "divisor_override") ? lw_int(L, 6,
-		    "divisor_override", 1) : 0;
-		if (lw_has(L, 6, "divisor_override") && div == 0)
+		bool has = lw_has(L, 6, "divisor_override");
+		int64_t div = has ? lw_int(L, 6, "divisor_override", 1) : 0;
+		if (has && div == 0)
 			return lw_fail(L, "divisor must be not zero");
 		pool_pads(L, xv, &P);
 		ValId y = pool_int(L, &P, &unb, NULL, cip, div);

@@ -509,13 +509,6 @@ logsumexp(Lower *L)
 
 /* -------------------------------------------------------------- softmax */
 
-/* v (float) rounded to the half type ht and back */
-static ValId
-via_half(Lower *L, ValId v, DType ht)
-{
-	return lw_cast(L, lw_cast(L, v, ht), lw_dtype(L, v));
-}
-
 /* log_softmax of half x (as float) along its last dim d as PyTorch's
  * kernel for it rounds: the sum of exp(x - max) and its log are kept in
  * the half type, x - max - log(sum) is computed in float. */
@@ -525,9 +518,9 @@ log_softmax_half(Lower *L, ValId x, int64_t d, DType ht)
 	Axes ax = {.n = 1, .rank = (int)d + 1, .v = {d}};
 	ValId m = lwr_reduce(L, "ReduceMax", x, &ax, true);
 	ValId xm = lw_op2(L, "Sub", x, m);
-	ValId s = via_half(L, lwr_reduce(L, "ReduceSum", lw_op1(L, "Exp", xm),
+	ValId s = lw_rounded(L, lwr_reduce(L, "ReduceSum", lw_op1(L, "Exp", xm),
 	    &ax, true), ht);
-	return lw_op2(L, "Sub", xm, via_half(L, lw_op1(L, "Log", s), ht));
+	return lw_op2(L, "Sub", xm, lw_rounded(L, lw_op1(L, "Log", s), ht));
 }
 
 /* Softmax or LogSoftmax along dim.  half_to_float and the dtype kwarg
