@@ -2,6 +2,7 @@
  * decompositions as expressions.  Each builder emits one FX node and
  * computes its output type from its inputs (numpy broadcasting), so a
  * formula reads as nested calls instead of a type per line. */
+#include <math.h>
 #include <string.h>
 
 #include "decompose.h"
@@ -162,6 +163,17 @@ dec_dt_float(uint32_t dt)
 {
 	return dt == ONNXC_DT_F32 || dt == ONNXC_DT_F64 ||
 	    dt == ONNXC_DT_F16 || dt == ONNXC_DT_BF16;
+}
+
+double
+dec_num_in(uint32_t dt, double v)
+{
+	int e, bits = dt == ONNXC_DT_F32 ? 24 : dt == ONNXC_DT_F16 ? 11 :
+	    dt == ONNXC_DT_BF16 ? 8 : 0;
+	if (!bits || v == 0 || !isfinite(v))
+		return v;
+	double m = frexp(v, &e);
+	return ldexp(nearbyint(ldexp(m, bits)), e - bits);
 }
 
 /* x, an integer or bool operand of a float result, in the output's

@@ -188,6 +188,10 @@ TV dec_red(Rw *r, const char *op, TV x, const int64_t *dims, int n,
  * float64); .v == 0 when absent or when the output is not one of those */
 TV dec_fin(Rw *r, int pos, const char *key);
 int dec_dt_float(uint32_t dt);
+/* v as a number of type dt holds it: float32 and the half types rounded
+ * to their significant bits (to nearest even; normal numbers), as a C++
+ * scalar_t of that type; v itself for other types */
+double dec_num_in(uint32_t dt, double v);
 /* the tensors of list argument pos/key into xs (cap of them): how many,
  * -1 when not a list of typed tensors */
 int dec_tensor_list(Rw *r, int pos, const char *key, TV *xs, int cap);

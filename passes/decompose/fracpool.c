@@ -7,12 +7,12 @@
  * Along each spatial dim of input size I, output size O and window P,
  * output i's window starts at int((i + u) alpha) - int(u alpha) for
  * i < O - 1 and at I - P for the last, alpha = (I - P) / (O - 1) in the
- * samples' type (half ones round each step to half, as c10::Half does), u the sample of that (batch, channel) and dim: the 2-D
- * kernel reads W's sample first, then H's; the 3-D one T, H, W.  The
+ * samples' type (half ones round each step to half, as c10::Half does),
+ * u the sample of that (batch, channel) and dim: the 2-D kernel reads W's
+ * sample first, then H's; the 3-D one T, H, W.  The
  * window's largest value wins, the first of equal ones; its index is the
  * flat position in the image.  (A window of several NaNs gives the first
  * one's index where ATen gives the last's.) */
-#include <math.h>
 #include <string.h>
 
 #include "decompose.h"
@@ -30,13 +30,10 @@ starts(Rw *r, TV u, int64_t in, int64_t out, int64_t pool)
 	uint32_t dt = u.t.dtype;
 	double alpha = dt != ONNXC_DT_F64 ? (double)((float)(in - pool) /
 	    (float)(out - 1)) : (double)(in - pool) / (double)(out - 1);
-	if (dt == ONNXC_DT_F16 || dt == ONNXC_DT_BF16) {
-		/* rounded to the half type's 11 (8) significant bits: a
-		 * Python number would multiply unrounded */
-		int e, bits = dt == ONNXC_DT_F16 ? 11 : 8;
-		double m = frexp(alpha, &e);
-		alpha = ldexp(nearbyint(ldexp(m, bits)), e - bits);
-	}
+	/* half: alpha held in half (a Python number would multiply
+	 * unrounded) */
+	if (dt == ONNXC_DT_F16 || dt == ONNXC_DT_BF16)
+		alpha = dec_num_in(dt, alpha);
 	TV i = dec_cast(r, dec_iota(r, out - 1), dt);
 	TV a = dec_u(r, "aten::trunc.default", dec_muls(r, dec_b(r,
 	    "aten::add.Tensor", i, dec_unsq(r, u, 2)), alpha));

@@ -3,7 +3,7 @@
  * tensordot, kron, linalg_norm, linalg_matrix_norm, cross,
  * logcumsumexp, aminmax, trapezoid, _softmax_backward_data) as the
  * products, reductions and element-wise ops the lowering has. */
-#include <math.h>
+#include <math.h> /* INFINITY only */
 #include <string.h>
 
 #include "decompose.h"
@@ -184,20 +184,6 @@ dec_kron(Rw *r)
 
 /* addr(self, v1, v2, *, beta=1, alpha=1) = beta self + alpha outer(v1, v2);
  * self is ignored when beta is 0 */
-/* v as a number of type dt: float32 or half rounded to their significant
- * bits (round to nearest even; normal numbers), as a C++ scalar_t holds
- * it */
-static double
-in_type(uint32_t dt, double v)
-{
-	int e, bits = dt == ONNXC_DT_F32 ? 24 : dt == ONNXC_DT_F16 ? 11 :
-	    dt == ONNXC_DT_BF16 ? 8 : 0;
-	if (!bits || v == 0 || !isfinite(v))
-		return v;
-	double m = frexp(v, &e);
-	return ldexp(nearbyint(ldexp(m, bits)), e - bits);
-}
-
 int
 dec_addr(Rw *r)
 {
@@ -211,8 +197,8 @@ dec_addr(Rw *r)
 	/* ATen's kernel: beta * self + (alpha * vec1) * vec2, alpha and beta
 	 * in the tensors' type, each product rounded to it (half too) */
 	uint32_t dt = o.t.dtype;
-	alpha = in_type(dt, alpha);
-	beta = in_type(dt, beta);
+	alpha = dec_num_in(dt, alpha);
+	beta = dec_num_in(dt, beta);
 	TV a1 = alpha != 1 ? dec_s(r, "aten::mul.Tensor", a, alpha) : a;
 	TV p = mul(r, dec_unsq(r, a1, 1), dec_unsq(r, b, 0));
 	if (beta != 0)

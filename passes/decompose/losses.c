@@ -467,6 +467,21 @@ nll(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii, int cd)
 	return 1;
 }
 
+/* p (classes along dim cd) times the class weights w where given, w
+ * viewed as [C, 1, ...] to broadcast */
+static TV
+class_weighted(Rw *r, TV p, TV w, int cd)
+{
+	if (!w.v)
+		return p;
+	Ty tw = w.t;
+	tw.rank = p.t.rank - cd;
+	for (int i = 1; i < tw.rank; i++)
+		tw.d[i] = (onnxc_dim){1, 0};
+	return dec_b(r, "aten::mul.Tensor", p, tw.rank == 1 ? w :
+	    dec_tv(dec_view(r, w.v, &tw), tw));
+}
+
 /* Cross entropy of class indices smoothed by ls, as ATen's
  * cross_entropy_loss_label_smoothing: (1 - ls) * nll + ls / C times the
  * loss against the uniform distribution, -sum(logp * weight) over the
@@ -480,15 +495,7 @@ smoothed(Rw *r, TV lp, TV t, TV w, int64_t red, int64_t ii, int cd,
 	TV n = nll_tv(r, lp, t, w, red, ii, cd, &den);
 	if (!n.v)
 		return 0;
-	TV p = lp;
-	if (w.v) {
-		Ty tw = w.t;
-		tw.rank = lp.t.rank - cd;
-		for (int i = 1; i < tw.rank; i++)
-			tw.d[i] = (onnxc_dim){1, 0};
-		p = dec_b(r, "aten::mul.Tensor", p, tw.rank == 1 ? w :
-		    dec_tv(dec_view(r, w.v, &tw), tw));
-	}
+	TV p = class_weighted(r, lp, w, cd);
 	int64_t d = cd;
 	TV sl = dec_u(r, "aten::neg.default", dec_red(r,
 	    "aten::sum.dim_IntList", p, &d, 1, 0));
@@ -551,15 +558,8 @@ dec_cross_entropy_loss(Rw *r)
 	if (ls != 0)
 		t = dec_s(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", t,
 		    1 - ls), ls / (double)c);
-	TV p = dec_b(r, "aten::mul.Tensor", lp, t);
-	if (w.v) {
-		Ty tw = w.t;
-		tw.rank = x.t.rank - (int)cd;
-		for (int i = 1; i < tw.rank; i++)
-			tw.d[i] = (onnxc_dim){1, 0};
-		p = dec_b(r, "aten::mul.Tensor", p, tw.rank == 1 ? w :
-		    dec_tv(dec_view(r, w.v, &tw), tw));
-	}
+	TV p = class_weighted(r, dec_b(r, "aten::mul.Tensor", lp, t), w,
+	    (int)cd);
 	TV l = dec_u(r, "aten::neg.default", dec_red(r, "aten::sum.dim_IntList",
 	    p, &cd, 1, 0));
 	return reduced(r, l, red);
