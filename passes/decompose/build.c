@@ -261,6 +261,18 @@ dec_unsq(Rw *r, TV x, int d)
 	    dec_a_int(d)), t);
 }
 
+/* x without its dim d of size 1 (any other size symbolic, unlike a view) */
+TV
+dec_sq(Rw *r, TV x, int d)
+{
+	Ty t = x.t;
+	for (int i = d; i + 1 < t.rank; i++)
+		t.d[i] = t.d[i + 1];
+	t.rank--;
+	return dec_tv(EMIT(r, "aten::squeeze.dim", &t, dec_a_val(x.v),
+	    dec_a_int(d)), t);
+}
+
 /* x[lo:hi] along dim, static bounds within x's static size there */
 TV
 dec_slice(Rw *r, TV x, int64_t dim, int64_t lo, int64_t hi)
@@ -291,6 +303,24 @@ dec_swap(Rw *r, TV x, int a, int b)
 TV
 dec_expand(Rw *r, TV x, const Ty *t)
 {
+	return dec_expand_from(r, x, t, NULL, 0);
+}
+
+/* A SymInt value for src's size along dim d (symbolic) */
+static onnxc_value
+sym_size(Rw *r, TV src, int d)
+{
+	onnxc_value s = EMIT(r, "aten::sym_size.int", NULL, dec_a_val(src.v),
+	    dec_a_int(d));
+	if (!s || r->h->value_set_sym(r->ctx, r->g, s, ONNXC_VK_SYMINT,
+	    src.t.d[d].e) != ONNXC_OK)
+		r->bad = 1;
+	return s;
+}
+
+TV
+dec_expand_from(Rw *r, TV x, const Ty *t, const TV *srcs, int ns)
+{
 	int same = x.t.rank == t->rank;
 	for (int i = 0; same && i < t->rank; i++)
 		same = x.t.d[i].e == t->d[i].e && x.t.d[i].n == t->d[i].n;
@@ -298,13 +328,23 @@ dec_expand(Rw *r, TV x, const Ty *t)
 		return x;
 	Ty o = dec_ty_dtype(*t, x.t.dtype);
 	onnxc_arg items[MAXR], list;
-	for (int i = 0; i < t->rank; i++)
+	for (int i = 0; i < t->rank; i++) {
 		items[i] = t->d[i].e ? (onnxc_arg){.kind = ONNXC_ARG_INT,
 		    .i = -1} : dec_a_int(t->d[i].n);
-	/* a symbolic size stays as it is (-1) only where x has that dim */
-	for (int i = 0; i < t->rank; i++) {
+		/* a symbolic size stays as it is (-1) where x has that dim,
+		 * else it is read from a source that has it */
 		int xi = i - (t->rank - x.t.rank);
-		if (t->d[i].e && (xi < 0 || x.t.d[xi].e != t->d[i].e)) {
+		if (!t->d[i].e || (xi >= 0 && x.t.d[xi].e == t->d[i].e))
+			continue;
+		int found = 0;
+		for (int k = 0; k < ns && !found; k++)
+			for (int j = 0; j < srcs[k].t.rank && !found; j++)
+				if (srcs[k].t.d[j].e == t->d[i].e) {
+					items[i] = dec_a_val(sym_size(r,
+					    srcs[k], j));
+					found = 1;
+				}
+		if (!found) {
 			r->bad = 1;
 			return x;
 		}

@@ -210,10 +210,14 @@ TV dec_poly(Rw *r, TV x, const double *c, int n);
 TV dec_ratio(Rw *r, TV x, const double *p, int np, const double *q,
     int nq);
 TV dec_unsq(Rw *r, TV x, int d);
+TV dec_sq(Rw *r, TV x, int d);
 /* x[lo:hi] along dim, static bounds */
 TV dec_slice(Rw *r, TV x, int64_t dim, int64_t lo, int64_t hi);
 TV dec_swap(Rw *r, TV x, int a, int b);
 TV dec_expand(Rw *r, TV x, const Ty *t);
+/* the same where t has symbolic sizes x lacks: each read (sym_size) from
+ * one of srcs[0..ns) that has it */
+TV dec_expand_from(Rw *r, TV x, const Ty *t, const TV *srcs, int ns);
 /* views.c: i64 [m] 0..m-1; x's last dim on diagonal off of two new
  * trailing dims, zeros elsewhere */
 TV dec_iota(Rw *r, int64_t m);

@@ -413,8 +413,7 @@ nll_tv(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii,
     int cd, TV *den)
 {
 	TV none = {0, {0, 0, {{0, 0}}}};
-	/* weights are gathered over the flattened target: its size */
-	if ((weight.v && !dec_ty_static(&target.t)) || red < 0 || red > 2)
+	if (red < 0 || red > 2 || (weight.v && weight.t.rank != 1))
 		return none;
 	TV valid = dec_cs(r, "aten::ne.Scalar", target, (double)ii);
 	TV t = dec_tv(EMIT(r, "aten::where.ScalarOther", &target.t,
@@ -424,24 +423,17 @@ nll_tv(Rw *r, TV logp, TV target, TV weight, int64_t red, int64_t ii,
 	tg.dtype = logp.t.dtype;
 	TV g = dec_tv(EMIT(r, "aten::gather.default", &tg, dec_a_val(logp.v),
 	    dec_a_int(cd), dec_a_val(ti.v)), tg);
-	Ty tt = dec_ty_dtype(target.t, logp.t.dtype);
-	g = dec_tv(dec_view(r, g.v, &tt), tt);
-	TV l = dec_u(r, "aten::neg.default", g);
+	TV l = dec_u(r, "aten::neg.default", dec_sq(r, g, cd));
 	TV w = none;
 	if (weight.v) {
-		int64_t m1 = -1, n = 1;
-		for (int i = 0; i < target.t.rank; i++)
-			n *= target.t.d[i].n;
-		Ty tf = target.t;
-		tf.rank = 1;
-		tf.d[0] = (onnxc_dim){n, 0};
-		onnxc_value flat = EMIT(r, "aten::reshape.default", &tf,
-		    dec_a_val(t.v), dec_a_ints(r, &m1, 1));
-		Ty twf = dec_ty_dtype(tf, weight.t.dtype);
-		TV wf = dec_tv(EMIT(r, "aten::index_select.default", &twf,
-		    dec_a_val(weight.v), dec_a_int(0), dec_a_val(flat)), twf);
-		Ty tw = dec_ty_dtype(target.t, weight.t.dtype);
-		w = dec_tv(dec_view(r, wf.v, &tw), tw);
+		/* weight[t] as an embedding of [C, 1] rows: t's shape, any of
+		 * its sizes symbolic */
+		TV wc = dec_unsq(r, weight, 1);
+		Ty te = dec_ty_dtype(t.t, weight.t.dtype);
+		te.d[te.rank++] = (onnxc_dim){1, 0};
+		TV e = dec_tv(EMIT(r, "aten::embedding.default", &te,
+		    dec_a_val(wc.v), dec_a_val(t.v)), te);
+		w = dec_sq(r, e, t.t.rank);
 		l = dec_b(r, "aten::mul.Tensor", l, w);
 	}
 	TV invalid = dec_u(r, "aten::logical_not.default", valid);

@@ -145,26 +145,27 @@ from_neg_one(Rw *r, int64_t steps, int align, uint32_t dt)
 
 /* affine_grid_generator(theta, size, align_corners): the base grid of
  * (x, y[, z], 1) at every output point (x along the last dim), times
- * theta^T: [N, H*W, 3] @ [N, 3, 2] as ATen's kernel computes it */
+ * theta^T: [N, H*W, 3] @ [N, 3, 2] as ATen's kernel computes it.  The
+ * spatial sizes are read from the output, static; the batch may not be */
 int
 dec_affine_grid(Rw *r)
 {
 	TV th = dec_in(r, 0, "theta"), o = dec_out(r, 0);
 	int64_t sz[5], align;
-	int ns = dec_arg_ints(r, 1, "size", sz, 5);
-	if (!th.v || !o.v || (ns != 4 && ns != 5) || th.t.rank != 3 ||
-	    !dec_ty_static(&o.t) || !dec_arg_int(r, 2, "align_corners", 0,
-	    &align))
+	if (!th.v || !o.v || (o.t.rank != 4 && o.t.rank != 5) ||
+	    th.t.rank != 3 || !dec_arg_int(r, 2, "align_corners", 0, &align))
 		return 0;
-	int sp = ns - 2;        /* spatial dims: 2 or 3 */
+	int sp = o.t.rank - 2;  /* spatial dims: 2 or 3 */
 	uint32_t dt = th.t.dtype;
 	Ty tg = {dt, sp, {{0, 0}}};   /* [D,] H, W */
 	int64_t pts = 1;
 	for (int k = 0; k < sp; k++) {
-		tg.d[k] = (onnxc_dim){sz[2 + k], 0};
-		pts *= sz[2 + k];
-		if (sz[2 + k] < 0)
+		const onnxc_dim *d = &o.t.d[1 + k];
+		if (d->e || d->n < 0 || (d->n && pts > INT64_MAX / d->n))
 			return 0;
+		sz[2 + k] = d->n;
+		tg.d[k] = *d;
+		pts *= d->n;
 	}
 	/* coordinate k of the grid: along spatial dim sp-1-k, broadcast */
 	onnxc_arg parts[4], l;

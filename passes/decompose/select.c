@@ -239,7 +239,7 @@ quantile(Rw *r, int nan)
 	double q = 0.5;
 	int64_t dim, keep;
 	onnxc_arg da, ia;
-	if (!x.v || !o.v || !dec_ty_static(&x.t) ||
+	if (!x.v || !o.v ||
 	    (qt.v ? qt.t.rank > 1 || !dec_ty_static(&qt.t) :
 	    !dec_arg_float(r, 1, "q", 0.5, &q) || q < 0 || q > 1) ||
 	    !dec_arg_int(r, 3, "keepdim", 0, &keep))
@@ -260,7 +260,12 @@ quantile(Rw *r, int nan)
 	int hasdim = dec_arg(r, 2, "dim", &da);
 	if (hasdim && !dec_arg_int(r, 2, "dim", 0, &dim))
 		return 0;
-	if (!hasdim || x.t.rank == 0) {
+	/* over all elements: flattened, static sizes; along a dim, the
+	 * other sizes may be symbolic */
+	int viewed = !hasdim || x.t.rank == 0;
+	if (viewed && !dec_ty_static(&x.t))
+		return 0;
+	if (viewed) {
 		x = flat(r, x);
 		dim = 0;
 	}
@@ -281,9 +286,14 @@ quantile(Rw *r, int nan)
 	TV s = dec_tv(ni.out, x.t);
 	TV k = dec_red(r, "aten::sum.dim_IntList", dec_cast(r,
 	    dec_u(r, "aten::logical_not.default", isn), x.t.dtype), &dim, 1, 1);
-	if (!nan)
+	int64_t len;
+	if (!nan && dec_dim_static(&x.t.d[dim], &len))
 		k = dec_s(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", k, 0),
-		    (double)x.t.d[dim].n);
+		    (double)len);
+	else if (!nan)  /* the length at run time: a sum of ones */
+		k = dec_red(r, "aten::sum.dim_IntList", dec_s(r,
+		    "aten::add.Tensor", dec_s(r, "aten::mul.Tensor", dec_cast(r,
+		    isn, x.t.dtype), 0), 1), &dim, 1, 1);
 	TV pos;
 	if (qt.v) {
 		/* each q along a new first dim: s, k and the NaN flags
@@ -325,7 +335,11 @@ quantile(Rw *r, int nan)
 	    dec_tv(EMIT(r, "aten::any.dim", &tb, dec_a_val(isn.v),
 	    dec_a_int(dim), dec_a_bool(1)), tb);
 	v = dec_sel_s(r, bad, NAN, v);
-	dec_bind(r, 0, dec_view(r, v.v, &o.t));
+	if (!viewed && !keep)
+		v = dec_sq(r, v, (int)dim);
+	if (!viewed && qt.v && qt.t.rank == 0)
+		v = dec_sq(r, v, 0);
+	dec_bind(r, 0, viewed ? dec_view(r, v.v, &o.t) : v.v);
 	return 1;
 }
 
@@ -368,18 +382,23 @@ wrap_index(Rw *r, TV idx, int64_t n)
 	    dec_s(r, "aten::add.Tensor", idx, (double)n), idx);
 }
 
-/* index_copy/index_add along dim 0 of a source whose size is symbolic
- * (the tokens routed to experts in GraniteMoE and JetMoE, an unbacked
- * count): index_put(x, [idx], src, accumulate=add), as core ATen
- * decomposes it; the index lowering wraps negative entries.  Other dims
- * stay unsupported (an index list led by None). */
+/* index_copy/index_add of symbolic sizes (the tokens routed to experts in
+ * GraniteMoE and JetMoE, an unbacked count; a KV cache written at given
+ * positions of a dynamic length): index_put(x, [idx], src,
+ * accumulate=add) along dim 0, as core ATen decomposes it, with another
+ * dim swapped to the front and back; the index lowering wraps negative
+ * entries. */
 static int
 index_put_dyn(Rw *r, int add, TV x, int64_t dim, TV idx, TV src,
     double alpha)
 {
 	onnxc_arg it, list;
-	if (dim != 0 || src.t.rank != x.t.rank)
+	if (dim < 0 || dim >= x.t.rank || src.t.rank != x.t.rank)
 		return 0;
+	if (dim != 0) {
+		x = dec_swap(r, x, 0, (int)dim);
+		src = dec_swap(r, src, 0, (int)dim);
+	}
 	if (idx.t.rank == 0)
 		idx = dec_unsq(r, idx, 0);
 	src = dec_cast(r, src, x.t.dtype);
@@ -389,10 +408,10 @@ index_put_dyn(Rw *r, int add, TV x, int64_t dim, TV idx, TV src,
 	if (r->h->make_list(r->ctx, r->g, ONNXC_ARG_LIST, &it, 1, &list) !=
 	    ONNXC_OK)
 		return 0;
-	onnxc_value y = EMIT(r, "aten::index_put.default", &x.t,
-	    dec_a_val(x.v), list, dec_a_val(src.v), dec_a_bool(add));
+	TV y = dec_tv(EMIT(r, "aten::index_put.default", &x.t,
+	    dec_a_val(x.v), list, dec_a_val(src.v), dec_a_bool(add)), x.t);
 	/* the shape of x (rank >= 1, maybe symbolic) is the output's */
-	dec_bind(r, 0, y);
+	dec_bind(r, 0, dim ? dec_swap(r, y, 0, (int)dim).v : y.v);
 	return 1;
 }
 

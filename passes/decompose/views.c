@@ -215,15 +215,15 @@ dec_broadcast_tensors(Rw *r)
 	int n = dec_tensor_list(r, 0, "tensors", xs, 64);
 	if (n < 0 || (uint32_t)n < r->ni.nout)
 		return 0;
-	Ty t = xs[0].t;
-	for (int i = 1; i < n; i++)
-		t = dec_ty_bcast(&t, &xs[i].t, t.dtype);
-	if (!dec_ty_static(&t))
-		return 0;
 	for (uint32_t k = 0; k < r->ni.nout; k++) {
 		if (!dec_out_used(r, k))
 			continue;
-		TV e = dec_expand(r, xs[k], &t);
+		/* the shape PyTorch computed: its symbolic sizes are the
+		 * inputs' */
+		TV o = dec_out(r, k);
+		if (!o.v)
+			return 0;
+		TV e = dec_expand_from(r, xs[k], &o.t, xs, n);
 		/* an input already of that shape is copied: binding would
 		 * rename the input itself */
 		if (e.v == xs[k].v)
@@ -282,12 +282,10 @@ dec_meshgrid(Rw *r)
 	g.dtype = xs[0].t.dtype;
 	g.rank = n;
 	for (int k = 0; k < n; k++) {
-		int64_t len = 1;
-		if (xs[k].t.rank > 1 || (xs[k].t.rank == 1 &&
-		    !dec_dim_static(&xs[k].t.d[0], &len)))
+		if (xs[k].t.rank > 1)
 			return 0;
 		int pos = xy && k < 2 ? 1 - k : k;
-		g.d[pos] = (onnxc_dim){len, 0};
+		g.d[pos] = xs[k].t.rank ? xs[k].t.d[0] : (onnxc_dim){1, 0};
 	}
 	for (int k = 0; k < n; k++) {
 		if (!dec_out_used(r, (uint32_t)k))
@@ -299,7 +297,7 @@ dec_meshgrid(Rw *r)
 				tv.d[i] = (onnxc_dim){1, 0};
 		tv.dtype = xs[k].t.dtype;
 		TV v = dec_tv(dec_view(r, xs[k].v, &tv), tv);
-		dec_bind(r, (uint32_t)k, dec_expand(r, v, &g).v);
+		dec_bind(r, (uint32_t)k, dec_expand_from(r, v, &g, xs, n).v);
 	}
 	return 1;
 }

@@ -513,6 +513,32 @@ CASES = {
         (torch.randn(5, 4), torch.randn(5, 4), torch.randn(3, 6, 4)), (torch.randn(4, 4), torch.randn(4, 4), torch.randn(2, 8, 4)),
         dynamic_shapes=(({0: torch.export.Dim("b", min=4, max=64)}, {0: torch.export.Dim("b", min=4, max=64)},
                          {0: torch.export.Dim("n", min=1, max=64), 1: torch.export.Dim("m", min=2, max=64)}),)),
+    # model code with dynamic sizes (tests/gen/zoo/cases_user2.py to
+    # cases_user4.py): sizes known at run time only
+    # affine_grid's batch from theta, the training IR's own op
+    "edge_affine_grid_dyn_batch": lambda: case(Fn(lambda t, t3: (
+        F.affine_grid(t, [t.shape[0], 3, 5, 4], align_corners=False),
+        F.affine_grid(t3, [t3.shape[0], 1, 2, 3, 4], align_corners=True))),
+        (torch.randn(2, 2, 3), torch.randn(2, 3, 4)), (torch.randn(3, 2, 3), torch.randn(1, 3, 4)),
+        dynamic_shapes=(({0: torch.export.Dim("b", max=64)}, {0: torch.export.Dim("c", max=64)}),)),
+    # cross entropy of a segmentation map of dynamic batch, height and
+    # width, class-weighted too
+    "edge_cross_entropy_dynamic": lambda: case(Fn(lambda x, t: (
+        F.cross_entropy(x, t, reduction="none"), F.cross_entropy(x, t, weight=torch.tensor([0.5, 2.0, 1.0, 3.0]), ignore_index=1),
+        F.nll_loss(x.log_softmax(1), t, weight=torch.tensor([0.5, 2.0, 1.0, 3.0]), reduction="none"))),
+        (torch.randn(2, 4, 6, 5), torch.randint(0, 4, (2, 6, 5))), (torch.randn(1, 4, 9, 7), torch.randint(0, 4, (1, 9, 7))),
+        dynamic_shapes=(({0: torch.export.Dim("b", max=64), 2: torch.export.Dim("h", max=64), 3: torch.export.Dim("w", max=64)},
+                         {0: torch.export.Dim("b", max=64), 1: torch.export.Dim("h", max=64), 2: torch.export.Dim("w", max=64)}),)),
+    # a KV cache written at given positions along a dynamic length (dim
+    # 2), index_add there too; quantiles along a dynamic dim
+    "edge_index_copy_quantile_dynamic": lambda: case(Fn(lambda cache, k, pos, x: (
+        cache.index_copy(2, pos, k), cache.index_add(2, pos, k, alpha=0.5),
+        torch.quantile(x, 0.9, dim=1), torch.quantile(x, torch.tensor([0.25, 0.5]), dim=1, keepdim=True, interpolation="nearest"),
+        torch.nanquantile(x, 0.3, dim=0), torch.quantile(x, torch.tensor(0.75), dim=1, interpolation="midpoint"))),
+        (torch.randn(2, 3, 6, 2), torch.randn(2, 3, 2, 2), torch.tensor([4, 1]), torch.tensor([[1.0, 5.0, float("nan"), 2.0], [0.5, -1.0, 3.0, 2.0], [7.0, 1.0, 1.0, 0.0]])),
+        (torch.randn(1, 3, 9, 2), torch.randn(1, 3, 3, 2), torch.tensor([8, 0, 3]), torch.randn(2, 7)),
+        dynamic_shapes=(({0: torch.export.Dim("b", max=64), 2: torch.export.Dim("p", min=2, max=64)}, {0: torch.export.Dim("b", max=64), 2: torch.export.Dim("k", min=2, max=64)},
+                         {0: torch.export.Dim("k", min=2, max=64)}, {0: torch.export.Dim("r", min=2, max=64), 1: torch.export.Dim("c", min=2, max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
