@@ -141,6 +141,8 @@ ValId lw_operand(Lower *L, int i, const char *kw, DType dt);
 /* an int/SymInt list arg (view sizes, expand sizes ...) as a 1-D INT64
  * tensor: a constant when all static, else Unsqueeze+Concat */
 ValId lw_shape_list(Lower *L, int i, const char *kw);
+/* whether an int list arg holds a SymInt with no fixed number */
+bool lw_list_symbolic(Lower *L, int i, const char *kw);
 
 /* --- lower_emit.c: emitting ONNX nodes --- */
 /* a node of the default domain with nin inputs (0 = missing optional

@@ -229,6 +229,20 @@ lw_operand(Lower *L, int i, const char *kw, DType dt)
 	}
 }
 
+bool
+lw_list_symbolic(Lower *L, int i, const char *kw)
+{
+	const Arg *a = lw_arg(L, i, kw);
+	int64_t v;
+	if (!a || (a->kind != A_LIST && a->kind != A_TUPLE))
+		return false;
+	const Arg *it = ir_items(L->src, a);
+	for (uint32_t k = 0; k < a->u.list.n; k++)
+		if (!lw_static_int(L, &it[k], &v))
+			return true;
+	return false;
+}
+
 ValId
 lw_shape_list(Lower *L, int i, const char *kw)
 {

@@ -209,27 +209,13 @@ pad_common(Lower *L, PadMode mode, int value_arg)
 	return x ? 0 : -1;
 }
 
-/* Does the pad list (arg 1) hold a SymInt with no fixed number? */
-static bool
-pad_symbolic(Lower *L)
-{
-	const Arg *a = lw_arg(L, 1, "pad");
-	int64_t v;
-	if (!a || (a->kind != A_LIST && a->kind != A_TUPLE))
-		return false;
-	const Arg *it = ir_items(L->src, a);
-	for (uint32_t k = 0; k < a->u.list.n; k++)
-		if (!lw_static_int(L, &it[k], &v))
-			return true;
-	return false;
-}
-
-/* constant padding by sizes known at run time (istft's pad to a given
- * length in core ATen: [0, max(0, len - n)]): the torch list, last dim
- * first, gathered into ONNX's begins-then-ends order, zeros for the dims
- * it leaves out; a negative pad crops, as ONNX Pad does too */
+/* padding by sizes known at run time (istft's pad to a given length in
+ * core ATen: [0, max(0, len - n)]; a window partition's pad to a multiple,
+ * (w - h % w) % w): the torch list, last dim first, gathered into ONNX's
+ * begins-then-ends order, zeros for the dims it leaves out; a negative pad
+ * crops, as ONNX Pad does too.  mode is ONNX's: constant, reflect, edge */
 static int
-pad_dyn(Lower *L, int value_arg)
+pad_dyn(Lower *L, int value_arg, const char *mode)
 {
 	ValId x = lw_in(L, 0, "self");
 	int r = lw_rank_of(L, 0, "self");
@@ -252,12 +238,12 @@ pad_dyn(Lower *L, int value_arg)
 	    2 * r)};
 	ValId pv = lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
 	DType dt = lw_dtype(L, x);
-	ValId cv = lw_has(L, value_arg, "value") ? lw_operand(L, value_arg,
-	    "value", dt) : lw_scalar_int(L, 0, dt);
+	ValId cv = value_arg >= 0 && lw_has(L, value_arg, "value")
+	    ? lw_operand(L, value_arg, "value", dt) : lw_scalar_int(L, 0, dt);
 	if (!cv)
 		return -1;
 	NodeId n = lw_emit(L, "Pad", 3, (ValId[]){x, pv, cv}, 1);
-	lw_attr_str(L, n, "mode", "constant");
+	lw_attr_str(L, n, "mode", mode);
 	lw_bind(L, 0, lw_typed(L, n, dt));
 	return 0;
 }
@@ -265,8 +251,8 @@ pad_dyn(Lower *L, int value_arg)
 static int
 constant_pad_nd(Lower *L)
 {
-	if (pad_symbolic(L))
-		return pad_dyn(L, 2);
+	if (lw_list_symbolic(L, 1, "pad"))
+		return pad_dyn(L, 2, "constant");
 	return pad_common(L, PAD_CONSTANT, 2);
 }
 
@@ -289,12 +275,16 @@ pad_rule(Lower *L)
 	const Arg *a = lw_arg(L, 2, "mode");
 	const char *m = a && a->kind == A_STR ? ir_str(L->m, a->u.s)
 	    : "constant";
+	bool dyn = lw_list_symbolic(L, 1, "pad");
 	if (!strcmp(m, "constant"))
-		return pad_common(L, PAD_CONSTANT, 3);
+		return dyn ? pad_dyn(L, 3, "constant")
+		    : pad_common(L, PAD_CONSTANT, 3);
 	if (!strcmp(m, "reflect"))
-		return pad_common(L, PAD_REFLECT, -1);
+		return dyn ? pad_dyn(L, -1, "reflect")
+		    : pad_common(L, PAD_REFLECT, -1);
 	if (!strcmp(m, "replicate"))
-		return pad_common(L, PAD_EDGE, -1);
+		return dyn ? pad_dyn(L, -1, "edge")
+		    : pad_common(L, PAD_EDGE, -1);
 	if (!strcmp(m, "circular"))
 		return pad_common(L, PAD_CIRCULAR, -1);
 	return lw_fail(L, "pad mode '%s' is not supported", m);

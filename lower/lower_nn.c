@@ -294,9 +294,25 @@ conv(Lower *L, const ConvArgs *ca)
 	}
 	if (ca->transposed >= 0)
 		c.transposed = lw_bool(L, ca->transposed, "transposed", false);
-	if (ca->outpad >= 0 &&
-	    lwn_spatial(L, ca->outpad, "output_padding", nd, c.outpad) < 0)
+	/* output_padding known at run time only (output_size= of a dynamic
+	 * size): computed for the most it may be, max(stride, dilation) - 1,
+	 * then cut to what it is; the rows it adds are the last ones */
+	ValId dynop = 0;
+	int64_t opmax[MAXSP];
+	if (ca->outpad >= 0 && lw_list_symbolic(L, ca->outpad,
+	    "output_padding")) {
+		dynop = lw_shape_list(L, ca->outpad, "output_padding");
+		const Arg *oa = lw_arg(L, ca->outpad, "output_padding");
+		if (!dynop || oa->u.list.n != (uint32_t)nd)
+			return lw_fail(L, "'output_padding' must have %d "
+			    "elements", nd);
+		for (int k = 0; k < nd; k++)
+			opmax[k] = c.outpad[k] = (c.stride[k] > c.dil[k]
+			    ? c.stride[k] : c.dil[k]) - 1;
+	} else if (ca->outpad >= 0 && lwn_spatial(L, ca->outpad,
+	    "output_padding", nd, c.outpad) < 0) {
 		return -1;
+	}
 	if (ca->groups >= 0)
 		c.groups = lw_int(L, ca->groups, "groups", 1);
 
@@ -317,6 +333,9 @@ conv(Lower *L, const ConvArgs *ca)
 	/* an integer convolution would be a model ONNX Runtime refuses to
 	 * load; in float its sums are exact only below 2^24 */
 	const Value *iv = lw_srcval(L, 0, "input");
+	if (iv && iv->dtype == DT_I64 && dynop)
+		return lw_fail(L, "int64 transposed convolution with an "
+		    "output_padding known at run time only is not supported");
 	if (iv && iv->dtype == DT_I64)
 		return conv_int(L, &c, pads, nd, unbatched);
 	if (iv && !ir_dtype_is_float((DType)iv->dtype))
@@ -362,6 +381,15 @@ conv(Lower *L, const ConvArgs *ca)
 		    2 * (nd + 2)));
 		if (b)
 			y = lw_op2(L, "Add", y, lwn_per_channel(L, b, nd + 2));
+	}
+	if (dynop) {
+		int64_t axes[MAXSP], zeros[MAXSP] = {0};
+		for (int k = 0; k < nd; k++)
+			axes[k] = 2 + k;
+		ValId ends = lw_op2(L, "Add", lw_op2(L, "Sub", lwn_shape_of(L,
+		    y, 2, 2 + nd), lw_const_i64s(L, opmax, nd)), dynop);
+		y = lw_slice(L, y, lw_const_i64s(L, zeros, nd), ends, axes, nd,
+		    0);
 	}
 	if (unbatched)
 		y = lwn_squeeze(L, y, 0);

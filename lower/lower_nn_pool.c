@@ -307,7 +307,12 @@ max_unpool(Lower *L, int nd)
 {
 	int64_t out[MAXSP], plane = 1;
 	const Value *xv = lw_srcval(L, 0, "self");
-	int n = lw_ints(L, 2, "output_size", out, MAXSP);
+	/* an output_size of a dynamic size (a skip connection's): the plane
+	 * and the shape at run time */
+	bool dyn = lw_list_symbolic(L, 2, "output_size");
+	const Arg *oa = lw_arg(L, 2, "output_size");
+	int n = dyn ? (int)oa->u.list.n : lw_ints(L, 2, "output_size", out,
+	    MAXSP);
 	if (lw_failed(L))
 		return -1;
 	if (n != nd)
@@ -315,11 +320,15 @@ max_unpool(Lower *L, int nd)
 	if (!xv || (xv->rank != nd + 1 && xv->rank != nd + 2))
 		return lw_fail(L, "input of rank %d for %dd unpooling",
 		    xv ? xv->rank : -1, nd);
-	for (int k = 0; k < nd; k++) {
+	for (int k = 0; k < nd && !dyn; k++) {
 		if (out[k] < 0)
 			return lw_fail(L, "output_size must be non-negative");
 		plane *= out[k];
 	}
+	ValId osz = dyn ? lw_shape_list(L, 2, "output_size")
+	    : lw_const_i64s(L, out, nd);
+	if (!osz)
+		return -1;
 	ValId x = lw_in(L, 0, "self"), i = lw_cast(L, lw_in(L, 1, "indices"),
 	    DT_I64);
 	if (!x || !i)
@@ -329,7 +338,8 @@ max_unpool(Lower *L, int nd)
 	ValId ls = lwn_shape_of(L, x, 0, lead);
 	ValId flat[2] = {ls, lw_i64v(L, -1)};
 	ValId fs = lw_concat(L, flat, 2, 0, DT_I64);
-	ValId zs[2] = {ls, lw_i64v(L, plane)};
+	ValId zs[2] = {ls, dyn ? lwn_reduce(L, "ReduceProd", osz,
+	    (int64_t[]){0}, 1, true) : lw_i64v(L, plane)};
 	ValId z = lwn_fill(L, lw_concat(L, zs, 2, 0, DT_I64), 0,
 	    lw_dtype(L, x));
 	lw_settype(L, z, lw_dtype(L, x));
@@ -337,7 +347,7 @@ max_unpool(Lower *L, int nd)
 	NodeId s = lw_emit(L, "ScatterElements", 3, in, 1);
 	lw_attr_int(L, s, "axis", lead);
 	ValId y = lwn_settyped(L, s, 0, lw_dtype(L, x));
-	ValId os[2] = {ls, lw_const_i64s(L, out, nd)};
+	ValId os[2] = {ls, osz};
 	lw_bind(L, 0, lw_reshape(L, y, lw_concat(L, os, 2, 0, DT_I64)));
 	return 0;
 }
@@ -538,9 +548,54 @@ reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
 	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
 }
 
+/* a [1] int64 size d divided or multiplied (op) by v */
+static ValId
+dim_op(Lower *L, ValId d, const char *op, int64_t v)
+{
+	ValId in[2] = {d, lw_i64v(L, v)};
+	return lw_typed(L, lw_emit(L, op, 2, in, 1), DT_I64);
+}
+
+/* x reshaped to the sizes parts (each a [1] int64) hold; allowzero as
+ * in reshape_batch */
+static ValId
+reshape_parts(Lower *L, ValId x, const ValId *parts, int n)
+{
+	ValId in[2] = {x, lw_concat(L, parts, n, 0, DT_I64)};
+	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
+	lw_attr_int(L, rn, "allowzero", 1);
+	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
+}
+
+/* pixel_shuffle (up) or pixel_unshuffle of a 4-D x as reshape, transpose,
+ * reshape with every size taken at run time: dynamic heights, widths and
+ * channels, any dtype */
+static ValId
+shuffle_dyn(Lower *L, ValId x, int64_t r, bool up)
+{
+	ValId n = lwn_shape_of(L, x, 0, 1), c = lwn_shape_of(L, x, 1, 2);
+	ValId h = lwn_shape_of(L, x, 2, 3), w = lwn_shape_of(L, x, 3, 4);
+	ValId rv = lw_i64v(L, r);
+	if (up) {
+		c = dim_op(L, c, "Div", r * r);
+		x = reshape_parts(L, x, (ValId[]){n, c, rv, rv, h, w}, 6);
+		x = lwn_transpose(L, x, (int64_t[]){0, 1, 4, 2, 5, 3}, 6);
+		return reshape_parts(L, x, (ValId[]){n, c, dim_op(L, h, "Mul",
+		    r), dim_op(L, w, "Mul", r)}, 4);
+	}
+	h = dim_op(L, h, "Div", r);
+	w = dim_op(L, w, "Div", r);
+	x = reshape_parts(L, x, (ValId[]){n, c, h, rv, w, rv}, 6);
+	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
+	return reshape_parts(L, x, (ValId[]){n, dim_op(L, c, "Mul", r * r), h,
+	    w}, 4);
+}
+
 /* pixel_shuffle(self, upscale_factor): [*, C*r*r, H, W] -> [*, C, H*r,
  * W*r] with channel c*r*r + i*r + j going to (c, h*r+i, w*r+j), which is
- * DepthToSpace in CRD mode. */
+ * DepthToSpace in CRD mode.  ONNX Runtime's DepthToSpace takes float32,
+ * float64, float16 and uint8, each moved exactly (bfloat16 widened to
+ * float32, exact too); other dtypes reshape, transpose, reshape. */
 static int
 pixel_shuffle(Lower *L)
 {
@@ -548,37 +603,39 @@ pixel_shuffle(Lower *L)
 	int64_t r = lw_int(L, 1, "upscale_factor", 1);
 	if (!xv || (xv->rank != 3 && xv->rank != 4))
 		return lw_fail(L, "only inputs of rank 3 and 4 are supported");
-	ValId x = lwn_f32(L, lw_in(L, 0, "self"));
+	if (r < 1)
+		return lw_fail(L, "upscale_factor must be positive");
+	ValId x = lw_in(L, 0, "self");
 	if (!x)
 		return -1;
+	DType dt = lw_dtype(L, x);
+	if (dt == DT_BF16)
+		x = lw_cast(L, x, DT_F32);
 	if (xv->rank == 3)
 		x = lwn_unsqueeze(L, x, 0);
 	int64_t c, h, w;
-	if (!ir_dtype_is_float(lw_dtype(L, x))) {
-		/* ONNX Runtime's DepthToSpace is float only: the same as
-		 * reshape, transpose, reshape */
-		if (r < 1 || !lw_dim_static(xv, L->src, -3, &c) ||
+	if (!ir_dtype_is_float(dt) && dt != DT_U8) {
+		if (!lw_dim_static(xv, L->src, -3, &c) ||
 		    !lw_dim_static(xv, L->src, -2, &h) ||
-		    !lw_dim_static(xv, L->src, -1, &w))
-			return lw_fail(L, "pixel_shuffle of a non-float tensor "
-			    "needs static channel and spatial sizes");
-		x = reshape_batch(L, x, (int64_t[]){c / (r * r), r, r, h, w},
-		    5);
-		x = lwn_transpose(L, x, (int64_t[]){0, 1, 4, 2, 5, 3}, 6);
-		x = reshape_batch(L, x, (int64_t[]){c / (r * r), h * r, w * r},
-		    3);
-		if (xv->rank == 3)
-			x = lwn_squeeze(L, x, 0);
-		lwn_bind_out(L, 0, x);
-		return 0;
+		    !lw_dim_static(xv, L->src, -1, &w)) {
+			x = shuffle_dyn(L, x, r, true);
+		} else {
+			x = reshape_batch(L, x, (int64_t[]){c / (r * r), r, r,
+			    h, w}, 5);
+			x = lwn_transpose(L, x, (int64_t[]){0, 1, 4, 2, 5, 3},
+			    6);
+			x = reshape_batch(L, x, (int64_t[]){c / (r * r), h * r,
+			    w * r}, 3);
+		}
+	} else {
+		NodeId n = lw_emit(L, "DepthToSpace", 1, &x, 1);
+		lw_attr_int(L, n, "blocksize", r);
+		lw_attr_str(L, n, "mode", "CRD");
+		x = lwn_settyped(L, n, 0, lw_dtype(L, x));
 	}
-	NodeId n = lw_emit(L, "DepthToSpace", 1, &x, 1);
-	lw_attr_int(L, n, "blocksize", r);
-	lw_attr_str(L, n, "mode", "CRD");
-	ValId y = lwn_settyped(L, n, 0, lw_dtype(L, x));
 	if (xv->rank == 3)
-		y = lwn_squeeze(L, y, 0);
-	lwn_bind_out(L, 0, y);
+		x = lwn_squeeze(L, x, 0);
+	lwn_bind_out(L, 0, x);
 	return 0;
 }
 
@@ -592,18 +649,23 @@ pixel_unshuffle(Lower *L)
 	int64_t r = lw_int(L, 1, "downscale_factor", 1), c, h, w;
 	if (!xv || (xv->rank != 3 && xv->rank != 4))
 		return lw_fail(L, "only inputs of rank 3 and 4 are supported");
-	if (r < 1 || !lw_dim_static(xv, L->src, -3, &c) ||
-	    !lw_dim_static(xv, L->src, -2, &h) ||
-	    !lw_dim_static(xv, L->src, -1, &w))
-		return lw_fail(L, "needs static channel and spatial sizes");
+	if (r < 1)
+		return lw_fail(L, "downscale_factor must be positive");
 	ValId x = lw_in(L, 0, "self");
 	if (!x)
 		return -1;
 	if (xv->rank == 3)
 		x = lwn_unsqueeze(L, x, 0);
-	x = reshape_batch(L, x, (int64_t[]){c, h / r, r, w / r, r}, 5);
-	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
-	x = reshape_batch(L, x, (int64_t[]){c * r * r, h / r, w / r}, 3);
+	if (!lw_dim_static(xv, L->src, -3, &c) ||
+	    !lw_dim_static(xv, L->src, -2, &h) ||
+	    !lw_dim_static(xv, L->src, -1, &w)) {
+		x = shuffle_dyn(L, x, r, false);
+	} else {
+		x = reshape_batch(L, x, (int64_t[]){c, h / r, r, w / r, r}, 5);
+		x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
+		x = reshape_batch(L, x, (int64_t[]){c * r * r, h / r, w / r},
+		    3);
+	}
 	if (xv->rank == 3)
 		x = lwn_squeeze(L, x, 0);
 	lwn_bind_out(L, 0, x);

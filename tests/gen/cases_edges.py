@@ -24,6 +24,14 @@ class Fn(nn.Module):
         return self.fn(*xs)
 
 
+class Mods(nn.Module):
+    """modules for an Fn's lambda to call, by name"""
+    def __init__(self, **mods):
+        super().__init__()
+        for k, v in mods.items():
+            setattr(self, k, v)
+
+
 torch.manual_seed(0)
 
 CASES = {
@@ -539,6 +547,32 @@ CASES = {
         (torch.randn(1, 3, 9, 2), torch.randn(1, 3, 3, 2), torch.tensor([8, 0, 3]), torch.randn(2, 7)),
         dynamic_shapes=(({0: torch.export.Dim("b", max=64), 2: torch.export.Dim("p", min=2, max=64)}, {0: torch.export.Dim("b", max=64), 2: torch.export.Dim("k", min=2, max=64)},
                          {0: torch.export.Dim("k", min=2, max=64)}, {0: torch.export.Dim("r", min=2, max=64), 1: torch.export.Dim("c", min=2, max=64)}),)),
+    # a window partition's pad to a multiple, (w - h % w) % w, in every
+    # mode aten::pad takes
+    "edge_pad_dynamic": lambda: case(Fn(lambda x: (
+        F.pad(x, (0, (4 - x.shape[-1] % 4) % 4, 1, (4 - x.shape[-2] % 4) % 4)),
+        F.pad(x, (0, (4 - x.shape[-1] % 4) % 4), value=-2.5),
+        F.pad(x, (1, (4 - x.shape[-1] % 4) % 4, 1, 0), mode="reflect"),
+        F.pad(x, ((4 - x.shape[-1] % 4) % 4, 2, 0, 1), mode="replicate"))),
+        (torch.randn(2, 3, 7, 9),), (torch.randn(1, 3, 8, 6),),
+        dynamic_shapes=(({0: torch.export.Dim("b", max=64), 2: torch.export.Dim("h", min=3, max=64), 3: torch.export.Dim("w", min=4, max=64)},),)),
+    # pixel (un)shuffle of dynamic heights and widths, int64 too; float64
+    # moved exactly (it went through float32 before)
+    "edge_pixel_shuffle_dynamic": lambda: case(Fn(lambda x, i, d: (
+        F.pixel_unshuffle(x, 2), F.pixel_shuffle(x, 2), F.pixel_unshuffle(i, 2), F.pixel_shuffle(i, 2),
+        F.pixel_shuffle(d, 2) - 1, F.pixel_unshuffle(d, 2) - 1)),
+        (torch.randn(2, 4, 6, 8), torch.randint(-2**62, 2**62, (2, 4, 6, 8)), torch.rand(1, 4, 2, 2, dtype=torch.float64) * 1e-9 + 1),
+        (torch.randn(1, 4, 4, 10), torch.randint(-2**62, 2**62, (1, 4, 4, 10)), torch.rand(1, 4, 2, 2, dtype=torch.float64) * 1e-9 + 1),
+        dynamic_shapes=(({0: torch.export.Dim("b", max=64), 2: 2 * torch.export.Dim("h", max=64), 3: 2 * torch.export.Dim("w", max=64)},
+                         {0: torch.export.Dim("b", max=64), 2: 2 * torch.export.Dim("h", max=64), 3: 2 * torch.export.Dim("w", max=64)}, None),), atol=0, rtol=0),
+    # a decoder's upsampling sized to its skip connection, of a dynamic
+    # size: output_padding (and max_unpool's output_size) known at run time
+    "edge_conv_transpose_output_size_dynamic": lambda: case(Fn(lambda x, m=Mods(
+            d2=nn.Conv2d(3, 4, 3, 2, 1), u2=nn.ConvTranspose2d(4, 3, 3, 2, 1), d1=nn.Conv1d(3, 2, 2, 3), u1=nn.ConvTranspose1d(2, 3, 2, 3)): (
+        m.u2(m.d2(x), output_size=x.shape[-2:]), m.u1(m.d1(x[:, :, 0]), output_size=x.shape[-1:]),
+        F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, output_size=x.shape[-2:]))),
+        (torch.randn(2, 3, 9, 8),), (torch.randn(1, 3, 12, 11),),
+        dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 2: torch.export.Dim.DYNAMIC, 3: torch.export.Dim.DYNAMIC},),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
