@@ -5,8 +5,9 @@
  *
  * ONNX has no running maximum, mode or search, so these compare every
  * pair of positions along the dimension (an [n, n] pattern broadcast over
- * the other dims, n static) and reduce; the order statistics sort with
- * TopK.  Ties are broken as PyTorch's CPU kernels break them. */
+ * the other dims, a constant for a static n) and reduce; the order
+ * statistics sort with TopK.  Ties are broken as PyTorch's CPU kernels
+ * break them. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -60,8 +61,9 @@ used(Lower *L, int k)
 	    lw_outval(L, k)->kind != VK_UNKNOWN;
 }
 
-/* The dimension argument i of self (rank r, static length *n along it);
- * -1 after reporting.  A 0-d tensor is seen as [1]. */
+/* The dimension argument i of self (rank r, static length *n along it,
+ * or -1 for a length known at run time only); -1 after reporting.  A 0-d
+ * tensor is seen as [1]. */
 static int
 sel_dim(Lower *L, int i, const char *kw, int64_t dflt, int *r, int64_t *d,
     int64_t *n, ValId *x)
@@ -83,9 +85,15 @@ sel_dim(Lower *L, int i, const char *kw, int64_t dflt, int *r, int64_t *d,
 		return 0;
 	}
 	if (!lw_sdim(L, xv, (int)*d, n))
-		return lw_fail(L, "needs a static size along dimension %lld",
-		    (long long)*d);
+		*n = -1;
 	return 0;
+}
+
+/* x's length n along d as a [1] int64, read at run time when n < 0 */
+static ValId
+len_of(Lower *L, ValId x, int64_t d, int64_t n)
+{
+	return n >= 0 ? lw_i64v(L, n) : lwn_shape_of(L, x, d, d + 1);
 }
 
 /* A constant of rank 2 + tail: [n, m, 1, ...], filled by f(j, i). */
@@ -126,6 +134,20 @@ positions(Lower *L, int64_t n, int tail)
 	return lw_const(L, DT_I64, 1 + tail, dims, v);
 }
 
+/* The same positions along dim d of x, its length read at run time */
+static ValId
+positions_dyn(Lower *L, ValId x, int64_t d, int tail)
+{
+	ValId len = lw_axes_op(L, "Squeeze", lwn_shape_of(L, x, d, d + 1),
+	    (int64_t[]){0}, 1);
+	ValId in[3] = {lw_scalar_i64(L, 0), len, lw_scalar_i64(L, 1)};
+	ValId p = lw_typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
+	int64_t ax[LW_MAXRANK + 1];
+	for (int k = 0; k < tail; k++)
+		ax[k] = 1 + k;
+	return tail ? lw_axes_op(L, "Unsqueeze", p, ax, tail) : p;
+}
+
 /* Bind values v and indices i, dropping dim d unless keep. */
 static void
 bind_vi(Lower *L, ValId v, ValId i, int64_t d, bool keep, bool zerod)
@@ -139,7 +161,9 @@ bind_vi(Lower *L, ValId v, ValId i, int64_t d, bool keep, bool zerod)
 }
 
 /* cummax/cummin(self, dim) -> (values, indices): at i, the extreme of
- * x[..i] and the last position holding it (PyTorch updates on ties). */
+ * x[..i] and the last position holding it (PyTorch updates on ties).  A
+ * NaN wins and stays, its index the last NaN so far, as in ATen's
+ * cummax_cummin_helper. */
 static int
 cum_ext(Lower *L, bool max)
 {
@@ -161,14 +185,35 @@ cum_ext(Lower *L, bool max)
 	if (!fill)
 		return -1;
 	int tail = r - 1 - (int)d;
+	ValId isn = 0;
+	if (ir_dtype_is_float(dt)) {
+		isn = lw_op1(L, "IsNaN", x);
+		lw_settype(L, isn, DT_BOOL);
+		x = where(L, isn, fill, x);
+	}
 	ValId xj = lw_axes_op(L, "Unsqueeze", x, (int64_t[]){d + 1}, 1);
-	ValId m = pattern(L, DT_BOOL, n, n, tail, 0);
+	/* j <= i over [n, n, 1...], and j as [n, 1, 1...] */
+	ValId jpos = n < 0 ? positions_dyn(L, x, d, tail + 1)
+	    : pattern(L, DT_I64, n, 1, tail, 1);
+	ValId m = n < 0 ? lw_op2t(L, "LessOrEqual", jpos, lw_axes_op(L,
+	    "Unsqueeze", positions_dyn(L, x, d, tail), (int64_t[]){0}, 1),
+	    DT_BOOL) : pattern(L, DT_BOOL, n, n, tail, 0);
 	ValId v = reduce(L, max ? "ReduceMax" : "ReduceMin",
 	    where(L, m, xj, fill), d, false);
 	ValId hit = lw_op2(L, "And", m, lw_op2t(L, "Equal", xj,
 	    lw_axes_op(L, "Unsqueeze", v, &d, 1), DT_BOOL));
-	ValId i = reduce(L, "ReduceMax", where(L, hit, pattern(L, DT_I64, n, 1,
-	    tail, 1), lw_scalar_i64(L, -1)), d, false);
+	ValId i = reduce(L, "ReduceMax", where(L, hit, jpos, lw_scalar_i64(L,
+	    -1)), d, false);
+	if (isn) {
+		ValId nj = lw_axes_op(L, "Unsqueeze", isn, (int64_t[]){d + 1},
+		    1);
+		ValId last = reduce(L, "ReduceMax", where(L, lw_op2(L, "And",
+		    m, nj), jpos, lw_scalar_i64(L, -1)), d, false);
+		ValId has = lw_op2t(L, "GreaterOrEqual", last, lw_scalar_i64(L,
+		    0), DT_BOOL);
+		v = where(L, has, lw_scalar(L, NAN, dt), v);
+		i = where(L, has, last, i);
+	}
 	if (zerod) {
 		v = lw_axes_op(L, "Squeeze", v, (int64_t[]){0}, 1);
 		i = lw_axes_op(L, "Squeeze", i, (int64_t[]){0}, 1);
@@ -191,7 +236,7 @@ sort_up(Lower *L, ValId x, int64_t d, int64_t n, ValId *v, ValId *i)
 	DType dt = lw_dtype(L, x);
 	if (dt == DT_F16 || dt == DT_BF16)
 		x = lw_cast(L, x, DT_F32);
-	ValId in[2] = {x, lw_i64v(L, n)};
+	ValId in[2] = {x, len_of(L, x, d, n)};
 	NodeId t = lw_emit(L, "TopK", 2, in, 2);
 	lw_attr_int(L, t, "axis", d);
 	lw_attr_int(L, t, "largest", 0);
@@ -211,9 +256,10 @@ gather_el(Lower *L, ValId x, ValId i, int64_t d)
 	return lw_typed(L, g, lw_dtype(L, x));
 }
 
-/* The k-th smallest (1-based k, static) along d, kept as a dim of 1;
- * nan: NaNs are left out (nanmedian, k from their count), else a NaN
- * wins (median: the first NaN) */
+/* The k-th smallest (1-based k, static; 0: the lower median of a length
+ * n known at run time only) along d, kept as a dim of 1; nan: NaNs are
+ * left out (nanmedian, k from their count), else a NaN wins (median: the
+ * first NaN) */
 static void
 kth(Lower *L, ValId x, int64_t d, int64_t n, int64_t k, int nan, ValId *v,
     ValId *i)
@@ -238,10 +284,16 @@ kth(Lower *L, ValId x, int64_t d, int64_t n, int64_t k, int nan, ValId *v,
 		    lw_scalar_i64(L, 1)), lw_scalar_i64(L, 2)),
 		    lw_scalar_i64(L, 0));
 	}
-	if (pos)
+	if (pos) {
 		*i = gather_el(L, *i, pos, d);
-	else
+	} else if (k == 0) {
+		ValId p = lw_op2(L, "Div", lw_op2(L, "Sub", len_of(L, x, d, n),
+		    lw_i64v(L, 1)), lw_i64v(L, 2));
+		*i = lw_slice(L, *i, p, lw_op2(L, "Add", p, lw_i64v(L, 1)), &d,
+		    1, 0);
+	} else {
 		*i = lw_slice_const(L, *i, d, k - 1, k, 1);
+	}
 	*v = gather_el(L, x, *i, d);
 	if (nan == 0 && isnan) {
 		ValId ni = lw_cast(L, isnan, DT_I32);
@@ -265,7 +317,9 @@ kthvalue(Lower *L)
 	bool zerod = lw_rank_of(L, 0, "self") == 0;
 	if (sel_dim(L, 2, "dim", -1, &r, &d, &n, &x) < 0)
 		return -1;
-	if (k < 1 || k > n)
+	/* past a length known at run time only: ONNX Runtime's Slice gives
+	 * an empty result where PyTorch raises */
+	if (k < 1 || (n >= 0 && k > n))
 		return lw_fail(L, "kthvalue(): selected number k out of range "
 		    "for dimension %lld", (long long)d);
 	kth(L, x, d, n, k, -1, &v, &i);
@@ -286,7 +340,7 @@ median_dim(Lower *L, bool nan)
 		return -1;
 	if (n == 0)
 		return lw_fail(L, "median of an empty dimension");
-	kth(L, x, d, n, (n - 1) / 2 + 1, nan, &v, &i);
+	kth(L, x, d, n, n < 0 ? 0 : (n - 1) / 2 + 1, nan, &v, &i);
 	bind_vi(L, v, i, d, lw_bool(L, 2, "keepdim", false), zerod);
 	return 0;
 }
@@ -302,18 +356,15 @@ median_all(Lower *L, bool nan)
 	int64_t n = 1, e;
 	if (!xv || xv->rank < 0)
 		return lw_fail(L, "self must be a ranked tensor");
-	for (int k = 0; k < xv->rank; k++) {
-		if (!lw_sdim(L, xv, k, &e))
-			return lw_fail(L, "needs static sizes");
-		n *= e;
-	}
+	for (int k = 0; k < xv->rank && n >= 0; k++)
+		n = lw_sdim(L, xv, k, &e) ? n * e : -1;
 	if (n == 0)
 		return lw_fail(L, "median of an empty tensor");
 	ValId x = lw_in(L, 0, "self"), v, i;
 	if (!x)
 		return -1;
 	x = lw_reshape(L, x, lw_i64v(L, -1));
-	kth(L, x, 0, n, (n - 1) / 2 + 1, nan, &v, &i);
+	kth(L, x, 0, n, n < 0 ? 0 : (n - 1) / 2 + 1, nan, &v, &i);
 	lw_bind(L, 0, lw_axes_op(L, "Squeeze", v, (int64_t[]){0}, 1));
 	return 0;
 }
@@ -349,7 +400,8 @@ mode(Lower *L)
 	    true), DT_BOOL);
 	ValId v = reduce(L, "ReduceMin", where(L, most, x, top), d, true);
 	ValId at = where(L, lw_op2t(L, "Equal", x, v, DT_BOOL),
-	    positions(L, n, r - 1 - (int)d), lw_scalar_i64(L, -1));
+	    n < 0 ? positions_dyn(L, x, d, r - 1 - (int)d) : positions(L, n,
+	    r - 1 - (int)d), lw_scalar_i64(L, -1));
 	ValId i = reduce(L, "ReduceMax", at, d, true);
 	if (b)
 		v = lw_cast(L, v, DT_BOOL);

@@ -334,8 +334,65 @@ cumsum(Lower *L)
 	return 0;
 }
 
+/* The running product of x (rank r) along axis d by a Scan whose state is
+ * the product so far: ATen's order (left to right, so the same rounding),
+ * for a length known only at run time or too long to unroll */
+static ValId
+cumprod_scan(Lower *L, ValId x, int64_t d, int r)
+{
+	DType dt = lw_dtype(L, x);
+	const Dim *xd = ir_dims(L->dst, x);
+	Dim sd[LW_MAXRANK];
+	int64_t keep[LW_MAXRANK];
+	int ns = 0;
+	for (int k = 0; k < r; k++)
+		if (k != d) {
+			sd[ns] = xd[k];
+			keep[ns++] = k;
+		}
+	GraphId sg = lw_subgraph(L, "cumprod_step");
+	Graph *g = ir_graph(L->m, sg);
+	Lower S = *L;
+	S.dst = g;
+	S.dstid = sg;
+	const char *names[] = {"product_in", "slice"};
+	ValId in[2];
+	for (int j = 0; j < 2; j++) {
+		in[j] = ir_value(g, ir_intern(L->m, names[j]));
+		ir_set_tensor(g, in[j], dt, ns, ns ? sd : NULL);
+		ir_add_input(g, in[j]);
+	}
+	ValId p = lw_op2(&S, "Mul", in[0], in[1]);
+	lw_sub_output(L, sg, p);
+	lw_sub_output(L, sg, p);
+	if (S.failed)
+		L->failed = true;
+	/* the first state: ones of x's shape without axis d */
+	ValId one = lw_scalar_int(L, 1, dt);
+	if (ns) {
+		ValId gin[2] = {lwr_op1t(L, "Shape", x, DT_I64),
+			lw_const_i64s(L, keep, ns)};
+		ValId shape = lw_typed(L, lw_emit(L, "Gather", 2, gin, 1),
+		    DT_I64);
+		one = lw_typed(L, lw_emit(L, "Expand", 2, (ValId[]){one,
+		    shape}, 1), dt);
+	}
+	NodeId n = lw_emit(L, "Scan", 2, (ValId[]){one, x}, 2);
+	lw_attr_graph(L, n, "body", sg);
+	lw_attr_int(L, n, "num_scan_inputs", 1);
+	if (d) {
+		lw_attr_ints(L, n, "scan_input_axes", &d, 1);
+		lw_attr_ints(L, n, "scan_output_axes", &d, 1);
+	}
+	lw_settype(L, lw_res(L, n, 0), dt);
+	ValId y = lw_res(L, n, 1);
+	lw_settype(L, y, dt);
+	return y;
+}
+
 /* cumprod(self, dim, *, dtype): ONNX has no product scan, so a running
- * product over static slices; exact for integers, unlike exp(cumsum(log)) */
+ * product over static slices (a Scan when the length is dynamic or long);
+ * exact for integers, unlike exp(cumsum(log)) */
 static int
 cumprod(Lower *L)
 {
@@ -354,12 +411,10 @@ cumprod(Lower *L)
 		lw_bind(L, 0, lw_cast(L, x, od));
 		return 0;
 	}
-	if (!lw_dim_static(sv, L->src, (int)d, &len))
-		return lw_fail(L, "cumprod needs a static size along dim %lld",
-		    (long long)d);
-	if (len > LIMIT)
-		return lw_fail(L, "cumprod over %lld elements (more than %d) "
-		    "is not supported", (long long)len, LIMIT);
+	if (!lw_dim_static(sv, L->src, (int)d, &len) || len > LIMIT) {
+		lw_bind(L, 0, lw_cast(L, cumprod_scan(L, x, d, sv->rank), od));
+		return 0;
+	}
 	if (len <= 1) {
 		lw_bind(L, 0, lw_cast(L, x, od));
 		return 0;

@@ -573,6 +573,32 @@ CASES = {
         F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, output_size=x.shape[-2:]))),
         (torch.randn(2, 3, 9, 8),), (torch.randn(1, 3, 12, 11),),
         dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 2: torch.export.Dim.DYNAMIC, 3: torch.export.Dim.DYNAMIC},),)),
+    # cumprod along a dynamic dim (NeRF's transmittance) or one too long to
+    # unroll: a Scan in ATen's order; int64 wraps as PyTorch's does
+    "edge_cumprod_dynamic": lambda: case(Fn(lambda a, i, l: (
+        torch.cumprod(1 - a + 1e-3, -1), torch.cumprod(a, 0), torch.cumprod(i, 1), l.cumprod(0))),
+        (torch.rand(3, 7), torch.randint(-9, 9, (2, 40)), torch.rand(300) + 0.5),
+        (torch.rand(2, 12), torch.randint(-9, 9, (3, 33)), torch.rand(300) + 0.5),
+        dynamic_shapes=(({0: torch.export.Dim("r", max=64), 1: torch.export.Dim("s", max=64)}, {0: torch.export.Dim("q", max=64), 1: torch.export.Dim("t", max=64)}, None),)),
+    # median, nanmedian and kthvalue along a dynamic dim, and of all
+    # elements of a dynamic tensor
+    "edge_median_dynamic": lambda: case(Fn(lambda x, n: (
+        *torch.median(x, 1), *torch.median(x, 0, keepdim=True), *torch.nanmedian(n, 1), *torch.kthvalue(x, 2, 1),
+        torch.median(x), torch.nanmedian(n))),
+        (torch.randn(3, 6), torch.tensor([[1.0, float("nan"), 3.0, 0.5], [float("nan"), 2.0, float("nan"), 1.0]])),
+        (torch.randn(4, 5), torch.tensor([[2.0, float("nan"), -1.0, 7.0, 4.0, 1.0], [1.0, 2.0, float("nan"), float("nan"), 9.0, 0.0],
+                                          [float("nan"), 5.0, 5.0, 5.0, 1.0, 2.0]])),
+        dynamic_shapes=(({0: torch.export.Dim("a", max=64), 1: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("c", max=64), 1: torch.export.Dim("d", max=64)}),)),
+    # running extremes, the mode and a broadcast grid along dynamic dims;
+    # a NaN in a running extreme wins and stays, its index the last NaN
+    # (3 was given after a NaN before, static sizes too)
+    "edge_cummax_mode_dynamic": lambda: case(Fn(lambda x, b, s: (
+        *x.cummax(1), *x.cummin(0), *torch.mode(x.round(), 1), *torch.cummax(b, 1),
+        *torch.meshgrid(x[0], x[:, 0], indexing="xy"), *torch.broadcast_tensors(x[:, :1], x[:1]), *s.cummax(1), *s.cummin(1))),
+        (torch.tensor([[1.0, 3.0, 3.0, float("nan"), 2.0], [0.0, -1.0, 5.0, 5.0, 7.0]]), torch.tensor([[False, True, False], [True, True, False]]),
+         torch.tensor([[1.0, 3.0, float("nan"), 2.0, float("nan"), 9.0]])),
+        (torch.randn(3, 7), torch.tensor([[True, False], [False, False], [False, True]]), torch.tensor([[float("nan"), 1.0, 0.0, 2.0, -1.0, 5.0]])),
+        dynamic_shapes=(({0: torch.export.Dim("a", min=2, max=64), 1: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("c", max=64), 1: torch.export.Dim("d", min=2, max=64)}, None),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
