@@ -13,8 +13,7 @@
 static ValId
 batch_fill(Lower *L, const LaBatch *b, double v, DType dt)
 {
-	return lw_op2(L, "Expand", lw_scalar(L, v, dt),
-	    lw_const_i64s(L, b->d, b->nb));
+	return lw_op2(L, "Expand", lw_scalar(L, v, dt), la_batch_shape(L, b));
 }
 
 /* ---------------------------------------------------------- determinant */
@@ -53,6 +52,8 @@ det(Lower *L)
 	if (la_square_in(L, 0, "A", "linalg_det", &b, &n, &a) < 0)
 		return -1;
 	DType dt = lw_dtype(L, a);
+	if (n == 0 && la_static(L, &b, "linalg_det of 0x0 matrices") < 0)
+		return -1;
 	if (n == 0) {
 		la_bind_out(L, 0, batch_fill(L, &b, 1, dt));
 		la_bind_out(L, 1, a);
@@ -170,18 +171,25 @@ solve(Lower *L)
 		int64_t ax = -1;
 		bv = lw_axes_op(L, "Unsqueeze", bv, &ax, 1);
 		bb.nb = sb->rank - 1;
+		bb.shape = 0;
 		for (int d = 0; d < sb->rank; d++) {
 			int64_t v;
-			if (!lw_sdim(L, sb, d, &v))
-				return lw_fail(L, "linalg_solve is unrolled over "
-				    "static sizes: dim %d of 'B' is symbolic", d);
+			if (!lw_sdim(L, sb, d, &v)) {
+				if (d == bb.nb)
+					return lw_fail(L, "linalg_solve is "
+					    "unrolled over static sizes: dim "
+					    "%d of 'B' is symbolic", d);
+				v = -1;
+				bb.shape = lwn_shape_of(L, lw_in(L, 1, "B"),
+				    0, bb.nb);
+			}
 			if (d < bb.nb)
 				bb.d[d] = v;
 			else
 				br = v;
 		}
 		bc = 1;
-	} else if (la_matrix_arg(L, 1, "B", "linalg_solve", &bb, &br, &bc) < 0) {
+	} else if (la_rhs_arg(L, 1, "B", "linalg_solve", &bb, &br, &bc) < 0) {
 		return -1;
 	}
 	if (!left) {
@@ -263,7 +271,7 @@ solve_triangular(Lower *L)
 	int64_t n, br = 0, bc = 0;
 	const char *op = "linalg_solve_triangular";
 	if (la_square_arg(L, 0, "self", op, &ba, &n) < 0 ||
-	    la_matrix_arg(L, 1, "B", op, &bb, &br, &bc) < 0)
+	    la_rhs_arg(L, 1, "B", op, &bb, &br, &bc) < 0)
 		return -1;
 	bool upper = lw_bool(L, 2, "upper", false);
 	bool left = lw_bool(L, 3, "left", true);
@@ -287,7 +295,7 @@ triangular_solve(Lower *L)
 	LaBatch ba, bb, bo;
 	int64_t n, br = 0, bc = 0;
 	const char *op = "triangular_solve";
-	if (la_matrix_arg(L, 0, "self", op, &bb, &br, &bc) < 0 ||
+	if (la_rhs_arg(L, 0, "self", op, &bb, &br, &bc) < 0 ||
 	    la_square_arg(L, 1, "A", op, &ba, &n) < 0)
 		return -1;
 	bool upper = lw_bool(L, 2, "upper", true);
@@ -352,7 +360,7 @@ cholesky_solve(Lower *L)
 	LaBatch bf, bb, bo;
 	int64_t n, br = 0, bc = 0;
 	const char *op = "cholesky_solve";
-	if (la_matrix_arg(L, 0, "self", op, &bb, &br, &bc) < 0 ||
+	if (la_rhs_arg(L, 0, "self", op, &bb, &br, &bc) < 0 ||
 	    la_square_arg(L, 1, "input2", op, &bf, &n) < 0)
 		return -1;
 	bool upper = lw_bool(L, 2, "upper", false);
@@ -482,7 +490,7 @@ lu_solve_common(Lower *L, int ilu, const char *klu, int ipiv,
 	int64_t n, c, br, bc;
 	const char *op = "lu_solve";
 	if (la_matrix_arg(L, ilu, klu, op, &ba, &n, &c) < 0 ||
-	    la_matrix_arg(L, ib, kb, op, &bb, &br, &bc) < 0)
+	    la_rhs_arg(L, ib, kb, op, &bb, &br, &bc) < 0)
 		return -1;
 	if (n != c)
 		return lw_fail(L, "%s: LU must be square", op);

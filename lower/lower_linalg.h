@@ -18,12 +18,19 @@ enum { LA_MAXN = 64 };
 
 typedef struct LaBatch {
 	int nb;                    /* batch rank */
-	int64_t d[LW_MAXRANK];     /* batch dims */
+	int64_t d[LW_MAXRANK];     /* batch dims, -1 where symbolic */
+	ValId shape;               /* with a symbolic dim: the batch [nb]
+	                            * at run time, else 0 */
 } LaBatch;
 
-/* Static shape of tensor arg i as batch dims + the last two; the op name
- * is for messages.  0, or -1 after reporting. */
+/* Shape of tensor arg i as batch dims (symbolic ones read at run time)
+ * + the last two (static); the op name is for messages.  0, or -1 after
+ * reporting. */
 int la_matrix_arg(Lower *L, int i, const char *kw, const char *op,
+    LaBatch *b, int64_t *rows, int64_t *cols);
+/* la_matrix_arg for the right-hand sides of a solve: the columns may be
+ * symbolic (*cols = -1), they ride along */
+int la_rhs_arg(Lower *L, int i, const char *kw, const char *op,
     LaBatch *b, int64_t *rows, int64_t *cols);
 /* The prologue of most rules: la_matrix_arg, then the ONNX value of
  * the argument in *a.  0, or -1 after reporting. */
@@ -35,9 +42,14 @@ int la_square_arg(Lower *L, int i, const char *kw, const char *op,
 /* la_square_arg, then the argument's ONNX value in *a */
 int la_square_in(Lower *L, int i, const char *kw, const char *op,
     LaBatch *b, int64_t *n, ValId *a);
+/* -1 after reporting when batch b has a symbolic dim (the rules that
+ * iterate per matrix, or type their subgraphs, need static batches) */
+int la_static(Lower *L, const LaBatch *b, const char *op);
+/* the batch as a 1-D INT64 value: b->shape, or a constant */
+ValId la_batch_shape(Lower *L, const LaBatch *b);
 /* Broadcast batch of a and b (torch's rule); -1 after reporting. */
 int la_broadcast(Lower *L, const LaBatch *a, const LaBatch *b, LaBatch *out);
-/* x expanded to batch b + [r, c]. */
+/* x expanded to batch b + [r, c] (c < 0: x's own columns). */
 ValId la_expand(Lower *L, ValId x, const LaBatch *b, int64_t r, int64_t c);
 /* x[..., k:k+1, :] (axis -2) or x[..., :, k:k+1] (axis -1) */
 ValId la_take(Lower *L, ValId x, int64_t axis, int64_t k);

@@ -20,9 +20,10 @@ la_bind_out(Lower *L, int k, ValId v)
 	lw_bind(L, k, v);
 }
 
-int
-la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
-    int64_t *rows, int64_t *cols)
+/* la_matrix_arg, with rhs: the columns may be symbolic (-1) */
+static int
+matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *rows, int64_t *cols, bool rhs)
 {
 	const Value *sv = lw_srcval(L, i, kw);
 	if (!sv)
@@ -34,11 +35,22 @@ la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
 		return lw_fail(L, "%s: only float32 and float64 matrices are "
 		    "supported", op);
 	b->nb = sv->rank - 2;
+	b->shape = 0;
+	bool dyn = false;
 	for (int d = 0; d < sv->rank; d++) {
 		int64_t n;
-		if (!lw_sdim(L, sv, d, &n))
-			return lw_fail(L, "%s is unrolled over static sizes: "
-			    "dim %d of '%s' is symbolic", op, d, kw);
+		if (!lw_sdim(L, sv, d, &n)) {
+			if (d == b->nb + 1 && rhs) {
+				*cols = -1;
+				continue;
+			}
+			if (d >= b->nb)
+				return lw_fail(L, "%s is unrolled over static "
+				    "sizes: dim %d of '%s' is symbolic", op, d,
+				    kw);
+			n = -1;
+			dyn = true;
+		}
 		if (d < b->nb)
 			b->d[d] = n;
 		else if (d == b->nb)
@@ -50,7 +62,42 @@ la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
 		return lw_fail(L, "%s is unrolled over static sizes: a %lldx%lld "
 		    "matrix is larger than %d", op, (long long)*rows,
 		    (long long)*cols, LA_MAXN);
+	if (dyn) {
+		ValId x = lw_in(L, i, kw);
+		if (!x)
+			return -1;
+		b->shape = lwn_shape_of(L, x, 0, b->nb);
+	}
 	return 0;
+}
+
+int
+la_matrix_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *rows, int64_t *cols)
+{
+	return matrix_arg(L, i, kw, op, b, rows, cols, false);
+}
+
+int
+la_rhs_arg(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
+    int64_t *rows, int64_t *cols)
+{
+	return matrix_arg(L, i, kw, op, b, rows, cols, true);
+}
+
+int
+la_static(Lower *L, const LaBatch *b, const char *op)
+{
+	if (b->shape)
+		return lw_fail(L, "%s needs static batch sizes (a symbolic "
+		    "batch dim)", op);
+	return 0;
+}
+
+ValId
+la_batch_shape(Lower *L, const LaBatch *b)
+{
+	return b->shape ? b->shape : lw_const_i64s(L, b->d, b->nb);
 }
 
 int
@@ -89,18 +136,39 @@ la_square_in(Lower *L, int i, const char *kw, const char *op, LaBatch *b,
 	return lw_failed(L) ? -1 : 0;
 }
 
+/* batch b as [nb] at run time, led by 1s to rank nb */
+static ValId
+batch_padded(Lower *L, const LaBatch *b, int nb)
+{
+	ValId s = la_batch_shape(L, b);
+	if (b->nb == nb)
+		return s;
+	int64_t ones[LW_MAXRANK];
+	for (int k = 0; k < nb - b->nb; k++)
+		ones[k] = 1;
+	ValId parts[2] = {lw_const_i64s(L, ones, nb - b->nb), s};
+	return lw_concat(L, parts, 2, 0, DT_I64);
+}
+
 int
 la_broadcast(Lower *L, const LaBatch *a, const LaBatch *b, LaBatch *out)
 {
 	int nb = a->nb > b->nb ? a->nb : b->nb;
 	out->nb = nb;
+	out->shape = 0;
 	for (int k = 0; k < nb; k++) {
 		int ia = k - (nb - a->nb), ib = k - (nb - b->nb);
 		int64_t x = ia >= 0 ? a->d[ia] : 1, y = ib >= 0 ? b->d[ib] : 1;
-		if (x != y && x != 1 && y != 1)
+		if (x >= 0 && y >= 0 && x != y && x != 1 && y != 1)
 			return lw_fail(L, "batch dims %lld and %lld do not "
 			    "broadcast", (long long)x, (long long)y);
-		out->d[k] = x == 1 ? y : x;
+		out->d[k] = x < 0 || y < 0 ? -1 : x == 1 ? y : x;
+	}
+	if (a->shape || b->shape) {
+		/* torch's rule at run time: a 1 takes the other's size */
+		ValId sa = batch_padded(L, a, nb), sb = batch_padded(L, b, nb);
+		out->shape = la_where(L, lw_op2t(L, "Equal", sa, lw_scalar_i64(L,
+		    1), DT_BOOL), sb, sa);
 	}
 	return 0;
 }
@@ -108,6 +176,14 @@ la_broadcast(Lower *L, const LaBatch *a, const LaBatch *b, LaBatch *out)
 ValId
 la_expand(Lower *L, ValId x, const LaBatch *b, int64_t r, int64_t c)
 {
+	if (c < 0)
+		c = 1;  /* symbolic columns: x has them, Expand keeps them */
+	if (b->shape) {
+		ValId parts[2] = {b->shape, lw_const_i64s(L, (int64_t[]){r,
+		    c}, 2)};
+		return lw_op2(L, "Expand", x, lw_concat(L, parts, 2, 0,
+		    DT_I64));
+	}
 	int64_t s[LW_MAXRANK + 2];
 	memcpy(s, b->d, sizeof(int64_t) * (size_t)b->nb);
 	s[b->nb] = r;

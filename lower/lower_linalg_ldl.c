@@ -404,7 +404,8 @@ la_ldl_factor(Lower *L)
 	LaBatch b;
 	int64_t n;
 	ValId a;
-	if (la_square_in(L, 0, "self", "linalg_ldl_factor", &b, &n, &a) < 0)
+	if (la_square_in(L, 0, "self", "linalg_ldl_factor", &b, &n, &a) < 0 ||
+	    la_static(L, &b, "linalg_ldl_factor") < 0)
 		return -1;
 	if (n == 0) {
 		int64_t d[LW_MAXRANK + 1];
@@ -434,7 +435,8 @@ la_ldl_solve(Lower *L)
 	int64_t n, br, m;
 	const char *op = "linalg_ldl_solve";
 	if (la_square_arg(L, 0, "LD", op, &bl, &n) < 0 ||
-	    la_matrix_arg(L, 2, "B", op, &bb, &br, &m) < 0)
+	    la_matrix_arg(L, 2, "B", op, &bb, &br, &m) < 0 ||
+	    la_static(L, &bl, op) < 0 || la_static(L, &bb, op) < 0)
 		return -1;
 	if (br != n)
 		return lw_fail(L, "%s: B has %lld rows for a %lldx%lld LD", op,

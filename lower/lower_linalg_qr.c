@@ -56,7 +56,8 @@ la_householder_product(Lower *L)
 	LaBatch b, bt;
 	int64_t m, n;
 	const char *op = "linalg_householder_product";
-	if (la_matrix_arg(L, 0, "input", op, &b, &m, &n) < 0)
+	if (la_matrix_arg(L, 0, "input", op, &b, &m, &n) < 0 ||
+	    la_static(L, &b, op) < 0)
 		return -1;
 	const Value *st = lw_srcval(L, 1, "tau");
 	int64_t k;
@@ -125,7 +126,8 @@ la_qr(Lower *L)
 	LaBatch b;
 	int64_t m, n;
 	const char *op = "linalg_qr";
-	if (la_matrix_arg(L, 0, "A", op, &b, &m, &n) < 0)
+	if (la_matrix_arg(L, 0, "A", op, &b, &m, &n) < 0 ||
+	    la_static(L, &b, op) < 0)
 		return -1;
 	const Arg *ma = lw_arg(L, 1, "mode");
 	const char *mode = "reduced";
@@ -172,7 +174,8 @@ la_geqrf(Lower *L)
 	LaBatch b;
 	int64_t m, n;
 	ValId a;
-	if (la_matrix_in(L, 0, "self", "geqrf", &b, &m, &n, &a) < 0)
+	if (la_matrix_in(L, 0, "self", "geqrf", &b, &m, &n, &a) < 0 ||
+	    la_static(L, &b, "geqrf") < 0)
 		return -1;
 	int64_t k = m < n ? m : n;
 	if (k == 0) {
@@ -205,7 +208,8 @@ la_ormqr(Lower *L)
 	const char *op = "ormqr";
 	ValId a, c;
 	if (la_matrix_in(L, 0, "self", op, &ba, &mq, &k0, &a) < 0 ||
-	    la_matrix_in(L, 2, "input3", op, &bc, &m, &n, &c) < 0)
+	    la_matrix_in(L, 2, "input3", op, &bc, &m, &n, &c) < 0 ||
+	    la_static(L, &ba, op) < 0 || la_static(L, &bc, op) < 0)
 		return -1;
 	bool left = lw_bool(L, 3, "left", true);
 	bool trans = lw_bool(L, 4, "transpose", false);

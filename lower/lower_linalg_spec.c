@@ -104,7 +104,8 @@ la_eigh(Lower *L)
 	LaBatch b;
 	int64_t n;
 	ValId a;
-	if (la_square_in(L, 0, first_kw(L), "eigh", &b, &n, &a) < 0)
+	if (la_square_in(L, 0, first_kw(L), "eigh", &b, &n, &a) < 0 ||
+	    la_static(L, &b, "eigh") < 0)
 		return -1;
 	if (vectors_out(L, 1, "eigenvectors", "syevd") < 0)
 		return -1;
@@ -128,7 +129,8 @@ la_svd_rule(Lower *L)
 	LaBatch b;
 	int64_t m, n;
 	ValId a;
-	if (la_matrix_in(L, 0, first_kw(L), "svd", &b, &m, &n, &a) < 0)
+	if (la_matrix_in(L, 0, first_kw(L), "svd", &b, &m, &n, &a) < 0 ||
+	    la_static(L, &b, "svd") < 0)
 		return -1;
 	/* svdvals returns S alone; the others (U, S, V/Vh) even when the
 	 * dump makes only the outputs it reads */
@@ -232,7 +234,8 @@ la_pinv(Lower *L)
 	LaBatch b;
 	int64_t m, n;
 	ValId a;
-	if (la_matrix_in(L, 0, "self", "linalg_pinv", &b, &m, &n, &a) < 0)
+	if (la_matrix_in(L, 0, "self", "linalg_pinv", &b, &m, &n, &a) < 0 ||
+	    la_static(L, &b, "linalg_pinv") < 0)
 		return -1;
 	DType dt = lw_dtype(L, a);
 	LaTol t;
@@ -268,7 +271,7 @@ la_matrix_rank(Lower *L)
 	int64_t m, n;
 	ValId a;
 	if (la_matrix_in(L, 0, first_kw(L), "linalg_matrix_rank", &b, &m, &n,
-	    &a) < 0)
+	    &a) < 0 || la_static(L, &b, "linalg_matrix_rank") < 0)
 		return -1;
 	DType dt = lw_dtype(L, a);
 	LaTol t;
@@ -327,7 +330,8 @@ la_cond(Lower *L)
 	LaBatch b;
 	int64_t m, n;
 	ValId a;
-	if (la_matrix_in(L, 0, "self", "linalg_cond", &b, &m, &n, &a) < 0)
+	if (la_matrix_in(L, 0, "self", "linalg_cond", &b, &m, &n, &a) < 0 ||
+	    la_static(L, &b, "linalg_cond") < 0)
 		return -1;
 	const Arg *pa = lw_arg(L, 1, "p");
 	const char *ps = pa && pa->kind == A_STR ? ir_str(L->m, pa->u.s) : NULL;
@@ -392,7 +396,8 @@ la_matrix_sqrth(Lower *L)
 	LaBatch b;
 	int64_t n;
 	ValId a;
-	if (la_square_in(L, 0, "self", "linalg_matrix_sqrth", &b, &n, &a) < 0)
+	if (la_square_in(L, 0, "self", "linalg_matrix_sqrth", &b, &n, &a) < 0 ||
+	    la_static(L, &b, "linalg_matrix_sqrth") < 0)
 		return -1;
 	if (n == 0 || no_matrices(&b)) {
 		la_bind_out(L, 0, a);
@@ -451,7 +456,8 @@ la_polar(Lower *L)
 	LaBatch b;
 	int64_t m, n;
 	ValId a;
-	if (la_matrix_in(L, 0, "A", "linalg_polar", &b, &m, &n, &a) < 0)
+	if (la_matrix_in(L, 0, "A", "linalg_polar", &b, &m, &n, &a) < 0 ||
+	    la_static(L, &b, "linalg_polar") < 0)
 		return -1;
 	if (m < n)
 		return lw_fail(L, "linalg_polar: input must have at least as many "

@@ -599,6 +599,18 @@ CASES = {
          torch.tensor([[1.0, 3.0, float("nan"), 2.0, float("nan"), 9.0]])),
         (torch.randn(3, 7), torch.tensor([[True, False], [False, False], [False, True]]), torch.tensor([[float("nan"), 1.0, 0.0, 2.0, -1.0, 5.0]])),
         dynamic_shapes=(({0: torch.export.Dim("a", min=2, max=64), 1: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("c", max=64), 1: torch.export.Dim("d", min=2, max=64)}, None),)),
+    # small linear algebra over a dynamic batch (camera intrinsics, a
+    # batch of covariances), right-hand sides with a dynamic number of
+    # columns, a static batch broadcast against the dynamic one
+    "edge_linalg_dynamic_batch": lambda: case(Fn(lambda k, p, c: (
+        torch.linalg.inv(k), torch.linalg.solve(k, p.transpose(1, 2)), torch.linalg.solve(k, p[:, 0]), torch.linalg.det(k),
+        *torch.linalg.slogdet(k), torch.linalg.matrix_power(k, -2), torch.linalg.solve(k[:1], p.transpose(1, 2)),
+        torch.linalg.solve_triangular(k.triu(), p.transpose(1, 2), upper=True),
+        torch.cholesky_solve(p.transpose(1, 2), torch.linalg.cholesky(c @ c.mT + torch.eye(3))),
+        torch.linalg.lu_solve(*torch.linalg.lu_factor(k), p.transpose(1, 2)))),
+        (torch.eye(3).repeat(2, 1, 1) * 2 + torch.rand(2, 3, 3) * 0.3, torch.randn(2, 5, 3), torch.randn(2, 3, 3)),
+        (torch.eye(3).repeat(4, 1, 1) * 2 + torch.rand(4, 3, 3) * 0.3, torch.randn(4, 2, 3), torch.randn(4, 3, 3)),
+        dynamic_shapes=(({0: torch.export.Dim("b", max=64)}, {0: torch.export.Dim("b", max=64), 1: torch.export.Dim("n", min=2, max=64)}, {0: torch.export.Dim("b", max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
