@@ -3,7 +3,8 @@
 # the ways model code calls PyTorch (tests/gen/zoo/*.py: transformers
 # decoders (transformers 5 too), encoders, MoE, state-space, audio and vision models with tiny
 # configs, torchvision models of dynamic sizes, video, optical-flow and
-# detection models, nn modules with masks,
+# detection models, nn modules with masks, model and library code exported
+# with dynamic sizes (masks, caches, windows, box ops, batched linalg),
 # Python-number arguments, partial multi-output reads, vmap, fake
 # quantization, half precision, integer and dtype semantics), exported with real PyTorch in
 # ../shared/tools/torch-env, then converted and checked in ONNX Runtime
@@ -20,7 +21,7 @@ onnxc=${1:-build/onnxc}
 out=${2:-.zoo}
 env=../shared/tools/torch-env
 [ -x "$env" ] || { echo "zoo: $env is missing" >&2; exit 2; }
-mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_zoo3 cases_zoo4 cases_user cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
+mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_zoo3 cases_zoo4 cases_user cases_user2 cases_user3 cases_user4 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
 rm -rf "$out" && mkdir -p "$out"
 for m in $mods; do
 	PYTHONPATH=$PWD/tests/gen/zoo:$PWD/tests/gen "$env" run 2.14 \
