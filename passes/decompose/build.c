@@ -306,9 +306,8 @@ dec_expand(Rw *r, TV x, const Ty *t)
 	return dec_expand_from(r, x, t, NULL, 0);
 }
 
-/* A SymInt value for src's size along dim d (symbolic) */
-static onnxc_value
-sym_size(Rw *r, TV src, int d)
+onnxc_value
+dec_sym_size(Rw *r, TV src, int d)
 {
 	onnxc_value s = EMIT(r, "aten::sym_size.int", NULL, dec_a_val(src.v),
 	    dec_a_int(d));
@@ -340,7 +339,7 @@ dec_expand_from(Rw *r, TV x, const Ty *t, const TV *srcs, int ns)
 		for (int k = 0; k < ns && !found; k++)
 			for (int j = 0; j < srcs[k].t.rank && !found; j++)
 				if (srcs[k].t.d[j].e == t->d[i].e) {
-					items[i] = dec_a_val(sym_size(r,
+					items[i] = dec_a_val(dec_sym_size(r,
 					    srcs[k], j));
 					found = 1;
 				}

@@ -3,7 +3,9 @@
  * two matrix products with interpolation matrices computed here, out =
  * Wh @ x @ Ww^T, each row of weights as PyTorch's CPU kernel computes it
  * (UpSampleKernel.cpp, _compute_weights_aa with the triangle filter, or
- * Keys' cubic with a = -0.5). */
+ * Keys' cubic with a = -0.5).  An input height or width known at run time
+ * only (torchvision's Resize, antialias=True, on images of any size) gets
+ * the same arithmetic as graph ops (aa_weights_dyn). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -94,10 +96,108 @@ matmul(Rw *r, TV a, TV b, const Ty *t)
 	    dec_a_val(b.v)), *t);
 }
 
+/* dt's 0.5, 1.5 ... (m of them) as an [m, 1] constant: the output
+ * positions' centers before the scale */
+static TV
+half_steps(Rw *r, int dt, int64_t m)
+{
+	size_t es = dt == ONNXC_DT_F64 ? sizeof(double) : sizeof(float);
+	char *v = r->h->alloc(r->ctx, (size_t)m * es + 1);
+	if (!v) {
+		r->bad = 1;
+		return (TV){0, {0, 0, {{0, 0}}}};
+	}
+	for (int64_t i = 0; i < m; i++) {
+		if (dt == ONNXC_DT_F64)
+			((double *)(void *)v)[i] = (double)i + 0.5;
+		else
+			((float *)(void *)v)[i] = (float)i + 0.5f;
+	}
+	return const_2d(r, dt, v, m, 1);
+}
+
+/* keys() and tri() of t, as graph ops of t's dtype in ATen's order */
+static TV
+filter_dyn(Rw *r, TV t, bool cubic)
+{
+	TV a = dec_u(r, "aten::abs.default", t);
+	TV below1 = dec_cs(r, "aten::lt.Scalar", a, 1);
+	if (!cubic)
+		return dec_sel_s(r, dec_u(r, "aten::logical_not.default",
+		    below1), 0, dec_s(r, "aten::add.Tensor", dec_u(r,
+		    "aten::neg.default", a), 1));
+	TV near = dec_s(r, "aten::add.Tensor", dec_b(r, "aten::mul.Tensor",
+	    dec_b(r, "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor", dec_s(r,
+	    "aten::mul.Tensor", a, 1.5), 2.5), a), a), 1);
+	TV far = dec_s(r, "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor",
+	    dec_b(r, "aten::mul.Tensor", dec_s(r, "aten::add.Tensor", dec_b(r,
+	    "aten::mul.Tensor", dec_s(r, "aten::sub.Tensor", a, 5), a), 8), a),
+	    4), -0.5);
+	TV past2 = dec_u(r, "aten::logical_not.default", dec_cs(r,
+	    "aten::lt.Scalar", a, 2));
+	return dec_sel(r, below1, near, dec_sel_s(r, past2, 0, far));
+}
+
+/* The [m, n] weights of axis ax of x, its size n known at run time only:
+ * aa_weights_* as graph ops in x's dtype (the scale in double first, as
+ * area_pixel_compute_scale), each window [lo, hi) compared with the
+ * positions 0..n-1.  Only the normalizing sum may round in another
+ * order (an ulp). */
+static TV
+aa_weights_dyn(Rw *r, TV x, int ax, int64_t m, int ac, double given,
+    bool cubic)
+{
+	int dt = (int)x.t.dtype;
+	onnxc_value nv = dec_sym_size(r, x, ax);
+	Ty t64 = {ONNXC_DT_F64, 0, {{0, 0}}}, ti = {ONNXC_DT_I64, 0, {{0, 0}}};
+	TV n = dec_tv(EMIT(r, "aten::scalar_tensor.default", &t64,
+	    dec_a_val(nv), dec_a_dtype(r, ONNXC_DT_F64)), t64);
+	TV ni = dec_tv(EMIT(r, "aten::scalar_tensor.default", &ti,
+	    dec_a_val(nv), dec_a_dtype(r, ONNXC_DT_I64)), ti);
+	TV sc = ac ? dec_s(r, "aten::mul.Tensor", n, 0) : n;
+	if (ac && m > 1)
+		sc = dec_s(r, "aten::div.Tensor", dec_s(r, "aten::sub.Tensor",
+		    n, 1), (double)(m - 1));
+	else if (!ac && given > 0)
+		sc = dec_s(r, "aten::add.Tensor", dec_s(r, "aten::mul.Tensor",
+		    n, 0), 1 / given);
+	else if (!ac)
+		sc = dec_s(r, "aten::div.Tensor", n, (double)m);
+	sc = dec_cast(r, sc, (uint32_t)dt);
+	TV small = dec_u(r, "aten::logical_not.default", dec_cs(r,
+	    "aten::ge.Scalar", sc, 1));
+	TV support = dec_s(r, "aten::mul.Tensor", dec_sel_s(r, small, 1, sc),
+	    cubic ? 2 : 1);
+	TV inv = dec_sel_s(r, small, 1, dec_u(r, "aten::reciprocal.default",
+	    sc));
+	TV center = dec_b(r, "aten::mul.Tensor", sc, half_steps(r, dt, m));
+	TV lo = dec_s(r, "aten::clamp_min.default", dec_cast(r, dec_s(r,
+	    "aten::add.Tensor", dec_b(r, "aten::sub.Tensor", center, support),
+	    0.5), ONNXC_DT_I64), 0);
+	TV hi = dec_b(r, "aten::minimum.default", dec_cast(r, dec_s(r,
+	    "aten::add.Tensor", dec_b(r, "aten::add.Tensor", center, support),
+	    0.5), ONNXC_DT_I64), ni);
+	Ty tj = {ONNXC_DT_I64, 1, {x.t.d[ax]}};
+	TV j = dec_tv(EMIT(r, "aten::arange.default", &tj, dec_a_val(nv),
+	    dec_a_dtype(r, ONNXC_DT_I64)), tj);
+	TV at = dec_b(r, "aten::mul.Tensor", dec_s(r, "aten::add.Tensor",
+	    dec_b(r, "aten::sub.Tensor", dec_cast(r, j, (uint32_t)dt), center),
+	    0.5), inv);
+	TV out = dec_u(r, "aten::logical_not.default", dec_c(r,
+	    "aten::logical_and.default", dec_c(r, "aten::ge.Tensor", j, lo),
+	    dec_c(r, "aten::lt.Tensor", j, hi)));
+	TV w = dec_sel_s(r, out, 0, filter_dyn(r, at, cubic));
+	int64_t last = 1;
+	TV total = dec_red(r, "aten::sum.dim_IntList", w, &last, 1, 1);
+	return dec_sel(r, dec_cs(r, "aten::eq.Scalar", total, 0), w, dec_b(r,
+	    "aten::div.Tensor", w, total));
+}
+
 /* The arguments of the 2-D resampling ops: .vec(input, output_size?,
  * align_corners, scale_factors?) and .default(self, output_size,
- * align_corners, scales_h=None, scales_w=None); 4-D input and output
- * of static heights and widths (any batch).  0 when they are not those. */
+ * align_corners, scales_h=None, scales_w=None); 4-D input (any batch; a
+ * height or width known at run time only is the caller's to check) and
+ * an output of static height and width.  0 when they are not those. */
 static int
 resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 {
@@ -108,7 +208,7 @@ resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 		*x = dec_in(r, 0, "self");
 	*sh = *sw = 0;
 	if (!x->v || !o->v || x->t.rank != 4 || o->t.rank != 4 ||
-	    x->t.d[2].e || x->t.d[3].e || o->t.d[2].e || o->t.d[3].e ||
+	    o->t.d[2].e || o->t.d[3].e ||
 	    !dec_arg_int(r, 2, "align_corners", 0, ac))
 		return 0;
 	int vec = strstr(r->h->str(r->ctx, r->ni.op), ".vec") != NULL;
@@ -135,6 +235,8 @@ resample_args(Rw *r, TV *x, TV *o, int64_t *ac, double *sh, double *sw)
 	}
 	int64_t h = x->t.d[2].n, w = x->t.d[3].n, oh = o->t.d[2].n,
 	    ow = o->t.d[3].n;
+	if (x->t.d[2].e || x->t.d[3].e)
+		return oh >= 1 && ow >= 1 && oh <= (1 << 16) && ow <= (1 << 16);
 	return h >= 1 && w >= 1 && oh >= 1 && ow >= 1 && oh * h <= (1 << 22) &&
 	    ow * w <= (1 << 22);
 }
@@ -218,6 +320,27 @@ dec_upsample_bilinear2d_aa(Rw *r)
 	if (!resample_args(r, &x, &o, &ac, &sh, &sw))
 		return 0;
 	bool cubic = strstr(r->h->str(r->ctx, r->ni.op), "bicubic") != NULL;
+	if (x.t.d[2].e || x.t.d[3].e) {
+		/* float only: uint8's 16-bit weights are scaled by their
+		 * largest, a choice made per size */
+		if (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64) {
+			r->h->report(r->ctx, ONNXC_SEV_ERROR, r->g, r->n, "%s "
+			    "of a height or width known at run time only takes "
+			    "float32 or float64 (convert the image to float "
+			    "first; uint8 needs static sizes)",
+			    r->h->str(r->ctx, r->ni.op));
+			r->bad = 1;
+			return 0;
+		}
+		TV wh = aa_weights_dyn(r, x, 2, o.t.d[2].n, (int)ac, sh, cubic);
+		TV ww = aa_weights_dyn(r, x, 3, o.t.d[3].n, (int)ac, sw, cubic);
+		Ty t1 = x.t;
+		t1.d[2] = o.t.d[2];
+		TV y = matmul(r, wh, x, &t1);
+		y = matmul(r, y, dec_swap(r, ww, 0, 1), &o.t);
+		dec_bind(r, 0, y.v);
+		return 1;
+	}
 	if (x.t.dtype == ONNXC_DT_U8)
 		return aa_u8(r, x, o, aa_scale(x.t.d[2].n, o.t.d[2].n, (int)ac,
 		    sh), aa_scale(x.t.d[3].n, o.t.d[3].n, (int)ac, sw), cubic);

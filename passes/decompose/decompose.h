@@ -218,6 +218,8 @@ TV dec_expand(Rw *r, TV x, const Ty *t);
 /* the same where t has symbolic sizes x lacks: each read (sym_size) from
  * one of srcs[0..ns) that has it */
 TV dec_expand_from(Rw *r, TV x, const Ty *t, const TV *srcs, int ns);
+/* a SymInt value for src's size along dim d (symbolic): aten::sym_size */
+onnxc_value dec_sym_size(Rw *r, TV src, int d);
 /* views.c: i64 [m] 0..m-1; x's last dim on diagonal off of two new
  * trailing dims, zeros elsewhere */
 TV dec_iota(Rw *r, int64_t m);

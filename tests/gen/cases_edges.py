@@ -611,6 +611,18 @@ CASES = {
         (torch.eye(3).repeat(2, 1, 1) * 2 + torch.rand(2, 3, 3) * 0.3, torch.randn(2, 5, 3), torch.randn(2, 3, 3)),
         (torch.eye(3).repeat(4, 1, 1) * 2 + torch.rand(4, 3, 3) * 0.3, torch.randn(4, 2, 3), torch.randn(4, 3, 3)),
         dynamic_shapes=(({0: torch.export.Dim("b", max=64)}, {0: torch.export.Dim("b", max=64), 1: torch.export.Dim("n", min=2, max=64)}, {0: torch.export.Dim("b", max=64)}),)),
+    # antialiased resampling of images of any size to a fixed one
+    # (torchvision's Resize, antialias=True by default): the weights at run
+    # time, down and up, bilinear and bicubic, align_corners, float64
+    "edge_interp_aa_dynamic": lambda: case(Fn(lambda x, d: (
+        F.interpolate(x, size=(8, 6), mode="bilinear", antialias=True),
+        F.interpolate(x, size=(5, 40), mode="bicubic", antialias=True),
+        F.interpolate(x, size=(7, 9), mode="bilinear", antialias=True, align_corners=True),
+        F.interpolate(d, size=(4, 3), mode="bicubic", antialias=True))),
+        (torch.randn(2, 3, 19, 23), torch.randn(3, 2, 9, 7, dtype=torch.float64)),
+        (torch.randn(1, 3, 12, 30), torch.randn(2, 2, 13, 5, dtype=torch.float64)),
+        dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 2: torch.export.Dim.DYNAMIC, 3: torch.export.Dim.DYNAMIC},
+                         {0: torch.export.Dim.DYNAMIC, 2: torch.export.Dim.DYNAMIC, 3: torch.export.Dim.DYNAMIC}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as

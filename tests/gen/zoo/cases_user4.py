@@ -41,7 +41,7 @@ def nms_fn(boxes, scores):
 def preprocess(img):
     import torchvision.transforms.v2.functional as TF
     x = img.float() / 255
-    x = TF.resize(x, [32, 32], antialias=False)
+    x = TF.resize(x, [32, 32])
     x = TF.center_crop(x, [24, 24])
     g = TF.rgb_to_grayscale(x)
     return TF.normalize(x, [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]), g
