@@ -627,6 +627,8 @@ const LowerRule lw_rules_complex[] = {
 	{"aten::real.default", real},
 	{"aten::abs.default", abs_},
 	{"aten::_to_copy.default", to_copy},
+	{"aten::to.dtype", to_copy},
+	{"aten::to.dtype_layout", to_copy},
 	{"aten::slice.Tensor", slice},
 	{"aten::select.int", select_},
 	{"aten::permute.default", permute},

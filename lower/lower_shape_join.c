@@ -201,6 +201,26 @@ split(Lower *L)
 	return 0;
 }
 
+/* chunk along a dim of a size known at run time (classifier-free
+ * guidance's noise.chunk(2) of a dynamic batch): pieces of s = max(1,
+ * ceil(size / c)) read at run time, FX output k the Slice [k*s, (k+1)*s)
+ * (ONNX clamps the last) */
+static int
+chunk_dyn(Lower *L, ValId x, int64_t d, int64_t c)
+{
+	ValId size = lw_slice_const(L, lw_typed(L, lw_emit(L, "Shape", 1, &x,
+	    1), DT_I64), 0, d, d + 1, 1);
+	ValId s = lw_op2(L, "Max", lw_op2(L, "Div", lw_op2(L, "Add", size,
+	    lw_i64v(L, c - 1)), lw_i64v(L, c)), lw_i64v(L, 1));
+	int nout = (int)lw_node(L)->nout;
+	for (int k = 0; k < nout; k++) {
+		ValId lo = lw_op2(L, "Mul", s, lw_i64v(L, k));
+		ValId hi = lw_op2(L, "Mul", s, lw_i64v(L, k + 1));
+		lw_bind(L, k, lw_slice(L, x, lo, hi, &d, 1, 0));
+	}
+	return 0;
+}
+
 /* chunk(x, chunks, dim): pieces of ceil(size / chunks) */
 static int
 chunk(Lower *L)
@@ -215,9 +235,10 @@ chunk(Lower *L)
 	if (c <= 0)
 		return lw_fail(L, "chunks must be positive");
 	int64_t size;
-	if (r == 0 || !lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
-		return lw_fail(L, "chunk needs a static size along dim %lld",
-		    (long long)d);
+	if (r == 0)
+		return lw_fail(L, "cannot chunk a 0-d tensor");
+	if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
+		return chunk_dyn(L, x, d, c);
 	int64_t s = (size + c - 1) / c;
 	if (s == 0)
 		s = 1;
@@ -335,9 +356,24 @@ tensor_split(Lower *L)
 	int64_t sec = lw_int(L, 1, "sections", 1), size;
 	if (sec <= 0)
 		return lw_fail(L, "sections must be positive");
-	if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size))
-		return lw_fail(L, "tensor_split needs a static size along dim "
-		    "%lld", (long long)d);
+	if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size)) {
+		/* a size known at run time: piece k starts at k*q + min(k,
+		 * rem), q and rem of size / sec read there */
+		ValId n = lw_slice_const(L, lw_typed(L, lw_emit(L, "Shape", 1,
+		    &x, 1), DT_I64), 0, d, d + 1, 1);
+		ValId q = lw_op2(L, "Div", n, lw_i64v(L, sec));
+		ValId rem = lw_op2(L, "Sub", n, lw_op2(L, "Mul", q, lw_i64v(L,
+		    sec)));
+		for (int k = 0; k < nout && k < sec; k++) {
+			ValId at[2];
+			for (int e = 0; e < 2; e++)
+				at[e] = lw_op2(L, "Add", lw_op2(L, "Mul", q,
+				    lw_i64v(L, k + e)), lw_op2(L, "Min", rem,
+				    lw_i64v(L, k + e)));
+			lw_bind(L, k, lw_slice(L, x, at[0], at[1], &d, 1, 0));
+		}
+		return 0;
+	}
 	int64_t q = size / sec, rem = size % sec, s = 0;
 	for (int k = 0; k < nout && k < sec; k++) {
 		int64_t len = q + (k < rem);

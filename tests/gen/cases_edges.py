@@ -623,6 +623,14 @@ CASES = {
         (torch.randn(1, 3, 12, 30), torch.randn(2, 2, 13, 5, dtype=torch.float64)),
         dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 2: torch.export.Dim.DYNAMIC, 3: torch.export.Dim.DYNAMIC},
                          {0: torch.export.Dim.DYNAMIC, 2: torch.export.Dim.DYNAMIC, 3: torch.export.Dim.DYNAMIC}),)),
+    # chunk and tensor_split along a dynamic dim (classifier-free
+    # guidance's noise.chunk(2) of a doubled batch), and a real tensor cast
+    # to complex (a spectral mask .to(X.dtype))
+    "edge_chunk_split_dynamic": lambda: case(Fn(lambda x, s: (
+        *x.chunk(2), *torch.tensor_split(x, 3, 1),
+        torch.fft.ifft(torch.fft.fft(s) * (torch.arange(s.shape[-1]) < 3).to(torch.complex64)).real)),
+        (torch.randn(4, 7), torch.randn(2, 8)), (torch.randn(6, 10), torch.randn(3, 5)),
+        dynamic_shapes=(({0: 2 * torch.export.Dim("b", min=2, max=64), 1: torch.export.Dim.DYNAMIC}, {0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
