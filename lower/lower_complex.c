@@ -369,6 +369,30 @@ pad(Lower *L)
 	int r;
 	ValId x = self_cx(L, &r);
 	int64_t p[2 * LW_MAXRANK], onnx[2 * (LW_MAXRANK + 1)] = {0};
+	if (x && lw_list_symbolic(L, 1, "pad")) {
+		/* pads known at run time (irfft's n of a dynamic length in
+		 * core ATen): gathered into ONNX's order, zeros for the dims
+		 * the list leaves out and for the pair dim */
+		const Arg *a = lw_arg(L, 1, "pad");
+		int np = (int)a->u.list.n;
+		ValId t = lw_shape_list(L, 1, "pad");
+		if (!t || np % 2 || np / 2 > r || lw_float(L, 2, "value", 0))
+			return lw_fail(L, "pad must have an even length of at "
+			    "most twice the rank, and fill with zeros");
+		for (int d = 0; d <= r; d++) {
+			int j = r - 1 - d;
+			onnx[d] = d < r && j < np / 2 ? 2 * j : np;
+			onnx[r + 1 + d] = d < r && j < np / 2 ? 2 * j + 1 : np;
+		}
+		ValId parts[2] = {t, lw_i64v(L, 0)};
+		ValId g[2] = {lw_concat_shape(L, parts, 2), lw_const_i64s(L,
+		    onnx, 2 * (r + 1))};
+		ValId pv = lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
+		ValId in[2] = {x, pv};
+		lwf_bind(L, 0, lw_typed(L, lw_emit(L, "Pad", 2, in, 1),
+		    lw_dtype(L, x)));
+		return 0;
+	}
 	int n = lw_ints(L, 1, "pad", p, 2 * LW_MAXRANK);
 	double v = lw_float(L, 2, "value", 0);
 	if (!x || lw_failed(L))

@@ -230,6 +230,34 @@ fft_c2c(Lower *L)
 	return 0;
 }
 
+/* The real signal of length n (a [1] value known at run time) whose
+ * one-sided spectrum along d is complex x (pair form, rank r + 1): x cut
+ * to n/2 + 1 coefficients there or padded with zeros up to it, the
+ * Hermitian half mirrored (X[n-k] = conj(X[k]) for k = last..1, Slices of
+ * run-time bounds) and inverted; ONNX's inverse DFT divides by n */
+static ValId
+c2r_run(Lower *L, ValId x, int r, int64_t d, ValId n, DType dt)
+{
+	ValId in = lw_shape_range(L, x, (int)d, (int)d + 1);
+	ValId half = lw_op2(L, "Add", lw_op2(L, "Div", n, lw_i64v(L, 2)),
+	    lw_i64v(L, 1));
+	x = lw_slice(L, x, lw_i64v(L, 0), half, &d, 1, 0);
+	int64_t *pz = lw_scratch(L, (size_t)(2 * (r + 1)), sizeof *pz);
+	memset(pz, 0, sizeof *pz * (size_t)(2 * (r + 1)));
+	ValId grow = lw_op2(L, "Max", lw_op2(L, "Sub", half, in), lw_i64v(L,
+	    0));
+	ValId pads[3] = {lw_const_i64s(L, pz, (int)(r + 1 + d)), grow,
+		lw_const_i64s(L, pz, (int)(r - d))};
+	ValId pin[2] = {x, lw_concat(L, pads, 3, 0, DT_I64)};
+	x = lw_typed(L, lw_emit(L, "Pad", 2, pin, 1), lw_dtype(L, x));
+	ValId last = lw_op2(L, "Sub", lw_op2(L, "Div", lw_op2(L, "Add", n,
+	    lw_i64v(L, 1)), lw_i64v(L, 2)), lw_i64v(L, 1));
+	ValId parts[2] = {x, lwf_conj(L, lw_slice(L, x, last, lw_i64v(L, 0),
+	    &d, 1, lw_i64v(L, -1)))};
+	x = lw_concat(L, parts, 2, d, dt);
+	return lwf_part(L, lwf_dft(L, x, d, true, false, dt), r, 0);
+}
+
 /* _fft_c2r(self, dim, normalization, last_dim_size) */
 static int
 fft_c2r(Lower *L)
@@ -237,18 +265,35 @@ fft_c2r(Lower *L)
 	const Value *xv = lw_srcval(L, 0, "self");
 	int64_t d[LW_MAXRANK], sz[LW_MAXRANK];
 	int64_t mode = lw_int(L, 2, "normalization", 0);
-	int64_t n = lw_int(L, 3, "last_dim_size", 0);
 	DType dt = lwf_out_part(L);
 	bool cx;
 	ValId x = lwf_in(L, 0, "self", &cx);
 	if (lw_failed(L) || !xv)
 		return -1;
 	int r = xv->rank, nd = dims_arg(L, 1, "dim", r, d);
-	if (nd < 0 || check_mode(L, mode) < 0 || !sizes_of(L, xv, d, nd, sz))
+	const Arg *na = lw_arg(L, 3, "last_dim_size");
+	int64_t v;
+	if (check_mode(L, mode) < 0)
+		return -1;
+	if (nd == 1 && cx && na && !lw_static_int(L, na, &v)) {
+		/* a last_dim_size known at run time only (core ATen's
+		 * irfft(X, n=x.shape[-1])): times n, the mode's factor a
+		 * power of it */
+		ValId y = c2r_run(L, x, r, d[0], lw_reshape(L, lw_cast(L,
+		    lw_in(L, 3, "last_dim_size"), DT_I64), lw_i64v(L, 1)), dt);
+		bool dy = true;
+		lwf_bind(L, 0, dyn_scale(L, y, y, d, 1, &dy, 1, mode_factor(mode,
+		    1), 2 * mode_factor(mode, 2), dt));
+		return 0;
+	}
+	if (nd < 0 || !sizes_of(L, xv, d, nd, sz))
 		return -1;
 	if (!cx || nd == 0)
 		return lw_fail(L, "expects a complex input and at least one "
 		    "dim");
+	int64_t n = lw_int(L, 3, "last_dim_size", 0);
+	if (lw_failed(L))
+		return -1;
 	if (n < 1 || sz[nd - 1] < n / 2 + 1)
 		return lw_fail(L, "last_dim_size %lld needs %lld coefficients, "
 		    "the input has %lld", (long long)n, (long long)(n / 2 + 1),
@@ -337,6 +382,32 @@ signal(Lower *L, int form, int r, int64_t *d, int64_t *s, bool *has_s)
 	return nd;
 }
 
+/* irfft/hfft(x, n, dim, norm) along one dim whose length, or n, is known
+ * at run time only (a spectral filter over a dynamic signal length,
+ * irfft(X, n=x.shape[-1])): c2r_run, times n and the norm's factor, a
+ * power of n (dyn_scale) */
+static int
+c2r_dyn(Lower *L, int kind, ValId x, int r, bool cx, DType dt)
+{
+	int64_t d = lw_int(L, 2, "dim", -1);
+	int norm = norm_arg(L, 3);
+	if (lw_failed(L) || norm < 0 || lw_normdim(L, &d, r) < 0)
+		return -1;
+	if (!cx)
+		x = lwf_to_cx(L, lw_cast(L, x, dt), r, dt);
+	if (kind == K_HFFT)
+		x = lwf_conj(L, x);
+	ValId n = lw_has(L, 1, "n") ? lw_reshape(L, lw_cast(L, lw_in(L, 1,
+	    "n"), DT_I64), lw_i64v(L, 1)) : lw_op2(L, "Mul", lw_op2(L, "Sub",
+	    lw_shape_range(L, x, (int)d, (int)d + 1), lw_i64v(L, 1)),
+	    lw_i64v(L, 2));
+	ValId y = c2r_run(L, x, r, d, n, dt);
+	bool fwd = kind == K_HFFT, dy = true;
+	lwf_bind(L, 0, dyn_scale(L, y, y, &d, 1, &dy, 1, norm_factor(norm, 1,
+	    fwd), 2 * norm_factor(norm, 2, fwd), dt));
+	return 0;
+}
+
 static int
 fftfn(Lower *L, int kind, int form)
 {
@@ -348,6 +419,15 @@ fftfn(Lower *L, int kind, int form)
 	ValId x = lwf_in(L, 0, "self", &cx);
 	if (lw_failed(L) || !xv)
 		return -1;
+	if (form == 1 && (kind == K_IRFFT || kind == K_HFFT)) {
+		const Arg *na = lw_arg(L, 1, "n");
+		int64_t dim = lw_int(L, 2, "dim", -1), v;
+		if (lw_normdim(L, &dim, xv->rank) < 0)
+			return -1;
+		if ((na && na->kind != A_NONE && !lw_static_int(L, na, &v)) ||
+		    !lw_sdim(L, xv, (int)dim, &v))
+			return c2r_dyn(L, kind, x, xv->rank, cx, dt);
+	}
 	int r = xv->rank, nd = signal(L, form, r, d, s, &has_s);
 	bool dyn[LW_MAXRANK], c2r = kind == K_IRFFT || kind == K_HFFT;
 	if (nd < 0)

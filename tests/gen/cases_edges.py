@@ -631,6 +631,14 @@ CASES = {
         torch.fft.ifft(torch.fft.fft(s) * (torch.arange(s.shape[-1]) < 3).to(torch.complex64)).real)),
         (torch.randn(4, 7), torch.randn(2, 8)), (torch.randn(6, 10), torch.randn(3, 5)),
         dynamic_shapes=(({0: 2 * torch.export.Dim("b", min=2, max=64), 1: torch.export.Dim.DYNAMIC}, {0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC}),)),
+    # inverse real FFTs of a dynamic length (a spectral filter,
+    # irfft(X, n=x.shape[-1])), each norm, the default n, hfft
+    "edge_irfft_dynamic": lambda: case(Fn(lambda x: (
+        torch.fft.irfft(torch.fft.rfft(x) * 0.5, n=x.shape[-1]), torch.fft.irfft(torch.fft.rfft(x), n=x.shape[-1], norm="ortho"),
+        torch.fft.irfft(torch.fft.rfft(x, norm="forward"), norm="forward"), torch.fft.hfft(torch.fft.ifft(x), n=x.shape[-1]),
+        torch.fft.irfft(torch.fft.rfft(x), n=x.shape[-1] + 3))),
+        (torch.randn(2, 16),), (torch.randn(3, 11),),
+        dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC},),), atol=1e-4),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
