@@ -8,19 +8,7 @@ along a dynamic axis, and framing a signal with Tensor.unfold."""
 import torch, torch.nn as nn, torch.nn.functional as F
 from torch.export import Dim
 
-D = Dim.DYNAMIC
-
-
-def case(model, *samples, dyn, **kw):
-    # Fn takes *xs: its dynamic shapes are one tuple for that one parameter
-    return dict(model=model, samples=list(samples), dynamic_shapes=(dyn,) if isinstance(model, Fn) else dyn, **kw)
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__(); self.fn = fn
-    def forward(self, *xs):
-        return self.fn(*xs)
+from dynlib import D, Fn, case
 
 
 def boxes_fn(a, b, img):
