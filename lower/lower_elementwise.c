@@ -364,6 +364,35 @@ floordiv_float(Lower *L, ValId a, ValId b)
 	    lw_op2(L, "Div", a, b), f);
 }
 
+/* The integer divisor b (arg 1) made safe: ONNX Runtime's integer Div and
+ * Mod trap on 0 (SIGFPE: the process dies where PyTorch raises
+ * ZeroDivisionError) and on INT_MIN / -1 (PyTorch traps too).  *odd marks
+ * where b is 0 or -1, and those lanes divide by 1; 0 (no guard) when b is
+ * a number that is neither. */
+static ValId
+safe_divisor(Lower *L, ValId b, ValId *odd)
+{
+	double e;
+	*odd = 0;
+	if (lwe_number(L, 1, "other", &e) && e != 0 && e != -1)
+		return b;
+	*odd = lw_op2t(L, "Or", lwe_cmp(L, "Equal", b, lwe_num(L, 0, b)),
+	    lwe_cmp(L, "Equal", b, lwe_num(L, -1, b)), DT_BOOL);
+	return lwe_where(L, *odd, lwe_num(L, 1, b), b);
+}
+
+/* q (a quotient of a by the guarded divisor) where b is 0 or -1: -a for
+ * -1 (wrapping), 0 for 0 */
+static ValId
+odd_quotient(Lower *L, ValId q, ValId a, ValId b, ValId odd)
+{
+	if (!odd)
+		return q;
+	ValId neg = lw_op2(L, "Sub", lwe_num(L, 0, a), a);
+	return lwe_where(L, odd, lwe_where(L, lwe_cmp(L, "Equal", b,
+	    lwe_num(L, -1, b)), neg, lwe_num(L, 0, q)), q);
+}
+
 /* Division with rounding mode NULL (true division), "trunc" or "floor". */
 static int
 divide(Lower *L, const char *mode)
@@ -384,18 +413,20 @@ divide(Lower *L, const char *mode)
 	if (!ct || !lwe_operands(L, 0, "self", 1, "other", ct, &a, &b))
 		return -1;
 	bool fl = ir_dtype_is_float(ct);
-	if (strcmp(mode, "trunc") == 0) {
-		/* integer Div truncates already */
-		ValId q = lw_op2(L, "Div", a, b);
-		return lwe_done(L, fl ? lwe_trunc_f(L, q) : q);
-	}
-	if (strcmp(mode, "floor") != 0)
+	if (strcmp(mode, "trunc") && strcmp(mode, "floor"))
 		return lw_fail(L, "unknown rounding_mode '%s'", mode);
+	if (fl && !strcmp(mode, "trunc"))
+		return lwe_done(L, lwe_trunc_f(L, lw_op2(L, "Div", a, b)));
 	if (fl)
 		return lwe_done(L, floordiv_float(L, a, b));
+	ValId odd, bs = safe_divisor(L, b, &odd);
+	if (!strcmp(mode, "trunc")) /* integer Div truncates already */
+		return lwe_done(L, odd_quotient(L, lw_op2(L, "Div", a, bs), a, b,
+		    odd));
 	/* a - a mod b (Python sign) is an exact multiple of b */
-	ValId r = mod(L, a, b, 0);
-	return lwe_done(L, lw_op2(L, "Div", lw_op2(L, "Sub", a, r), b));
+	ValId r = mod(L, a, bs, 0);
+	return lwe_done(L, odd_quotient(L, lw_op2(L, "Div", lw_op2(L, "Sub", a,
+	    r), bs), a, b, odd));
 }
 
 static int
@@ -427,8 +458,11 @@ remainder_(Lower *L)
 	DType ct = lwe_binary(L, "other", &a, &b);
 	if (!ct)
 		return -1;
-	if (!ir_dtype_is_float(ct))
-		return lwe_done(L, mod(L, a, b, 0));
+	if (!ir_dtype_is_float(ct)) {
+		ValId odd, r = mod(L, a, safe_divisor(L, b, &odd), 0);
+		return lwe_done(L, odd ? lwe_where(L, odd, lwe_num(L, 0, r), r)
+		    : r);
+	}
 	/* ONNX Mod needs fmod=1 for floats: fix the sign as torch does */
 	ValId m = mod(L, a, b, 1);
 	return lwe_done(L,
@@ -447,18 +481,11 @@ fmod_(Lower *L)
 	if (ct != DT_I64)
 		return lwe_done(L, mod(L, a, b, 1));
 	/* ONNX Runtime's int64 fmod goes through float64 (wrong above
-	 * 2^53): a - trunc(a / b) * b, by its exact integer Div, with a
-	 * divisor of 0 (an error in PyTorch) or -1 (INT64_MIN / -1 traps)
-	 * as 1 unless it is a number that is neither */
-	double e;
-	if (lwe_number(L, 1, "other", &e) && e != 0 && e != -1)
-		return lwe_done(L, lw_op2(L, "Sub", a, lw_op2(L, "Mul",
-		    lw_op2(L, "Div", a, b), b)));
-	ValId odd = lw_op2t(L, "Or", lwe_cmp(L, "Equal", b, lwe_num(L, 0, b)),
-	    lwe_cmp(L, "Equal", b, lwe_num(L, -1, b)), DT_BOOL);
-	ValId q = lw_op2(L, "Div", a, lwe_where(L, odd, lwe_num(L, 1, b), b));
+	 * 2^53): a - trunc(a / b) * b, by its exact integer Div, the
+	 * divisor guarded (safe_divisor), 0 where it is 0 or -1 */
+	ValId odd, q = lw_op2(L, "Div", a, safe_divisor(L, b, &odd));
 	ValId r = lw_op2(L, "Sub", a, lw_op2(L, "Mul", q, b));
-	return lwe_done(L, lwe_where(L, odd, lwe_num(L, 0, r), r));
+	return lwe_done(L, odd ? lwe_where(L, odd, lwe_num(L, 0, r), r) : r);
 }
 
 /* base ** e for a constant e >= 0 by squaring, in the integer type:

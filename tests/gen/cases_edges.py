@@ -639,6 +639,16 @@ CASES = {
         torch.fft.irfft(torch.fft.rfft(x), n=x.shape[-1] + 3))),
         (torch.randn(2, 16),), (torch.randn(3, 11),),
         dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC},),), atol=1e-4),
+    # integer division by a tensor: the divisor guarded against 0 and -1
+    # (ONNX Runtime's integer Div and Mod trap there, killing the process;
+    # tests/e2e/int_div_zero.sh feeds a 0), -1 computed as -a
+    "edge_int_div_guard": lambda: case(Fn(lambda a, b, c, d: (
+        a // b, torch.div(a, b, rounding_mode="trunc"), torch.remainder(a, b), torch.fmod(a, b),
+        c // d, torch.remainder(c, d), torch.div(c, d, rounding_mode="trunc"))),
+        (torch.tensor([7, -7, 9, -2**62, 5]), torch.tensor([-1, 2, -3, -1, 7]),
+         torch.tensor([7, -7, 100], dtype=torch.int32), torch.tensor([-1, 3, -1], dtype=torch.int32)),
+        (torch.tensor([1, 2, 3, 4, -5]), torch.tensor([-1, -1, 5, 2, 2]),
+         torch.tensor([-9, 8, 1], dtype=torch.int32), torch.tensor([2, -1, -1], dtype=torch.int32))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as

@@ -219,7 +219,8 @@ test_int_true_division(void **state)
 }
 
 /* integer floor division: (a - a mod b) / b with Python's mod, never a
- * truncating Div of a and b directly */
+ * truncating Div of a and b directly; a tensor divisor is guarded (0 and
+ * -1 divide by 1, then give 0 and -a), a number that is neither is not */
 static void
 test_int_floor_division(void **state)
 {
@@ -229,8 +230,21 @@ test_int_floor_division(void **state)
 	    arg_val(b), kw(f, "rounding_mode", arg_str(ir_intern(f->m,
 	    "floor")))});
 	assert_int_equal(lower(f, 18), 0);
-	assert_string_equal(f->ops, "Mod Sub Div");
+	assert_string_equal(f->ops,
+	    "Equal Equal Or Where Mod Sub Div Sub Equal Where Where");
 	assert_int_equal(attr_int(f, find(f, "Mod"), "fmod"), 0);
+}
+
+static void
+test_int_floor_division_by_number(void **state)
+{
+	Fix *f = *state;
+	ValId a = input(f, "a", DT_I64, 2);
+	node(f, "aten::div.Tensor_mode", DT_I64, 3, (Arg[]){arg_val(a),
+	    arg_int(3), kw(f, "rounding_mode", arg_str(ir_intern(f->m,
+	    "floor")))});
+	assert_int_equal(lower(f, 18), 0);
+	assert_string_equal(f->ops, "Mod Sub Div");
 }
 
 /* trunc on floats: no Trunc op in ONNX */
@@ -558,6 +572,7 @@ main(void)
 		T(test_half_computes_in_f32),
 		T(test_int_true_division),
 		T(test_int_floor_division),
+		T(test_int_floor_division_by_number),
 		T(test_float_trunc_division),
 		T(test_float_remainder),
 		T(test_pow_forms),
