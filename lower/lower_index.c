@@ -508,6 +508,26 @@ clamp_slice(int64_t n, int64_t *s, int64_t *e)
 	*e = *e < *s ? *s : *e > n ? n : *e;
 }
 
+/* Bound arg i (an int, a SymInt, or None for dflt) of a slice of a dim of
+ * run-time size n (0-d): from the end when negative, clamped to [0, n] */
+static ValId
+clamp_bound(Lower *L, int i, const char *kw, int64_t dflt, ValId n)
+{
+	const Arg *a = lw_arg(L, i, kw);
+	int64_t v = dflt;
+	ValId b;
+	if (!a || a->kind == A_NONE || lw_static_int(L, a, &v))
+		b = lw_scalar_i64(L, v);
+	else
+		b = lw_reshape(L, lw_cast(L, lw_in(L, i, kw), DT_I64),
+		    lw_const_i64s(L, NULL, 0));
+	ValId zero = lw_scalar_i64(L, 0);
+	ValId neg = lw_op2t(L, "Less", b, zero, DT_BOOL);
+	b = lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){neg, lw_op2(L, "Add",
+	    b, n), b}, 1), DT_I64);
+	return lw_op2(L, "Min", lw_op2(L, "Max", b, zero), n);
+}
+
 /* slice_scatter(x, src, dim, start, end, step): ScatterElements with the
  * positions of the slice along dim, broadcast to src's shape. */
 static int
@@ -524,10 +544,12 @@ slice_scatter(Lower *L)
 		return -1;
 	if (step <= 0)
 		return lw_fail(L, "step must be positive");
-	int64_t s = lw_int(L, 3, "start", 0), e = lw_int(L, 4, "end",
-	    INT64_MAX), size;
+	int64_t s = 0, e = INT64_MAX, size;
+	const Arg *sa = lw_arg(L, 3, "start"), *ea = lw_arg(L, 4, "end");
+	bool fixed = (!sa || sa->kind == A_NONE || lw_static_int(L, sa, &s)) &&
+	    (!ea || ea->kind == A_NONE || lw_static_int(L, ea, &e));
 	ValId rng;
-	if (lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size)) {
+	if (fixed && lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size)) {
 		clamp_slice(size, &s, &e);
 		int64_t cnt = e > s ? (e - s + step - 1) / step : 0;
 		if (cnt > MAXCONST)
@@ -536,14 +558,16 @@ slice_scatter(Lower *L)
 		for (int64_t k = 0; k < cnt; k++)
 			v[k] = s + k * step;
 		rng = lw_const_i64s(L, v, (int)cnt);
-	} else if (s >= 0 && e == INT64_MAX) {
+	} else {
+		/* a size, or bounds, known at run time (x[:, -t:] = y of a
+		 * dynamic t; z[:, 1:-1] = x): Python's clamping there */
 		ValId n = lw_reshape(L, lw_shape_range(L, x, (int)d, (int)d + 1),
 		    lw_const_i64s(L, NULL, 0));
-		ValId in[3] = {lw_scalar_i64(L, s), n, lw_scalar_i64(L, step)};
+		ValId lo = clamp_bound(L, 3, "start", 0, n);
+		ValId hi = clamp_bound(L, 4, "end", INT64_MAX, n);
+		hi = lw_op2(L, "Max", hi, lo);
+		ValId in[3] = {lo, hi, lw_scalar_i64(L, step)};
 		rng = lw_typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
-	} else {
-		return lw_fail(L, "slice_scatter with these bounds needs a "
-		    "static size along dim %lld", (long long)d);
 	}
 	/* positions along dim d, shaped [1,..,cnt,..,1] then like src */
 	int64_t shp[LW_MAXRANK];

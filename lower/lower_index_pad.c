@@ -34,24 +34,38 @@ flip(Lower *L)
 	return 0;
 }
 
+/* x rolled along d by a shift known at run time (shift: a [1] INT64) or
+ * along a dim of a size known there: the shift wrapped to k in [0, n) as
+ * torch wraps it (Mod takes the divisor's sign; an empty dim as 1), the
+ * last k elements first */
+static ValId
+roll_dyn(Lower *L, ValId x, int64_t d, ValId shift)
+{
+	ValId n = lw_shape_range(L, x, (int)d, (int)d + 1);
+	ValId k = lw_op2(L, "Mod", shift, lw_op2(L, "Max", n, lw_i64v(L, 1)));
+	ValId cut = lw_op2(L, "Sub", n, k);
+	ValId a = lw_slice(L, x, cut, lw_i64v(L, INT64_MAX), &d, 1, 0);
+	ValId b = lw_slice(L, x, lw_i64v(L, 0), cut, &d, 1, 0);
+	return lw_concat(L, (ValId[]){a, b}, 2, d, lw_dtype(L, x));
+}
+
 /* x rolled by shift along d: the last shift elements come first */
 static ValId
 roll1(Lower *L, const Value *sv, ValId x, int64_t d, int64_t shift)
 {
 	int64_t size;
-	if (sv && lw_sdim(L, sv, (int)d, &size)) {
-		if (size == 0)
-			return x;
-		shift %= size;
-		if (shift < 0)
-			shift += size;
-		if (shift == 0)
-			return x;
-		shift -= size; /* as a negative count from the end */
-	} else if (shift == 0) {
+	if (shift == 0)
 		return x;
-	}
-	/* symbolic size: exact when |shift| < size */
+	if (!sv || !lw_sdim(L, sv, (int)d, &size))
+		return roll_dyn(L, x, d, lw_i64v(L, shift));
+	if (size == 0)
+		return x;
+	shift %= size;
+	if (shift < 0)
+		shift += size;
+	if (shift == 0)
+		return x;
+	shift -= size; /* as a negative count from the end */
 	ValId a = lw_slice_const(L, x, d, -shift, INT64_MAX, 1);
 	ValId b = lw_slice_const(L, x, d, 0, -shift, 1);
 	return lw_concat(L, (ValId[]){a, b}, 2, d, lw_dtype(L, x));
@@ -66,8 +80,24 @@ roll(Lower *L)
 	if (!x || r < 0)
 		return -1;
 	int64_t sh[LW_MAXRANK], dims[LW_MAXRANK];
-	int ns = lw_ints(L, 1, "shifts", sh, LW_MAXRANK);
 	int nd = lw_ints(L, 2, "dims", dims, LW_MAXRANK);
+	if (lw_list_symbolic(L, 1, "shifts")) {
+		/* shifts known at run time (roll by t // 2 of a dynamic t) */
+		const Arg *a = lw_arg(L, 1, "shifts");
+		ValId all = lw_shape_list(L, 1, "shifts");
+		if (!all || nd != (int)a->u.list.n || r == 0)
+			return lw_fail(L, "shifts known at run time need as "
+			    "many dims, of a tensor of rank 1 or more");
+		for (int k = 0; k < nd; k++) {
+			if (lw_normdim(L, &dims[k], r) < 0)
+				return -1;
+			x = roll_dyn(L, x, dims[k], lw_slice_const(L, all, 0, k,
+			    k + 1, 1));
+		}
+		lw_bind(L, 0, x);
+		return 0;
+	}
+	int ns = lw_ints(L, 1, "shifts", sh, LW_MAXRANK);
 	if (ns < 0)
 		return -1;
 	if (nd <= 0) {

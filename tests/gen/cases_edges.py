@@ -649,6 +649,15 @@ CASES = {
          torch.tensor([7, -7, 100], dtype=torch.int32), torch.tensor([-1, 3, -1], dtype=torch.int32)),
         (torch.tensor([1, 2, 3, 4, -5]), torch.tensor([-1, -1, 5, 2, 2]),
          torch.tensor([-9, 8, 1], dtype=torch.int32), torch.tensor([2, -1, -1], dtype=torch.int32))),
+    # writes through slices of run-time bounds (a buffer's tail y[:, -t:],
+    # z[:, 1:-1]) and rolls by run-time shifts; a static shift past a
+    # dynamic size wraps as torch's does (5 along 3 rows rolled by 5 before)
+    "edge_roll_slice_write_dynamic": lambda: case(Fn(lambda buf, x: (
+        (lambda y: (y.__setitem__((slice(None), slice(-x.shape[1], None)), x), y)[1])(buf.clone()),
+        (lambda z: (z.__setitem__((slice(None), slice(1, -1)), buf), z)[1])(torch.zeros(buf.shape[0], buf.shape[1] + 2)),
+        torch.roll(x, x.shape[1] // 2, 1), torch.roll(x, 5, 0), torch.roll(x, -7), torch.roll(x, (x.shape[1], -1), (1, 0)))),
+        (torch.randn(3, 10), torch.randn(3, 4)), (torch.randn(2, 10), torch.randn(2, 7)),
+        dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64), 1: torch.export.Dim("t", min=2, max=9)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
