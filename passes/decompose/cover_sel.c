@@ -186,6 +186,10 @@ dec_unsafe_masked_index_put_accumulate(Rw *r)
 static int
 as_rows(Rw *r, TV *x, TV *t, int t2d)
 {
+	/* rows already, of a batch that may be dynamic */
+	if (x->t.rank == 2 && t->t.rank == (t2d ? 2 : 1) && !x->t.d[1].e &&
+	    x->t.d[1].n >= 1)
+		return 0;
 	if (x->t.rank > 2 || !dec_ty_static(&x->t) || !dec_ty_static(&t->t))
 		return -1;
 	int64_t c = x->t.rank ? x->t.d[x->t.rank - 1].n : 1;
@@ -266,7 +270,7 @@ dec_multilabel_margin_loss(Rw *r)
 	TV idx = dec_iota(r, c);
 	/* the first -1 of each row (C if none): where(t == -1, idx, C) */
 	TV end = sel_i(r, dec_cs(r, "aten::ne.Scalar", t, -1), c,
-	    dec_expand(r, idx, &t.t));
+	    dec_expand_from(r, idx, &t.t, &t, 1));
 	end = dec_red(r, "aten::amin.default", end, &last, 1, 1);
 	TV tmask = dec_c(r, "aten::lt.Tensor", idx, end); /* [N, C] */
 	TV t0 = keep_where(r, tmask, t);

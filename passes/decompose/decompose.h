@@ -221,9 +221,9 @@ TV dec_expand_from(Rw *r, TV x, const Ty *t, const TV *srcs, int ns);
 /* a SymInt value for src's size along dim d (symbolic): aten::sym_size */
 onnxc_value dec_sym_size(Rw *r, TV src, int d);
 /* views.c: i64 [m] 0..m-1; x's last dim on diagonal off of two new
- * trailing dims, zeros elsewhere */
+ * trailing dims of size md (the output's), zeros elsewhere */
 TV dec_iota(Rw *r, int64_t m);
-TV dec_embed_diag(Rw *r, TV x, int64_t off);
+TV dec_embed_diag(Rw *r, TV x, int64_t off, onnxc_dim md);
 
 /* --- views.c: composite views and layout ops --- */
 int dec_mT(Rw *r);

@@ -346,10 +346,12 @@ dec_cosine_similarity(Rw *r)
 		    nb)).v);
 		return 1;
 	}
-	if (!dec_ty_static(&t) || dim < -t.rank || dim >= t.rank)
+	if (dim < -t.rank || dim >= t.rank)
 		return 0;
-	a = dec_expand(r, a, &t);
-	b = dec_expand(r, b, &t);
+	/* to the common shape, its symbolic sizes read from a or b */
+	TV ab[2] = {a, b};
+	a = dec_expand_from(r, a, &t, ab, 2);
+	b = dec_expand_from(r, b, &t, ab, 2);
 	TV na = dec_s(r, "aten::clamp_min.default", vnorm(r, a, 2, &dim, 1, 1),
 	    eps);
 	TV nb = dec_s(r, "aten::clamp_min.default", vnorm(r, b, 2, &dim, 1, 1),

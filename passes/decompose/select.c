@@ -76,11 +76,12 @@ dec_isin(Rw *r)
 int
 dec_diagflat(Rw *r)
 {
-	TV x = dec_in(r, 0, "self");
+	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t off;
-	if (!x.v || !dec_ty_static(&x.t) || !dec_arg_int(r, 1, "offset", 0, &off))
+	if (!x.v || !o.v || o.t.rank != 2 || !dec_ty_static(&x.t) ||
+	    !dec_arg_int(r, 1, "offset", 0, &off))
 		return 0;
-	dec_bind(r, 0, dec_embed_diag(r, flat(r, x), off).v);
+	dec_bind(r, 0, dec_embed_diag(r, flat(r, x), off, o.t.d[0]).v);
 	return 1;
 }
 
@@ -162,8 +163,7 @@ dec_cartesian_prod(Rw *r)
 	for (int i = 0; i < n; i++) {
 		if (r->h->list_item(r->ctx, r->g, &a, (uint32_t)i, &it) !=
 		    ONNXC_OK || it.kind != ONNXC_ARG_VALUE ||
-		    dec_ty_of(r, it.ref, &xs[i].t) || xs[i].t.rank != 1 ||
-		    xs[i].t.d[0].e)
+		    dec_ty_of(r, it.ref, &xs[i].t) || xs[i].t.rank != 1)
 			return 0;
 		xs[i].v = it.ref;
 		g.d[i] = xs[i].t.d[0];
@@ -181,7 +181,7 @@ dec_cartesian_prod(Rw *r)
 			if (j != i)
 				tv.d[j] = (onnxc_dim){1, 0};
 		TV v = dec_tv(dec_view(r, xs[i].v, &tv), tv);
-		v = dec_expand(r, v, &g);
+		v = dec_expand_from(r, v, &g, xs, n);
 		v = dec_u(r, "aten::clone.default", v);
 		cols[i] = dec_a_val(dec_view(r, v.v, &tc));
 	}

@@ -336,28 +336,33 @@ dec_iota(Rw *r, int64_t m)
 }
 
 /* x's last dim ([..., n]) on the diagonal `off` of two new trailing dims
- * [..., m, m], m = n + |off|, zeros elsewhere */
+ * [..., m, m], m = n + |off|, zeros elsewhere; md is m as the output
+ * states it (with n symbolic, m is too) */
 TV
-dec_embed_diag(Rw *r, TV x, int64_t off)
+dec_embed_diag(Rw *r, TV x, int64_t off, onnxc_dim md)
 {
-	int64_t n, k = off < 0 ? -off : off;
-	dec_dim_static(&x.t.d[x.t.rank - 1], &n);
-	int64_t m = n + k;
+	int64_t k = off < 0 ? -off : off;
+	int last = x.t.rank - 1;
 	TV y = x;
 	if (k) {
 		int64_t pad[2] = {0, k};
-		y.t.d[y.t.rank - 1] = (onnxc_dim){m, 0};
+		y.t.d[last] = md;
 		y = dec_tv(EMIT(r, "aten::constant_pad_nd.default", &y.t,
 		    dec_a_val(x.v), dec_a_ints(r, pad, 2), dec_a_float(0)),
 		    y.t);
 	}
+	TV padded = y;
 	/* off >= 0: row i holds y[i] at column i + off; else column j holds
 	 * y[j] at row j - off */
 	y = dec_unsq(r, y, off >= 0 ? y.t.rank : y.t.rank - 1);
 	Ty tm = y.t;
-	tm.d[tm.rank - 1] = tm.d[tm.rank - 2] = (onnxc_dim){m, 0};
-	y = dec_expand(r, y, &tm);
-	TV a = dec_iota(r, m);
+	tm.d[tm.rank - 1] = tm.d[tm.rank - 2] = md;
+	y = dec_expand_from(r, y, &tm, &padded, 1);
+	Ty ti = {ONNXC_DT_I64, 1, {md}};
+	onnxc_arg end = md.e ? dec_a_val(dec_sym_size(r, padded, last))
+	    : dec_a_int(md.n);
+	TV a = dec_tv(EMIT(r, "aten::arange.default", &ti, end,
+	    dec_a_dtype(r, ONNXC_DT_I64)), ti);
 	TV col = dec_unsq(r, a, 0), row = dec_unsq(r, a, 1);
 	TV on = dec_cs(r, "aten::eq.Scalar", dec_b(r, "aten::sub.Tensor", col,
 	    row), (double)off);
@@ -371,7 +376,7 @@ dec_diag_embed(Rw *r)
 {
 	TV x = dec_in(r, 0, "self"), o = dec_out(r, 0);
 	int64_t off, d1, d2;
-	if (!x.v || !o.v || x.t.rank < 1 || !dec_ty_static(&x.t) ||
+	if (!x.v || !o.v || x.t.rank < 1 ||
 	    !dec_arg_int(r, 1, "offset", 0, &off) ||
 	    !dec_arg_int(r, 2, "dim1", -2, &d1) ||
 	    !dec_arg_int(r, 3, "dim2", -1, &d2))
@@ -381,7 +386,7 @@ dec_diag_embed(Rw *r)
 	d2 = d2 < 0 ? d2 + rk : d2;
 	if (d1 < 0 || d2 < 0 || d1 >= rk || d2 >= rk || d1 == d2)
 		return 0;
-	TV y = dec_embed_diag(r, x, off);
+	TV y = dec_embed_diag(r, x, off, o.t.d[d1]);
 	/* move the two new dims (rk-2, rk-1) to d1 and d2 */
 	int64_t perm[MAXR];
 	int src = 0;
@@ -407,8 +412,8 @@ dec_diag(Rw *r)
 	if (!x.v || !o.v || !dec_arg_int(r, 1, "diagonal", 0, &off))
 		return 0;
 	/* a matrix's diagonal may have dynamic sizes (aten::diagonal) */
-	if (x.t.rank == 1 && dec_ty_static(&x.t)) {
-		dec_bind(r, 0, dec_embed_diag(r, x, off).v);
+	if (x.t.rank == 1) {
+		dec_bind(r, 0, dec_embed_diag(r, x, off, o.t.d[0]).v);
 		return 1;
 	}
 	if (x.t.rank != 2)

@@ -658,6 +658,17 @@ CASES = {
         torch.roll(x, x.shape[1] // 2, 1), torch.roll(x, 5, 0), torch.roll(x, -7), torch.roll(x, (x.shape[1], -1), (1, 0)))),
         (torch.randn(3, 10), torch.randn(3, 4)), (torch.randn(2, 10), torch.randn(2, 7)),
         dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64), 1: torch.export.Dim("t", min=2, max=9)}),)),
+    # composites of a dynamic batch or length: cosine similarity, diagonal
+    # embeddings on and off the main diagonal, cartesian products, the
+    # margin losses
+    "edge_composite_dynamic": lambda: case(Fn(lambda x, y, t, m, z: (
+        F.cosine_similarity(x, y, -1), F.cosine_similarity(x[:, None], y[None], -1), torch.diag_embed(z), torch.diag_embed(z, -1),
+        torch.diag(z[0], 2), torch.cartesian_prod(z[0], y[1], z[1]), F.multi_margin_loss(x, t, reduction="none"),
+        F.multi_margin_loss(x, t, p=2, margin=0.5), F.multilabel_margin_loss(x, m))),
+        (torch.randn(3, 4), torch.randn(3, 4), torch.tensor([0, 3, 1]), torch.tensor([[1, 2, -1, 0], [3, -1, 1, 1], [0, 1, 2, 3]]), torch.randn(2, 3)),
+        (torch.randn(5, 4), torch.randn(5, 4), torch.tensor([2, 2, 0, 1, 3]), torch.tensor([[1, -1, 0, 0]] * 5), torch.randn(2, 6)),
+        dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64)},
+                         {0: torch.export.Dim("b", min=2, max=64)}, {1: torch.export.Dim("n", min=2, max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
