@@ -345,11 +345,17 @@ dtype_arg(Lower *L)
 }
 
 /* _to_copy, to.*, type_as: a Cast to the result dtype (device, layout
- * and memory format mean nothing to ONNX) */
+ * and memory format mean nothing to ONNX).  core ATen may copy a Python
+ * number (vmap of x / (n + 1e-6): _to_copy(1e-06, dtype=float32)): a
+ * 0-d constant of the result dtype. */
 static int
 convert(Lower *L)
 {
-	ValId x = lw_in(L, 0, "self");
+	const Arg *a = lw_arg(L, 0, "self");
+	bool num = a && (a->kind == A_INT || a->kind == A_FLOAT ||
+	    a->kind == A_BOOL);
+	ValId x = num ? lw_operand(L, 0, "self", DT_UNDEF) : lw_in(L, 0,
+	    "self");
 	if (!x)
 		return -1;
 	DType dt = lwe_out_dtype(L, dtype_arg(L));

@@ -669,6 +669,13 @@ CASES = {
         (torch.randn(5, 4), torch.randn(5, 4), torch.tensor([2, 2, 0, 1, 3]), torch.tensor([[1, -1, 0, 0]] * 5), torch.randn(2, 6)),
         dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64)},
                          {0: torch.export.Dim("b", min=2, max=64)}, {1: torch.export.Dim("n", min=2, max=64)}),)),
+    # core ATen's _to_copy of a Python number (vmap of x / (n + 1e-6)
+    # decomposed: _to_copy(1e-06, dtype=float32)); only the __core form is
+    # kept: the training IR's vmap region reduces without dims, which the
+    # inline pass does not batch yet
+    "edge_to_copy_number": lambda: case(Fn(lambda x, y: torch.func.vmap(
+        lambda a, b: (a * b).sum() / (a.norm() * b.norm() + 1e-6))(x, y)),
+        (torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(3, 4) * 3, torch.randn(3, 4))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
