@@ -34,6 +34,7 @@
  * One sweep in graph order: a value is batched when an operand is.
  * vmap_ops.c has the indexing, view and two-sided product rewrites. */
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <onnxc/plugin.h>
@@ -484,6 +485,22 @@ vm_batched_out(Vm *v, const onnxc_node_info *ni, int32_t r, uint32_t dtype,
 	return ONNXC_OK;
 }
 
+/* whether n has a dim argument (arg 2 or kwarg dim) that is not None */
+static bool
+has_dim(Vm *v, onnxc_node n, const onnxc_node_info *ni)
+{
+	for (uint32_t i = 1; i < ni->nargs; i++) {
+		onnxc_arg a;
+		if (v->h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return true;
+		const char *key = a.key ? v->h->str(v->ctx, a.key) : NULL;
+		if (((i == 2 && !key) || (key && !strcmp(key, "dim"))) &&
+		    a.kind != ONNXC_ARG_NONE)
+			return true;
+	}
+	return false;
+}
+
 /* A node with batched operands: an elementwise one, or one of `along` or
  * `leading` fit for the batched tensor; outputs batched, typed with the
  * batch dim in front. */
@@ -498,6 +515,10 @@ vm_node(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *op,
 	int lead = base_in(op, leading, sizeof leading / sizeof *leading);
 	if (!strcmp(op, "aten::index.Tensor"))
 		return vm_index(v, n, ni, name);
+	if (!strcmp(op, "aten::sum.default") || !strcmp(op,
+	    "aten::mean.default") || (!strcmp(op,
+	    "aten::linalg_vector_norm.default") && !has_dim(v, n, ni)))
+		return vm_full_reduce(v, n, ni, op, name);
 	if (base_in(op, views, sizeof views / sizeof *views))
 		return vm_view(v, n, ni, op, name);
 	if ((!strcmp(op, "aten::matmul.default") ||

@@ -3,6 +3,7 @@
  * tensor, products of two batched operands and linear with a batched
  * weight, each rewritten to run on the batched tensors with the level
  * dims in front. */
+#include <stdbool.h>
 #include <string.h>
 
 #include <onnxc/plugin.h>
@@ -323,4 +324,67 @@ vm_linear(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
 	if (h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
 	return h->node_erase(v->ctx, v->g, n);
+}
+
+/* A per-sample reduction over all of a batched x's dims (sum or mean of
+ * x alone, a vector norm with no dim): a new node over its per-sample
+ * dims only, which replaces n */
+onnxc_status
+vm_full_reduce(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *op, const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_arg x, a, list, args[4];
+	onnxc_value_info vi;
+	bool norm = !strcmp(op, "aten::linalg_vector_norm.default");
+	if (h->node_arg(v->ctx, v->g, n, 0, &x) != ONNXC_OK ||
+	    x.kind != ONNXC_ARG_VALUE || vm_prank(v, x.ref) < 1 ||
+	    vm_rank_of(v, ni->out, &vi) < 0 || (!norm && ni->nargs != 1))
+		return vm_fail(v, n, name, "a reduction of all dims with more "
+		    "than its tensor");
+	args[0] = x;
+	args[0].key = 0;
+	args[1] = (onnxc_arg){.kind = ONNXC_ARG_FLOAT, .f = 2};
+	for (uint32_t i = 1; norm && i < ni->nargs; i++) {
+		if (h->node_arg(v->ctx, v->g, n, i, &a) != ONNXC_OK)
+			return ONNXC_INVALID;
+		const char *key = a.key ? h->str(v->ctx, a.key) : NULL;
+		if ((i == 1 && !key) || (key && !strcmp(key, "ord")))
+			args[1] = a, args[1].key = 0;
+		else if (a.kind != ONNXC_ARG_NONE && !(key && !strcmp(key,
+		    "dim")) && !(i == 2 && !key))
+			return vm_fail(v, n, name, "a vector norm with keepdim "
+			    "or dtype");
+	}
+	uint64_t m = vm_mask_of(v, x.ref);
+	int k = vm_nlev(m);
+	int32_t p = vm_prank(v, x.ref) - 1;
+	onnxc_arg items[MAXRANK];
+	for (int32_t i = 0; i < p; i++)
+		items[i] = (onnxc_arg){.kind = ONNXC_ARG_INT, .i = k + i};
+	if (h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, (uint32_t)p,
+	    &list) != ONNXC_OK)
+		return ONNXC_INVALID;
+	onnxc_arg no = {.kind = ONNXC_ARG_BOOL, .i = 0};
+	int na = 0;
+	const char *nop = norm ? op : !strcmp(op, "aten::sum.default")
+	    ? "aten::sum.dim_IntList" : "aten::mean.dim";
+	args[na++] = args[0];
+	if (norm)
+		na++;   /* ord, in args[1] */
+	args[na++] = list;
+	args[na++] = no;
+	onnxc_node r = h->node_new(v->ctx, v->g, ONNXC_FX, NULL, nop, 1);
+	onnxc_node_info ri;
+	for (int i = 0; r && i < na; i++)
+		if (h->node_push_arg(v->ctx, v->g, r, &args[i]) != ONNXC_OK)
+			r = 0;
+	if (!r || h->node_get(v->ctx, v->g, r, &ri) != ONNXC_OK)
+		return ONNXC_INVALID;
+	h->node_set_origin(v->ctx, v->g, r, n);
+	h->node_set_name(v->ctx, v->g, r, name);
+	onnxc_status s = vm_batched_out(v, &ri, 0, vi.dtype, m);
+	if (s == ONNXC_OK)
+		s = h->replace_uses(v->ctx, v->g, ni->out, ri.out);
+	return s == ONNXC_OK ? h->node_erase(v->ctx, v->g, n) : s;
 }

@@ -670,9 +670,8 @@ CASES = {
         dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64)}, {0: torch.export.Dim("b", min=2, max=64)},
                          {0: torch.export.Dim("b", min=2, max=64)}, {1: torch.export.Dim("n", min=2, max=64)}),)),
     # core ATen's _to_copy of a Python number (vmap of x / (n + 1e-6)
-    # decomposed: _to_copy(1e-06, dtype=float32)); only the __core form is
-    # kept: the training IR's vmap region reduces without dims, which the
-    # inline pass does not batch yet
+    # decomposed: _to_copy(1e-06, dtype=float32)); in the training IR the
+    # vmap region reduces over all of a sample's dims (sum, norm)
     "edge_to_copy_number": lambda: case(Fn(lambda x, y: torch.func.vmap(
         lambda a, b: (a * b).sum() / (a.norm() * b.norm() + 1e-6))(x, y)),
         (torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(3, 4) * 3, torch.randn(3, 4))),
