@@ -519,6 +519,9 @@ vm_node(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *op,
 	    "aten::mean.default") || (!strcmp(op,
 	    "aten::linalg_vector_norm.default") && !has_dim(v, n, ni)))
 		return vm_full_reduce(v, n, ni, op, name);
+	if (!strcmp(op, "aten::outer.default") || !strcmp(op,
+	    "aten::ger.default") || !strcmp(op, "aten::trace.default"))
+		return vm_outer_trace(v, n, ni, op, name);
 	if (base_in(op, views, sizeof views / sizeof *views))
 		return vm_view(v, n, ni, op, name);
 	if ((!strcmp(op, "aten::matmul.default") ||

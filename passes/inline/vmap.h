@@ -47,6 +47,9 @@ onnxc_status vm_batched_out(Vm *v, const onnxc_node_info *ni, int32_t r,
 /* sum/mean of x alone, a vector norm without dim, of a batched x */
 onnxc_status vm_full_reduce(Vm *v, onnxc_node n, const onnxc_node_info *ni,
     const char *op, const char *name);
+/* outer (ger) and trace of batched operands */
+onnxc_status vm_outer_trace(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *op, const char *name);
 onnxc_status vm_index(Vm *v, onnxc_node n, const onnxc_node_info *ni,
     const char *name);
 onnxc_status vm_view(Vm *v, onnxc_node n, const onnxc_node_info *ni,

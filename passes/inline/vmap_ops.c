@@ -388,3 +388,96 @@ vm_full_reduce(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 		s = h->replace_uses(v->ctx, v->g, ni->out, ri.out);
 	return s == ONNXC_OK ? h->node_erase(v->ctx, v->g, n) : s;
 }
+
+/* a new one-output FX node op(args[0..na)) at n, of per-sample type
+ * dtype [pd[0..r)] batched at levels m (vm_batched_out); its result, 0
+ * when the host refuses */
+static onnxc_value
+new_batched(Vm *v, onnxc_node n, const char *op, const onnxc_arg *args,
+    int na, int32_t r, const onnxc_dim *pd, uint32_t dtype, uint64_t m,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_node x = h->node_new(v->ctx, v->g, ONNXC_FX, NULL, op, 1);
+	onnxc_node_info xi;
+	for (int i = 0; x && i < na; i++)
+		if (h->node_push_arg(v->ctx, v->g, x, &args[i]) != ONNXC_OK)
+			x = 0;
+	if (!x || h->node_get(v->ctx, v->g, x, &xi) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, xi.out, dtype, r, pd) != ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, x, n);
+	h->node_set_name(v->ctx, v->g, x, name);
+	return vm_batched_out(v, &xi, r, dtype, m) == ONNXC_OK ? xi.out : 0;
+}
+
+/* outer(a, b) and trace(x) of batched operands, which broadcasting and
+ * the per-sample dims express: a[..., :, None] * b[..., None, :], and
+ * the sum of diagonal(x) over the last two dims */
+onnxc_status
+vm_outer_trace(Vm *v, onnxc_node n, const onnxc_node_info *ni,
+    const char *op, const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_arg a[2];
+	onnxc_value_info vi;
+	bool outer = strcmp(op, "aten::trace.default") != 0;
+	uint32_t na = outer ? 2 : 1;
+	uint64_t m = 0;
+	if (ni->nargs != na || vm_rank_of(v, ni->out, &vi) < 0)
+		return vm_fail(v, n, name, "an outer product or trace");
+	for (uint32_t i = 0; i < na; i++) {
+		if (h->node_arg(v->ctx, v->g, n, i, &a[i]) != ONNXC_OK ||
+		    a[i].kind != ONNXC_ARG_VALUE)
+			return ONNXC_INVALID;
+		uint64_t mi = vm_mask_of(v, a[i].ref);
+		if (mi && m && mi != m)
+			return vm_fail(v, n, name, "an outer product of "
+			    "operands batched at different levels");
+		m |= mi;
+		a[i].key = 0;
+	}
+	int k = vm_nlev(m);
+	onnxc_value y;
+	if (outer) {
+		/* a as [.., n, 1], b as [.., 1, m]: the level dims lead
+		 * either, or the unbatched one broadcasts */
+		int ka = vm_mask_of(v, a[0].ref) ? k : 0;
+		int kb = vm_mask_of(v, a[1].ref) ? k : 0;
+		a[0].ref = vm_expand_at(v, n, a[0].ref, ka + 1, NULL,
+		    (onnxc_dim){0}, name);
+		a[1].ref = vm_expand_at(v, n, a[1].ref, kb, NULL,
+		    (onnxc_dim){0}, name);
+		if (!a[0].ref || !a[1].ref)
+			return ONNXC_INVALID;
+		onnxc_dim pd[2];
+		if (h->value_dims(v->ctx, v->g, ni->out, pd, 2) != ONNXC_OK)
+			return ONNXC_INVALID;
+		y = new_batched(v, n, "aten::mul.Tensor", a, 2, 2, pd, vi.dtype,
+		    m, name);
+	} else {
+		onnxc_arg d[4] = {a[0], {.kind = ONNXC_ARG_INT, .i = 0},
+			{.kind = ONNXC_ARG_INT, .i = k},
+			{.kind = ONNXC_ARG_INT, .i = k + 1}};
+		/* the per-sample diagonal of a square [s, s]: [s] */
+		onnxc_value_info xi;
+		onnxc_dim xd[MAXRANK + 64];
+		int32_t xr = vm_rank_of(v, a[0].ref, &xi);
+		if (xr < 2 || xr > MAXRANK + 64 || h->value_dims(v->ctx, v->g,
+		    a[0].ref, xd, (uint32_t)xr) != ONNXC_OK)
+			return ONNXC_INVALID;
+		onnxc_value dg = new_batched(v, n, "aten::diagonal.default", d, 4,
+		    1, &xd[xr - 1], xi.dtype, m, name);
+		onnxc_arg items[1] = {{.kind = ONNXC_ARG_INT, .i = k}}, list;
+		if (!dg || h->make_list(v->ctx, v->g, ONNXC_ARG_LIST, items, 1,
+		    &list) != ONNXC_OK)
+			return ONNXC_INVALID;
+		onnxc_arg s[3] = {{.kind = ONNXC_ARG_VALUE, .ref = dg}, list,
+			{.kind = ONNXC_ARG_BOOL, .i = 0}};
+		y = new_batched(v, n, "aten::sum.dim_IntList", s, 3, 0, NULL,
+		    vi.dtype, m, name);
+	}
+	if (!y || h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
+		return ONNXC_INVALID;
+	return h->node_erase(v->ctx, v->g, n);
+}

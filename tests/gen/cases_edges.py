@@ -671,9 +671,11 @@ CASES = {
                          {0: torch.export.Dim("b", min=2, max=64)}, {1: torch.export.Dim("n", min=2, max=64)}),)),
     # core ATen's _to_copy of a Python number (vmap of x / (n + 1e-6)
     # decomposed: _to_copy(1e-06, dtype=float32)); in the training IR the
-    # vmap region reduces over all of a sample's dims (sum, norm)
+    # vmap region reduces over all of a sample's dims (sum, norm) and takes
+    # outer products and traces of batched operands
     "edge_to_copy_number": lambda: case(Fn(lambda x, y: torch.func.vmap(
-        lambda a, b: (a * b).sum() / (a.norm() * b.norm() + 1e-6))(x, y)),
+        lambda a, b: ((a * b).sum() / (a.norm() * b.norm() + 1e-6), torch.outer(a, b).trace(),
+                      torch.outer(a, b[:2]), torch.outer(a, torch.arange(3.0))))(x, y)),
         (torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(3, 4) * 3, torch.randn(3, 4))),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
