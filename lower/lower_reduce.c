@@ -470,7 +470,11 @@ argmin(Lower *L)
 }
 
 /* logsumexp(self, dim, keepdim=False): max-subtracted like torch, with an
- * infinite maximum replaced by 0 so all -inf rows give -inf, not NaN */
+ * infinite maximum replaced by 0 so all -inf rows give -inf, not NaN.
+ * float16/bfloat16 round as ATen's logsumexp_out_impl does, each of its
+ * tensor ops in the half type (x - max, exp, the float-accumulated sum,
+ * log, + max); core ATen's decomposition upcasts instead, which the
+ * float path already is */
 static int
 logsumexp(Lower *L)
 {
@@ -491,10 +495,14 @@ logsumexp(Lower *L)
 		lw_bind(L, 0, lw_cast(L, x, od));
 		return 0;
 	}
+	DType h = od == DT_F16 || od == DT_BF16 ? od : DT_UNDEF;
+#define HALF(v) (h ? lw_rounded(L, (v), h) : (v))
 	ValId m = lwr_reduce(L, "ReduceMax", x, &ax, true);
 	m = where(L, lwr_op1t(L, "IsInf", m, DT_BOOL), lw_scalar(L, 0, ct), m);
-	ValId e = lw_op1(L, "Exp", lw_op2(L, "Sub", x, m));
-	ValId s = lw_op1(L, "Log", lwr_reduce(L, "ReduceSum", e, &ax, keep));
+	ValId e = HALF(lw_op1(L, "Exp", HALF(lw_op2(L, "Sub", x, m))));
+	ValId s = HALF(lw_op1(L, "Log", HALF(lwr_reduce(L, "ReduceSum", e, &ax,
+	    keep))));
+#undef HALF
 	if (!keep) { /* drop the reduced dims of m too */
 		if (ax.n > 0 && !ax.cst)
 			ax.cst = lw_const_i64s(L, ax.v, ax.n);

@@ -677,6 +677,13 @@ CASES = {
         lambda a, b: ((a * b).sum() / (a.norm() * b.norm() + 1e-6), torch.outer(a, b).trace(),
                       torch.outer(a, b[:2]), torch.outer(a, torch.arange(3.0))))(x, y)),
         (torch.randn(3, 4), torch.randn(3, 4)), (torch.randn(3, 4) * 3, torch.randn(3, 4))),
+    # logsumexp of float16/bfloat16 as ATen's kernel rounds it (each of
+    # x - max, exp, the sum, log and + max in the half type; an ulp off
+    # before); bfloat16 inside float32 inputs and outputs
+    "edge_half_logsumexp": lambda: case(Fn(lambda x, h: (
+        torch.logsumexp(x.to(torch.bfloat16) * 3, -1).float(), torch.logsumexp(x.to(torch.bfloat16), (0, 1)).float(),
+        torch.logsumexp(h * 4, 1), torch.logsumexp(h, 0, keepdim=True))),
+        (torch.randn(6, 9), torch.randn(5, 7).half()), (torch.randn(6, 9) * 2, torch.randn(5, 7).half() * 3), atol=0, rtol=0),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
