@@ -141,6 +141,9 @@ ValId lw_operand(Lower *L, int i, const char *kw, DType dt);
 /* an int/SymInt list arg (view sizes, expand sizes ...) as a 1-D INT64
  * tensor: a constant when all static, else Unsqueeze+Concat */
 ValId lw_shape_list(Lower *L, int i, const char *kw);
+/* an int or SymInt arg as a 1-D INT64 tensor of one element; dflt when
+ * absent or None */
+ValId lw_int1(Lower *L, int i, const char *kw, int64_t dflt);
 /* whether an int list arg holds a SymInt with no fixed number */
 bool lw_list_symbolic(Lower *L, int i, const char *kw);
 
@@ -245,6 +248,9 @@ void lw_name_values(Module *m, Graph *main);
 /* [n, size] indices i*step + k of sliding windows over axis of x, n read
  * at run time (a dynamic signal length) */
 ValId lw_frames_dyn(Lower *L, ValId x, int axis, int64_t size, int64_t step);
+/* ONNX Pad's pads (2 * R) from torch's pad list arg i known at run time,
+ * which pads the first r dims (r < R: the others get zeros) */
+ValId lw_pads_dyn(Lower *L, int i, const char *kw, int r, int R);
 enum { LW_MAXRANK = 64 }; /* torch's own limit on tensor rank */
 
 /* the tensors of a Tensor[] argument: ONNX values and FX values */

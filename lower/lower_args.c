@@ -229,6 +229,19 @@ lw_operand(Lower *L, int i, const char *kw, DType dt)
 	}
 }
 
+ValId
+lw_int1(Lower *L, int i, const char *kw, int64_t dflt)
+{
+	const Arg *a = lw_arg(L, i, kw);
+	int64_t n;
+	if (!a || a->kind == A_NONE)
+		return lw_i64v(L, dflt);
+	if (static_int(L, a, &n))
+		return lw_i64v(L, n);
+	ValId v = lw_operand(L, i, kw, DT_I64);
+	return v ? lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1) : 0;
+}
+
 bool
 lw_list_symbolic(Lower *L, int i, const char *kw)
 {

@@ -237,21 +237,8 @@ normdim(Lower *L, int64_t *d, int r)
 	return lw_normdim(L, d, r);
 }
 
-/* an int or SymInt bound of slice as a 1-D INT64 tensor (dflt when absent
- * or None): freqs_cis[:seqlen] of a dynamic sequence */
-static ValId
-bound(Lower *L, int i, const char *kw, int64_t dflt)
-{
-	const Arg *a = lw_arg(L, i, kw);
-	int64_t n;
-	if (!a || a->kind == A_NONE)
-		return lw_const_i64s(L, &dflt, 1);
-	if (lw_static_int(L, a, &n))
-		return lw_const_i64s(L, &n, 1);
-	ValId v = lw_operand(L, i, kw, DT_I64);
-	return v ? lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1) : 0;
-}
-
+/* slice(x, dim, start, end, step); the bounds may be SymInts
+ * (freqs_cis[:seqlen] of a dynamic sequence) */
 static int
 slice(Lower *L)
 {
@@ -262,7 +249,7 @@ slice(Lower *L)
 		return -1;
 	if (step <= 0)
 		return lw_fail(L, "slice step must be positive");
-	ValId st = bound(L, 2, "start", 0), en = bound(L, 3, "end",
+	ValId st = lw_int1(L, 2, "start", 0), en = lw_int1(L, 3, "end",
 	    INT64_MAX);
 	if (!st || !en)
 		return -1;
@@ -371,23 +358,13 @@ pad(Lower *L)
 	int64_t p[2 * LW_MAXRANK], onnx[2 * (LW_MAXRANK + 1)] = {0};
 	if (x && lw_list_symbolic(L, 1, "pad")) {
 		/* pads known at run time (irfft's n of a dynamic length in
-		 * core ATen): gathered into ONNX's order, zeros for the dims
-		 * the list leaves out and for the pair dim */
-		const Arg *a = lw_arg(L, 1, "pad");
-		int np = (int)a->u.list.n;
-		ValId t = lw_shape_list(L, 1, "pad");
-		if (!t || np % 2 || np / 2 > r || lw_float(L, 2, "value", 0))
-			return lw_fail(L, "pad must have an even length of at "
-			    "most twice the rank, and fill with zeros");
-		for (int d = 0; d <= r; d++) {
-			int j = r - 1 - d;
-			onnx[d] = d < r && j < np / 2 ? 2 * j : np;
-			onnx[r + 1 + d] = d < r && j < np / 2 ? 2 * j + 1 : np;
-		}
-		ValId parts[2] = {t, lw_i64v(L, 0)};
-		ValId g[2] = {lw_concat_shape(L, parts, 2), lw_const_i64s(L,
-		    onnx, 2 * (r + 1))};
-		ValId pv = lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
+		 * core ATen), the pair dim not padded */
+		if (lw_float(L, 2, "value", 0))
+			return lw_fail(L, "only a zero fill is supported for "
+			    "complex tensors");
+		ValId pv = lw_pads_dyn(L, 1, "pad", r, r + 1);
+		if (!pv)
+			return -1;
 		ValId in[2] = {x, pv};
 		lwf_bind(L, 0, lw_typed(L, lw_emit(L, "Pad", 2, in, 1),
 		    lw_dtype(L, x)));

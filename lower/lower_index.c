@@ -509,19 +509,14 @@ clamp_slice(int64_t n, int64_t *s, int64_t *e)
 }
 
 /* Bound arg i (an int, a SymInt, or None for dflt) of a slice of a dim of
- * run-time size n (0-d): from the end when negative, clamped to [0, n] */
+ * run-time size n ([1]): from the end when negative, clamped to [0, n] */
 static ValId
 clamp_bound(Lower *L, int i, const char *kw, int64_t dflt, ValId n)
 {
-	const Arg *a = lw_arg(L, i, kw);
-	int64_t v = dflt;
-	ValId b;
-	if (!a || a->kind == A_NONE || lw_static_int(L, a, &v))
-		b = lw_scalar_i64(L, v);
-	else
-		b = lw_reshape(L, lw_cast(L, lw_in(L, i, kw), DT_I64),
-		    lw_const_i64s(L, NULL, 0));
-	ValId zero = lw_scalar_i64(L, 0);
+	ValId b = lw_int1(L, i, kw, dflt);
+	if (!b)
+		return 0;
+	ValId zero = lw_i64v(L, 0);
 	ValId neg = lw_op2t(L, "Less", b, zero, DT_BOOL);
 	b = lw_typed(L, lw_emit(L, "Where", 3, (ValId[]){neg, lw_op2(L, "Add",
 	    b, n), b}, 1), DT_I64);
@@ -561,11 +556,14 @@ slice_scatter(Lower *L)
 	} else {
 		/* a size, or bounds, known at run time (x[:, -t:] = y of a
 		 * dynamic t; z[:, 1:-1] = x): Python's clamping there */
-		ValId n = lw_reshape(L, lw_shape_range(L, x, (int)d, (int)d + 1),
-		    lw_const_i64s(L, NULL, 0));
+		ValId n = lw_shape_range(L, x, (int)d, (int)d + 1);
 		ValId lo = clamp_bound(L, 3, "start", 0, n);
 		ValId hi = clamp_bound(L, 4, "end", INT64_MAX, n);
-		hi = lw_op2(L, "Max", hi, lo);
+		if (!lo || !hi)
+			return -1;
+		int64_t ax0 = 0;
+		hi = lw_axes_op(L, "Squeeze", lw_op2(L, "Max", hi, lo), &ax0, 1);
+		lo = lw_axes_op(L, "Squeeze", lo, &ax0, 1);
 		ValId in[3] = {lo, hi, lw_scalar_i64(L, step)};
 		rng = lw_typed(L, lw_emit(L, "Range", 3, in, 1), DT_I64);
 	}

@@ -249,24 +249,9 @@ pad_dyn(Lower *L, int value_arg, const char *mode)
 {
 	ValId x = lw_in(L, 0, "self");
 	int r = lw_rank_of(L, 0, "self");
-	const Arg *a = lw_arg(L, 1, "pad");
-	ValId t = lw_shape_list(L, 1, "pad");
-	if (!x || r < 0 || !t)
+	ValId pv = x && r >= 0 ? lw_pads_dyn(L, 1, "pad", r, r) : 0;
+	if (!pv)
 		return -1;
-	int np = (int)a->u.list.n;
-	if (np % 2 || np / 2 > r)
-		return lw_fail(L, "pad list of length %d for a rank-%d tensor",
-		    np, r);
-	int64_t idx[2 * LW_MAXRANK];
-	for (int d = 0; d < r; d++) {
-		int j = r - 1 - d; /* the pair of dim d in the torch list */
-		idx[d] = j < np / 2 ? 2 * j : np;
-		idx[r + d] = j < np / 2 ? 2 * j + 1 : np;
-	}
-	ValId parts[2] = {t, lw_i64v(L, 0)};
-	ValId g[2] = {lw_concat_shape(L, parts, 2), lw_const_i64s(L, idx,
-	    2 * r)};
-	ValId pv = lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
 	DType dt = lw_dtype(L, x);
 	ValId cv = value_arg >= 0 && lw_has(L, value_arg, "value")
 	    ? lw_operand(L, value_arg, "value", dt) : lw_scalar_int(L, 0, dt);

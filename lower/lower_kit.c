@@ -220,3 +220,31 @@ lw_frames_dyn(Lower *L, ValId x, int axis, int64_t size, int64_t step)
 		k[j] = j;
 	return lw_op2(L, "Add", i, lw_const(L, DT_I64, 2, dims, k));
 }
+
+/* ONNX Pad's pads (begins then ends, 2 * R) from torch's pad list arg i,
+ * known at run time: pairs from the last of the first r dims backwards,
+ * zeros for the dims it leaves out and for dims r..R-1 (complex values'
+ * pair dim); 0 after reporting a list that does not fit */
+ValId
+lw_pads_dyn(Lower *L, int i, const char *kw, int r, int R)
+{
+	const Arg *a = lw_arg(L, i, kw);
+	ValId t = lw_shape_list(L, i, kw);
+	if (!t || r > R || R > LW_MAXRANK)
+		return 0;
+	int np = (int)a->u.list.n;
+	if (np % 2 || np / 2 > r) {
+		lw_fail(L, "pad list of length %d for a rank-%d tensor", np, r);
+		return 0;
+	}
+	int64_t idx[2 * LW_MAXRANK];
+	for (int d = 0; d < R; d++) {
+		int j = r - 1 - d; /* the pair of dim d in the torch list */
+		idx[d] = d < r && j < np / 2 ? 2 * j : np;
+		idx[R + d] = d < r && j < np / 2 ? 2 * j + 1 : np;
+	}
+	ValId parts[2] = {t, lw_i64v(L, 0)};
+	ValId g[2] = {lw_concat_shape(L, parts, 2), lw_const_i64s(L, idx,
+	    2 * R)};
+	return lw_typed(L, lw_emit(L, "Gather", 2, g, 1), DT_I64);
+}

@@ -20,37 +20,7 @@
 bool
 lws_argnum(Lower *L, const Arg *a, int64_t *out)
 {
-	if (!a)
-		return false;
-	if (a->kind == A_INT || a->kind == A_BOOL) {
-		*out = a->u.i;
-		return true;
-	}
-	if (a->kind == A_VAL) {
-		const Value *v = ir_val(L->src, a->u.v);
-		if (v->sym && ir_exprp(L->m, v->sym)->kind == E_INT) {
-			*out = ir_exprp(L->m, v->sym)->n;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* An int or SymInt argument as a 1-D INT64 tensor of one element; dflt
- * when absent or None. */
-ValId
-lws_int1(Lower *L, int i, const char *kw, int64_t dflt)
-{
-	const Arg *a = lw_arg(L, i, kw);
-	int64_t n;
-	if (!a || a->kind == A_NONE)
-		return lw_i64v(L, dflt);
-	if (lws_argnum(L, a, &n))
-		return lw_i64v(L, n);
-	ValId v = lw_operand(L, i, kw, DT_I64);
-	if (!v)
-		return 0;
-	return lw_axes_op(L, "Unsqueeze", v, (int64_t[]){0}, 1);
+	return a && lw_static_int(L, a, out);
 }
 
 /* Bind the ONNX results of node n to the first nout FX outputs. */
@@ -675,7 +645,7 @@ repeat_interleave(Lower *L)
 	bool tensor = rv && rv->kind == VK_TENSOR;
 	if (tensor && rv->rank > 1)
 		return lw_fail(L, "repeats must be a 0-D or 1-D tensor");
-	ValId reps = tensor ? lw_in(L, 1, "repeats") : lws_int1(L, 1,
+	ValId reps = tensor ? lw_in(L, 1, "repeats") : lw_int1(L, 1,
 	    "repeats", 1);
 	if (!reps)
 		return -1;

@@ -14,10 +14,6 @@ enum {
 /* The number an int-like argument stands for, if it is static. */
 bool lws_argnum(Lower *L, const Arg *a, int64_t *out);
 
-/* An int or SymInt argument as a 1-D INT64 tensor of one element; dflt
- * when absent or None. */
-ValId lws_int1(Lower *L, int i, const char *kw, int64_t dflt);
-
 /* Bind the ONNX results of node n to the first nout FX outputs. */
 void lws_bind_all(Lower *L, NodeId n, int cnt);
 

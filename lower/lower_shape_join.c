@@ -208,8 +208,7 @@ split(Lower *L)
 static int
 chunk_dyn(Lower *L, ValId x, int64_t d, int64_t c)
 {
-	ValId size = lw_slice_const(L, lw_typed(L, lw_emit(L, "Shape", 1, &x,
-	    1), DT_I64), 0, d, d + 1, 1);
+	ValId size = lw_shape_range(L, x, (int)d, (int)d + 1);
 	ValId s = lw_op2(L, "Max", lw_op2(L, "Div", lw_op2(L, "Add", size,
 	    lw_i64v(L, c - 1)), lw_i64v(L, c)), lw_i64v(L, 1));
 	int nout = (int)lw_node(L)->nout;
@@ -359,8 +358,7 @@ tensor_split(Lower *L)
 	if (!lw_sdim(L, lw_srcval(L, 0, "self"), (int)d, &size)) {
 		/* a size known at run time: piece k starts at k*q + min(k,
 		 * rem), q and rem of size / sec read there */
-		ValId n = lw_slice_const(L, lw_typed(L, lw_emit(L, "Shape", 1,
-		    &x, 1), DT_I64), 0, d, d + 1, 1);
+		ValId n = lw_shape_range(L, x, (int)d, (int)d + 1);
 		ValId q = lw_op2(L, "Div", n, lw_i64v(L, sec));
 		ValId rem = lw_op2(L, "Sub", n, lw_op2(L, "Mul", q, lw_i64v(L,
 		    sec)));
@@ -413,8 +411,8 @@ slice_rule(Lower *L)
 		lw_bind(L, 0, x);
 		return 0;
 	}
-	ValId sv = lws_int1(L, 2, "start", 0),
-	    ev = lws_int1(L, 3, "end", INT64_MAX);
+	ValId sv = lw_int1(L, 2, "start", 0),
+	    ev = lw_int1(L, 3, "end", INT64_MAX);
 	if (!sv || !ev)
 		return -1;
 	lw_bind(L, 0, lw_slice(L, x, sv, ev, &d, 1, step != 1 ? lw_i64v(L, step)
@@ -479,9 +477,9 @@ narrow(Lower *L)
 		lw_bind(L, 0, lw_slice_const(L, x, d, s, end, 1));
 		return 0;
 	}
-	ValId sv = wrapped ? wrapped : ss ? lw_i64v(L, s) : lws_int1(L, 2,
+	ValId sv = wrapped ? wrapped : ss ? lw_i64v(L, s) : lw_int1(L, 2,
 	    "start", 0);
-	ValId lv = lws_int1(L, 3, "length", 0);
+	ValId lv = lw_int1(L, 3, "length", 0);
 	if (!sv || !lv)
 		return -1;
 	lw_bind(L, 0, lw_slice(L, x, sv, lw_op2(L, "Add", sv, lv), &d, 1, 0));
