@@ -279,8 +279,10 @@ fft_c2r(Lower *L)
 		/* a last_dim_size known at run time only (core ATen's
 		 * irfft(X, n=x.shape[-1])): times n, the mode's factor a
 		 * power of it */
-		ValId y = c2r_run(L, x, r, d[0], lw_reshape(L, lw_cast(L,
-		    lw_in(L, 3, "last_dim_size"), DT_I64), lw_i64v(L, 1)), dt);
+		ValId n = lw_int1(L, 3, "last_dim_size", 0);
+		if (!n)
+			return -1;
+		ValId y = c2r_run(L, x, r, d[0], n, dt);
 		bool dy = true;
 		lwf_bind(L, 0, dyn_scale(L, y, y, d, 1, &dy, 1, mode_factor(mode,
 		    1), 2 * mode_factor(mode, 2), dt));
@@ -397,10 +399,11 @@ c2r_dyn(Lower *L, int kind, ValId x, int r, bool cx, DType dt)
 		x = lwf_to_cx(L, lw_cast(L, x, dt), r, dt);
 	if (kind == K_HFFT)
 		x = lwf_conj(L, x);
-	ValId n = lw_has(L, 1, "n") ? lw_reshape(L, lw_cast(L, lw_in(L, 1,
-	    "n"), DT_I64), lw_i64v(L, 1)) : lw_op2(L, "Mul", lw_op2(L, "Sub",
-	    lw_shape_range(L, x, (int)d, (int)d + 1), lw_i64v(L, 1)),
-	    lw_i64v(L, 2));
+	ValId n = lw_has(L, 1, "n") ? lw_int1(L, 1, "n", 0) : lw_op2(L, "Mul",
+	    lw_op2(L, "Sub", lw_shape_range(L, x, (int)d, (int)d + 1),
+	    lw_i64v(L, 1)), lw_i64v(L, 2));
+	if (!n)
+		return -1;
 	ValId y = c2r_run(L, x, r, d, n, dt);
 	bool fwd = kind == K_HFFT, dy = true;
 	lwf_bind(L, 0, dyn_scale(L, y, y, &d, 1, &dy, 1, norm_factor(norm, 1,

@@ -684,6 +684,12 @@ CASES = {
         torch.logsumexp(x.to(torch.bfloat16) * 3, -1).float(), torch.logsumexp(x.to(torch.bfloat16), (0, 1)).float(),
         torch.logsumexp(h * 4, 1), torch.logsumexp(h, 0, keepdim=True))),
         (torch.randn(6, 9), torch.randn(5, 7).half()), (torch.randn(6, 9) * 2, torch.randn(5, 7).half() * 3), atol=0, rtol=0),
+    # irfft with a fixed n of a spectrum whose length is dynamic (onnxc
+    # aborted: n, a number, was read as a tensor)
+    "edge_irfft_fixed_n_dynamic": lambda: case(Fn(lambda x: (
+        torch.fft.irfft(torch.fft.rfft(x), n=16), torch.fft.hfft(torch.fft.ifft(x), n=16))),
+        (torch.randn(2, 20),), (torch.randn(3, 25),),
+        dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC},),), atol=1e-4),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
