@@ -536,28 +536,8 @@ upsample_rule(Lower *L)
 	return upsample(L, &u);
 }
 
-/* x reshaped to [N, dims...] with N its own first dim.  Any of these may
- * be 0 (an empty image), so no 0 may mean "copy" here: allowzero. */
-static ValId
-reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
-{
-	ValId parts[2] = {lwn_shape_of(L, x, 0, 1), lw_const_i64s(L, dims, n)};
-	ValId in[2] = {x, lw_concat(L, parts, 2, 0, DT_I64)};
-	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
-	lw_attr_int(L, rn, "allowzero", 1);
-	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
-}
-
-/* a [1] int64 size d divided or multiplied (op) by v */
-static ValId
-dim_op(Lower *L, ValId d, const char *op, int64_t v)
-{
-	ValId in[2] = {d, lw_i64v(L, v)};
-	return lw_typed(L, lw_emit(L, op, 2, in, 1), DT_I64);
-}
-
-/* x reshaped to the sizes parts (each a [1] int64) hold; allowzero as
- * in reshape_batch */
+/* x reshaped to the sizes parts (each a 1-D int64) hold.  Any of these
+ * may be 0 (an empty image), so no 0 may mean "copy" here: allowzero. */
 static ValId
 reshape_parts(Lower *L, ValId x, const ValId *parts, int n)
 {
@@ -565,6 +545,14 @@ reshape_parts(Lower *L, ValId x, const ValId *parts, int n)
 	NodeId rn = lw_emit(L, "Reshape", 2, in, 1);
 	lw_attr_int(L, rn, "allowzero", 1);
 	return lwn_settyped(L, rn, 0, lw_dtype(L, x));
+}
+
+/* x reshaped to [N, dims...] with N its own first dim */
+static ValId
+reshape_batch(Lower *L, ValId x, const int64_t *dims, int n)
+{
+	return reshape_parts(L, x, (ValId[]){lwn_shape_of(L, x, 0, 1),
+	    lw_const_i64s(L, dims, n)}, 2);
 }
 
 /* pixel_shuffle (up) or pixel_unshuffle of a 4-D x as reshape, transpose,
@@ -577,18 +565,18 @@ shuffle_dyn(Lower *L, ValId x, int64_t r, bool up)
 	ValId h = lwn_shape_of(L, x, 2, 3), w = lwn_shape_of(L, x, 3, 4);
 	ValId rv = lw_i64v(L, r);
 	if (up) {
-		c = dim_op(L, c, "Div", r * r);
+		c = lw_op2(L, "Div", c, lw_i64v(L, r * r));
 		x = reshape_parts(L, x, (ValId[]){n, c, rv, rv, h, w}, 6);
 		x = lwn_transpose(L, x, (int64_t[]){0, 1, 4, 2, 5, 3}, 6);
-		return reshape_parts(L, x, (ValId[]){n, c, dim_op(L, h, "Mul",
-		    r), dim_op(L, w, "Mul", r)}, 4);
+		return reshape_parts(L, x, (ValId[]){n, c, lw_op2(L, "Mul", h,
+		    rv), lw_op2(L, "Mul", w, rv)}, 4);
 	}
-	h = dim_op(L, h, "Div", r);
-	w = dim_op(L, w, "Div", r);
+	h = lw_op2(L, "Div", h, rv);
+	w = lw_op2(L, "Div", w, rv);
 	x = reshape_parts(L, x, (ValId[]){n, c, h, rv, w, rv}, 6);
 	x = lwn_transpose(L, x, (int64_t[]){0, 1, 3, 5, 2, 4}, 6);
-	return reshape_parts(L, x, (ValId[]){n, dim_op(L, c, "Mul", r * r), h,
-	    w}, 4);
+	return reshape_parts(L, x, (ValId[]){n, lw_op2(L, "Mul", c, lw_i64v(L,
+	    r * r)), h, w}, 4);
 }
 
 /* pixel_shuffle(self, upscale_factor): [*, C*r*r, H, W] -> [*, C, H*r,
