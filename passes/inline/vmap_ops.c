@@ -326,6 +326,28 @@ vm_linear(Vm *v, onnxc_node n, const onnxc_node_info *ni, const char *name)
 	return h->node_erase(v->ctx, v->g, n);
 }
 
+/* a new one-output FX node op(args[0..na)) at n, of per-sample type
+ * dtype [pd[0..r)] batched at levels m (vm_batched_out); its result, 0
+ * when the host refuses */
+static onnxc_value
+new_batched(Vm *v, onnxc_node n, const char *op, const onnxc_arg *args,
+    int na, int32_t r, const onnxc_dim *pd, uint32_t dtype, uint64_t m,
+    const char *name)
+{
+	const onnxc_host_api *h = v->h;
+	onnxc_node x = h->node_new(v->ctx, v->g, ONNXC_FX, NULL, op, 1);
+	onnxc_node_info xi;
+	for (int i = 0; x && i < na; i++)
+		if (h->node_push_arg(v->ctx, v->g, x, &args[i]) != ONNXC_OK)
+			x = 0;
+	if (!x || h->node_get(v->ctx, v->g, x, &xi) != ONNXC_OK ||
+	    h->value_set_type(v->ctx, v->g, xi.out, dtype, r, pd) != ONNXC_OK)
+		return 0;
+	h->node_set_origin(v->ctx, v->g, x, n);
+	h->node_set_name(v->ctx, v->g, x, name);
+	return vm_batched_out(v, &xi, r, dtype, m) == ONNXC_OK ? xi.out : 0;
+}
+
 /* A per-sample reduction over all of a batched x's dims (sum or mean of
  * x alone, a vector norm with no dim): a new node over its per-sample
  * dims only, which replaces n */
@@ -374,41 +396,11 @@ vm_full_reduce(Vm *v, onnxc_node n, const onnxc_node_info *ni,
 		na++;   /* ord, in args[1] */
 	args[na++] = list;
 	args[na++] = no;
-	onnxc_node r = h->node_new(v->ctx, v->g, ONNXC_FX, NULL, nop, 1);
-	onnxc_node_info ri;
-	for (int i = 0; r && i < na; i++)
-		if (h->node_push_arg(v->ctx, v->g, r, &args[i]) != ONNXC_OK)
-			r = 0;
-	if (!r || h->node_get(v->ctx, v->g, r, &ri) != ONNXC_OK)
+	onnxc_value y = new_batched(v, n, nop, args, na, 0, NULL, vi.dtype, m,
+	    name);
+	if (!y || h->replace_uses(v->ctx, v->g, ni->out, y) != ONNXC_OK)
 		return ONNXC_INVALID;
-	h->node_set_origin(v->ctx, v->g, r, n);
-	h->node_set_name(v->ctx, v->g, r, name);
-	onnxc_status s = vm_batched_out(v, &ri, 0, vi.dtype, m);
-	if (s == ONNXC_OK)
-		s = h->replace_uses(v->ctx, v->g, ni->out, ri.out);
-	return s == ONNXC_OK ? h->node_erase(v->ctx, v->g, n) : s;
-}
-
-/* a new one-output FX node op(args[0..na)) at n, of per-sample type
- * dtype [pd[0..r)] batched at levels m (vm_batched_out); its result, 0
- * when the host refuses */
-static onnxc_value
-new_batched(Vm *v, onnxc_node n, const char *op, const onnxc_arg *args,
-    int na, int32_t r, const onnxc_dim *pd, uint32_t dtype, uint64_t m,
-    const char *name)
-{
-	const onnxc_host_api *h = v->h;
-	onnxc_node x = h->node_new(v->ctx, v->g, ONNXC_FX, NULL, op, 1);
-	onnxc_node_info xi;
-	for (int i = 0; x && i < na; i++)
-		if (h->node_push_arg(v->ctx, v->g, x, &args[i]) != ONNXC_OK)
-			x = 0;
-	if (!x || h->node_get(v->ctx, v->g, x, &xi) != ONNXC_OK ||
-	    h->value_set_type(v->ctx, v->g, xi.out, dtype, r, pd) != ONNXC_OK)
-		return 0;
-	h->node_set_origin(v->ctx, v->g, x, n);
-	h->node_set_name(v->ctx, v->g, x, name);
-	return vm_batched_out(v, &xi, r, dtype, m) == ONNXC_OK ? xi.out : 0;
+	return h->node_erase(v->ctx, v->g, n);
 }
 
 /* outer(a, b) and trace(x) of batched operands, which broadcasting and
