@@ -8,6 +8,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 tools/deps.sh
 jobs=$(nproc)
+
+# ONNX Runtime leaves an empty mat-debug-PID.log in $TMPDIR for every process
+# that opens a session (its telemetry's debug log): the tests' temporary files
+# go to one folder, removed at the end
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/onnxc-tests.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 status=0
 
 run() { echo "== $*"; "$@" || status=1; }
@@ -44,5 +51,12 @@ if [ -d "$top/../shared/corpus" ]; then
   run tests/corpus/run.sh build/onnxc "$top/../shared"
 fi
 run tests/python/run.sh build/onnxc "$top/../shared"
+
+# a test that leaves a temporary file behind fails the run (ONNX Runtime's own
+# debug logs excepted)
+left=$(find "$scratch" -mindepth 1 -maxdepth 1 ! -name 'mat-debug-*.log' ! -name .ses)
+if [ -n "$left" ]; then
+  echo "== temporary files the tests left behind:"; echo "$left"; status=1
+fi
 [ $status = 0 ] && echo "all tests passed" || echo "SOME TESTS FAILED"
 exit $status

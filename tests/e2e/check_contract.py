@@ -6,8 +6,10 @@ usage: check_contract.py ONNXC TESTS_DIR   (TESTS_DIR: the repo's tests/)
 Every model must pass onnx.checker (full_check, opset 17).
 Prints 'PASS name' / 'FAIL name: why'; exit 1 if any failed.
 """
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +23,8 @@ ONNXC, TESTS = sys.argv[1], sys.argv[2]
 CASE = os.path.join(TESTS, "contract")
 GRAPH = os.path.join(CASE, "graph.txt")
 WEIGHTS = os.path.join(CASE, "weights.safetensors")
-WORK = tempfile.mkdtemp()
+WORK = tempfile.mkdtemp(prefix="onnxc-contract-")
+atexit.register(shutil.rmtree, WORK, True)
 K = "pkg.torch.export.graph_signature."
 failed = []
 

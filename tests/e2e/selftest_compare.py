@@ -6,7 +6,7 @@ dtype, shape, input name or output count) must be rejected with a message saying
 usage: selftest_compare.py [CASES_DIR]     (needs python3-onnx and numpy; NODE_PATH as run_cases.sh)
 Prints 'PASS what' / 'FAIL what: why' and ends with 'N passed, N failed'.
 """
-import os, subprocess, sys, tempfile
+import atexit, os, shutil, subprocess, sys, tempfile
 import numpy as np
 try:
     import onnx
@@ -79,6 +79,7 @@ def main():
     env.setdefault("NODE_PATH", os.path.join(HERE, "..", "..", "tools", "node_modules"))
     passed = failed = 0
     tmp = tempfile.mkdtemp(prefix="onnxc-selftest-")
+    atexit.register(shutil.rmtree, tmp, True)
     seen = []  # every check, again through --batch at the end
 
     def check(what, m, case, want_ok, want_msg=""):

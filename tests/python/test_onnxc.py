@@ -6,7 +6,9 @@ input, convert() and derived Dims.
 
 usage: ONNXC=build/onnxc python3 tests/python/test_onnxc.py
 Prints 'PASS name' / 'FAIL name: why'; exit 1 if any failed."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,11 @@ import torch.nn as nn  # noqa: E402
 import onnxc  # noqa: E402
 
 WORK = tempfile.mkdtemp(prefix="onnxc-py-")
+# what the package puts in a temporary folder (a stream's report, the archive
+# of a failed conversion) goes under WORK too, removed at exit
+tempfile.tempdir = WORK
+os.environ["TMPDIR"] = WORK
+atexit.register(shutil.rmtree, WORK, True)
 failed = []
 
 

@@ -7,7 +7,9 @@ with onnxc's diagnostics and the report, a bad option is a usage error
 
 usage: python3 tests/python/test_program.py ONNXC
 Prints 'PASS name' / 'FAIL name: why'; exit 1 if any failed."""
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -23,6 +25,11 @@ from onnxc import _program  # noqa: E402
 MLP = os.path.join(TOP, "tests", "pt2", "mlp", "model.pt2")
 BAD = os.path.join(TOP, "tests", "pt2", "bad", "bad_dtype", "model.pt2")
 WORK = tempfile.mkdtemp(prefix="onnxc-py-")
+# what the package puts in a temporary folder (a stream's report, the archive
+# of a failed conversion) goes under WORK too, removed at exit
+tempfile.tempdir = WORK
+os.environ["TMPDIR"] = WORK
+atexit.register(shutil.rmtree, WORK, True)
 failed = []
 
 
