@@ -190,13 +190,94 @@ strided_offsets(Lower *L, int first)
 	return lw_const(L, DT_I64, n, size, idx);
 }
 
-/* Any other as_strided of static sizes: a Gather of the storage (self
- * flattened) at the offsets, when self is its own storage. */
+/* The same positions when a size of self or of the view, a stride or the
+ * offset is known at run time only: offset + sum over d of
+ * Range(size[d]) * stride[d], each term along its own dim.  A position
+ * outside self is then Gather's (or ScatterElements') run-time error, as
+ * PyTorch's setStorage check is at run time. */
+static ValId
+strided_offsets_dyn(Lower *L, int first)
+{
+	const Arg *sa = lw_arg(L, first, "size"),
+		  *ta = lw_arg(L, first + 1, "stride");
+	bool lists = sa && ta && (sa->kind == A_LIST || sa->kind == A_TUPLE) &&
+	    (ta->kind == A_LIST || ta->kind == A_TUPLE);
+	if (!lists || sa->u.list.n != ta->u.list.n ||
+	    sa->u.list.n > LW_MAXRANK) {
+		lw_fail(L, "mismatch in length of strides and shape");
+		return 0;
+	}
+	int n = (int)sa->u.list.n;
+	for (int k = 0; k < 2 * n; k++) {
+		const Arg *it = &ir_items(L->src, k < n ? sa : ta)[k % n];
+		int64_t v;
+		if (lws_argnum(L, it, &v) && v < 0) {
+			lw_fail(L, "negative sizes and strides are not "
+			    "supported");
+			return 0;
+		}
+	}
+	ValId size = lw_shape_list(L, first, "size"),
+	      stride = lw_shape_list(L, first + 1, "stride"),
+	      at = lw_int1(L, first + 2, "storage_offset", 0);
+	if (!size || !stride || !at)
+		return 0;
+	int64_t ones[LW_MAXRANK];
+	for (int d = 0; d < n; d++)
+		ones[d] = 1;
+	at = lw_reshape(L, at, lw_const_i64s(L, ones, n));
+	for (int d = 0; d < n; d++) {
+		ValId k = lw_scalar_i64(L, d);
+		ValId r3[3] = {lw_scalar_i64(L, 0), lw_op2(L, "Gather", size, k),
+		    lw_scalar_i64(L, 1)};
+		ValId r = lw_typed(L, lw_emit(L, "Range", 3, r3, 1), DT_I64);
+		r = lw_op2(L, "Mul", r, lw_op2(L, "Gather", stride, k));
+		ones[d] = -1;
+		at = lw_op2(L, "Add", at, lw_reshape(L, r,
+		    lw_const_i64s(L, ones, n)));
+		ones[d] = 1;
+	}
+	return at;
+}
+
+/* Whether a storage_offset (argument i) is a SymInt with no fixed number */
+static bool
+offset_symbolic(Lower *L, int i)
+{
+	const Arg *off = lw_arg(L, i, "storage_offset");
+	int64_t e;
+	return off && off->kind != A_NONE && !lws_argnum(L, off, &e);
+}
+
+/* Whether an as_strided(size, stride, storage_offset) (arguments from
+ * first) of self has a size, stride or offset known at run time only. */
+static bool
+strided_dynamic(Lower *L, int first)
+{
+	const Value *xv = lw_srcval(L, 0, "self");
+	int64_t e;
+	for (int d = 0; xv && d < xv->rank; d++)
+		if (!lw_sdim(L, xv, d, &e))
+			return true;
+	return lw_list_symbolic(L, first, "size") ||
+	    lw_list_symbolic(L, first + 1, "stride") ||
+	    offset_symbolic(L, first + 2);
+}
+
+static ValId
+strided_positions(Lower *L, int first)
+{
+	return strided_dynamic(L, first) ? strided_offsets_dyn(L, first) :
+	    strided_offsets(L, first);
+}
+
+/* Any other as_strided: a Gather of the storage (self flattened) at the
+ * offsets, when self is its own storage. */
 static int
 strided_gather(Lower *L)
 {
 	const Arg *sa = lw_arg(L, 0, "self");
-	ValId idx = strided_offsets(L, 1), x = lw_in(L, 0, "self");
+	ValId idx = strided_positions(L, 1), x = lw_in(L, 0, "self");
 	if (!idx || !x)
 		return -1;
 	if (sa->kind != A_VAL || !own_storage(L, sa->u.v, 0))
@@ -215,7 +296,7 @@ strided_gather(Lower *L)
 static int
 as_strided_scatter(Lower *L)
 {
-	ValId idx = strided_offsets(L, 2), x = lw_in(L, 0, "self"),
+	ValId idx = strided_positions(L, 2), x = lw_in(L, 0, "self"),
 	      src = lw_in(L, 1, "src");
 	if (!idx || !x || !src)
 		return -1;
@@ -240,6 +321,8 @@ as_strided(Lower *L)
 	if (r < 0)
 		return -1;
 	const Arg *sa = lw_arg(L, 1, "size");
+	if (lw_list_symbolic(L, 2, "stride") || offset_symbolic(L, 3))
+		return strided_gather(L); /* not compared symbolically */
 	int64_t stride[LW_MAXRANK];
 	int nt = lw_ints(L, 2, "stride", stride, LW_MAXRANK);
 	int64_t off = lw_int(L, 3, "storage_offset", 0);

@@ -690,6 +690,16 @@ CASES = {
         torch.fft.irfft(torch.fft.rfft(x), n=16), torch.fft.hfft(torch.fft.ifft(x), n=16))),
         (torch.randn(2, 20),), (torch.randn(3, 25),),
         dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC},),), atol=1e-4),
+    # as_strided views of part of a tensor of dynamic sizes (sliding
+    # windows of a row, strides and offsets that are SymInts, a scatter
+    # through one): refused as "needs static sizes" before
+    "edge_as_strided_dynamic": lambda: case(Fn(lambda x, y: (
+        x.as_strided((x.shape[0], x.shape[1] - 2, 3), (x.stride(0), 1, 1)).sum(-1),
+        x.as_strided((x.shape[1],), (1,), x.shape[1]) * 2,
+        torch.as_strided_scatter(x, y, (x.shape[0], 2), (x.shape[1], 1), 1))),
+        (torch.randn(3, 7), torch.randn(3, 2)), (torch.randn(5, 4), torch.randn(5, 2)),
+        dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64), 1: torch.export.Dim("n", min=4, max=64)},
+                         {0: torch.export.Dim("b", min=2, max=64)}),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as
