@@ -208,12 +208,20 @@ strided_offsets_dyn(Lower *L, int first)
 		return 0;
 	}
 	int n = (int)sa->u.list.n;
-	for (int k = 0; k < 2 * n; k++) {
-		const Arg *it = &ir_items(L->src, k < n ? sa : ta)[k % n];
-		int64_t v;
-		if (lws_argnum(L, it, &v) && v < 0) {
+	int64_t reach = 0; /* the farthest position of the static dims */
+	for (int d = 0; d < n; d++) {
+		int64_t z, t;
+		bool zs = lws_argnum(L, &ir_items(L->src, sa)[d], &z),
+		     ts = lws_argnum(L, &ir_items(L->src, ta)[d], &t);
+		if ((zs && z < 0) || (ts && t < 0)) {
 			lw_fail(L, "negative sizes and strides are not "
 			    "supported");
+			return 0;
+		}
+		if (zs && ts && z > 0 && (!ck_mul(z - 1, t, &z) ||
+		    !ck_add(reach, z, &reach))) {
+			lw_fail(L, "setStorage: sizes and strides reach past "
+			    "any storage");
 			return 0;
 		}
 	}
