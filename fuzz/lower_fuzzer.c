@@ -32,6 +32,7 @@ extern const onnxc_plugin_info onnxc_plugin_layout;
 extern const onnxc_plugin_info onnxc_plugin_pool;
 extern const onnxc_plugin_info onnxc_plugin_neutral;
 extern const onnxc_plugin_info onnxc_plugin_templates;
+extern const onnxc_plugin_info onnxc_plugin_retype;
 
 static PlRegistry *
 registry(Module *m)
@@ -48,6 +49,7 @@ registry(Module *m)
 		&onnxc_plugin_einsum,
 		&onnxc_plugin_layout, &onnxc_plugin_pool,
 		&onnxc_plugin_neutral, &onnxc_plugin_templates,
+		&onnxc_plugin_retype,
 	};
 	PlRegistry *r = pl_registry_new(m);
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++)

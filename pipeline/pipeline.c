@@ -25,6 +25,7 @@ static const struct {
 	uint8_t levels, only;
 } presets[] = {
 	{"inline", OALL, FOR_ALL},
+	{"retype-int-div", OALL, FOR_ALL},
 	{"functionalize", OALL, FOR_ALL},
 	{"templates", O12, FOR_ALL},
 	{"decompose", O12, FOR_ALL},
@@ -62,6 +63,7 @@ static const struct {
 	const char *pass, *module;
 } builtin[] = {
 	{"inline", "inline.so"},
+	{"retype-int-div", "retype.so"},
 	{"functionalize", "functionalize.so"},
 	{"templates", "templates.so"},
 	{"decompose", "decompose.so"},

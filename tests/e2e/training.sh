@@ -34,7 +34,7 @@ conv() {  # CASE OUT FLAGS...
 	"$onnxc" "$c/graph.txt" "${w[@]}" "$@" -o "$out"
 }
 
-o1="inline,functionalize,templates,decompose,symbolize-shapes,fold,cse,dce,lower{onnx-batch-norm=true},cse,dce"
+o1="inline,retype-int-div,functionalize,templates,decompose,symbolize-shapes,fold,cse,dce,lower{onnx-batch-norm=true},cse,dce"
 for c in transformer_lm cnn_bn_dropout; do
 	for lvl in -O1 -O2; do
 		if conv $c "$work/$c$lvl.onnx" --training $lvl 2>"$work/err"; then

@@ -700,6 +700,21 @@ CASES = {
         (torch.randn(3, 7), torch.randn(3, 2)), (torch.randn(5, 4), torch.randn(5, 2)),
         dynamic_shapes=(({0: torch.export.Dim("b", min=2, max=64), 1: torch.export.Dim("n", min=4, max=64)},
                          {0: torch.export.Dim("b", min=2, max=64)}),)),
+    # made under torch 2.6 (torch-env run 2.6): it annotates a true division
+    # of integers by a SymInt, and of integer tensors of dynamic size, as an
+    # integer tensor, and what is computed from it; running it gives float32
+    # (pass retype-int-div).  The coordinate grid of a dynamic image, sums,
+    # views, splits and sorts of divisions; argmax, sort's indices and a
+    # .long() of one stay integers.  Converted as annotated before: integers
+    "edge_int_true_div_torch26": lambda: case(Fn(lambda x: (
+        lambda h, w, a: (
+            torch.stack(torch.meshgrid(torch.arange(h) / (h - 1) * 2 - 1, torch.arange(w) / (w - 1) * 2 - 1,
+                                       indexing="ij"), -1)[None].expand(x.shape[0], -1, -1, -1) * 0.9,
+            (a + w) / w, torch.where(a > 1, a, w) / 2, torch.clamp(a, max=w) / 2, (a < w) / w, a.to(torch.int32) / w,
+            (a / w).cumsum(0), (a / w).view(-1, 1).sum(0), torch.split(a / h, [2, w - 2])[1], *(a / h).sort(descending=True),
+            (a * 3 / w).argmax(), (a * 7 / w).long(), x * (a / w)))(x.shape[1], x.shape[2], torch.arange(x.shape[2]))),
+        (torch.randn(2, 5, 6),), (torch.randn(1, 8, 4),),
+        dynamic_shapes=(({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim("h", min=2, max=64), 2: torch.export.Dim("w", min=4, max=64)},),)),
     # int8 / uint8 (OpInfo samples 0-1 of those dtypes): ops ONNX Runtime
     # has no 8-bit kernel for (MatMul, not even an ONNX type; Where of
     # int8, Trilu, Einsum, ReduceSum) run in int32 and wrap back as

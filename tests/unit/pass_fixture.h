@@ -43,7 +43,7 @@ setup(void **state)
 	static const char *const mods[] = {"fold", "cse", "dce", "simplify",
 	    "lift", "convbn", "prune", "activations", "reshapes",
 	    "scales", "matmuls", "einsum", "layout", "pool", "neutral", "inline",
-	    "functionalize", "decompose"};
+	    "functionalize", "decompose", "retype"};
 	for (size_t i = 0; i < sizeof mods / sizeof *mods; i++) {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/%s.so", plugdir, mods[i]);

@@ -1,7 +1,8 @@
-/* test_passes.c - the built-in plugin passes fold, cse and dce, and the
- * early exits of inline, functionalize and decompose, loaded as modules
- * (<build>/plugins/<name>.so, next to onnxc) and run by the real pass
- * manager on small graphs built here, in both dialects. */
+/* test_passes.c - the built-in plugin passes fold, cse, dce and
+ * retype-int-div, and the early exits of inline, functionalize and
+ * decompose, loaded as modules (<build>/plugins/<name>.so, next to onnxc)
+ * and run by the real pass manager on small graphs built here, in both
+ * dialects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -925,6 +926,74 @@ inline_inlines_grad_calls_only(void **state)
 	assert_int_equal(f->g->nnodes, nodes);
 }
 
+/* ------------------------------------------------------- retype-int-div */
+
+/* torch 2.6's annotation of a true division of integers (i64) becomes
+ * float32, and so do the values computed from it that followed it; an
+ * argmax, sort's indices, a cast to a dtype and a comparison keep theirs.
+ * A program annotated right is left as it is. */
+static void
+retype_int_div_follows_the_division(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_I64, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId d = fx(f, "aten::div.Tensor", "d", DT_I64, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_int(2)});
+	ValId m = fx(f, "aten::mul.Tensor", "m", DT_I64, 1, d3, 2,
+	    (Arg[]){arg_val(d), arg_int(3)});
+	Arg l[2] = {arg_val(m), arg_val(x)};
+	ValId c = fx(f, "aten::cat.default", "c", DT_I64, 1, d6, 1,
+	    (Arg[]){ir_list(f->g, A_LIST, l, 2)});
+	ValId am = fx(f, "aten::argmax.default", "am", DT_I64, 0, NULL, 1,
+	    (Arg[]){arg_val(m)});
+	ValId to = fx(f, "aten::_to_copy.default", "to", DT_I64, 1, d3, 2,
+	    (Arg[]){arg_val(m), kw(f, "dtype", (Arg){.kind = A_DTYPE,
+	    .u.i = DT_I64})});
+	ValId gt = fx(f, "aten::gt.Scalar", "gt", DT_BOOL, 1, d3, 2,
+	    (Arg[]){arg_val(m), arg_int(0)});
+	NodeId s = ir_node(f->g, D_FX, ir_intern(f->m, "aten::sort.default"), 2);
+	ir_push_arg(f->g, s, arg_val(d));
+	Dim dd[1] = {{3, 0}};
+	ValId sv = ir_nodep(f->g, s)->out;
+	ir_set_tensor(f->g, sv, DT_I64, 1, dd);
+	ir_set_tensor(f->g, sv + 1, DT_I64, 1, dd);
+	ValId outs[] = {c, am, to, gt, sv, sv + 1};
+	for (size_t k = 0; k < sizeof outs / sizeof *outs; k++)
+		output(f, outs[k]);
+	assert_int_equal(run(f, "retype-int-div", false), 0);
+	assert_int_equal(ir_val(f->g, d)->dtype, DT_F32);
+	assert_int_equal(ir_val(f->g, m)->dtype, DT_F32);
+	assert_int_equal(ir_val(f->g, c)->dtype, DT_F32);
+	assert_int_equal(ir_val(f->g, c)->rank, 1);
+	assert_int_equal(ir_dims(f->g, c)[0].n, 6);
+	assert_int_equal(ir_val(f->g, sv)->dtype, DT_F32);
+	assert_int_equal(ir_val(f->g, sv + 1)->dtype, DT_I64);
+	assert_int_equal(ir_val(f->g, am)->dtype, DT_I64);
+	assert_int_equal(ir_val(f->g, to)->dtype, DT_I64);
+	assert_int_equal(ir_val(f->g, gt)->dtype, DT_BOOL);
+	assert_int_equal(ir_val(f->g, x)->dtype, DT_I64);
+}
+
+static void
+retype_int_div_leaves_right_annotations(void **state)
+{
+	Fix *f = *state;
+	ValId x = input(f, "x", DT_I64, 1, d3, ROLE_USER_INPUT, NULL);
+	ValId d = fx(f, "aten::div.Tensor", "d", DT_F32, 1, d3, 2,
+	    (Arg[]){arg_val(x), arg_int(2)});
+	ValId q = fx(f, "aten::div.Tensor_mode", "q", DT_I64, 1, d3, 3,
+	    (Arg[]){arg_val(x), arg_int(2), kw(f, "rounding_mode",
+	    arg_str(ir_intern(f->m, "floor")))});
+	ValId m = fx(f, "aten::mul.Tensor", "m", DT_I64, 1, d3, 2,
+	    (Arg[]){arg_val(q), arg_int(3)});
+	output(f, d);
+	output(f, m);
+	assert_int_equal(run(f, "retype-int-div", false), 0);
+	assert_int_equal(ir_val(f->g, d)->dtype, DT_F32);
+	assert_int_equal(ir_val(f->g, q)->dtype, DT_I64);
+	assert_int_equal(ir_val(f->g, m)->dtype, DT_I64);
+}
+
 /* square: decomposed unless kept or lowered (onnxc's rule, once the
  * lowering is registered), and with all=true even then; the early exit
  * must not skip the last. */
@@ -985,6 +1054,8 @@ main(void)
 		T(functionalize_leaves_functional_graphs),
 		T(inline_inlines_grad_calls_only),
 		T(decompose_only_what_it_should),
+		T(retype_int_div_follows_the_division),
+		T(retype_int_div_leaves_right_annotations),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -279,7 +279,7 @@ test_preset_missing_module(void **state)
 	PmTarget onnx = {.opset = 18}, ort = {.opset = 18, .ort = true};
 	char buf[PM_PRESET_MAX];
 	assert_string_equal(pm_preset(0, &onnx, buf, sizeof buf),
-	    "inline,functionalize,symbolize-shapes,lower");
+	    "inline,retype-int-div,functionalize,symbolize-shapes,lower");
 	assert_null(pm_preset(3, &onnx, buf, sizeof buf));
 	/* the target decides HardSwish in -O2: an .ort has no kernel */
 	assert_non_null(strstr(pm_preset(2, &onnx, buf, sizeof buf),
@@ -291,6 +291,8 @@ test_preset_missing_module(void **state)
 	assert_non_null(strstr(d, "-O1:1:1: error: no plugin provides pass "
 	    "'inline': its module inline.so was expected"));
 	assert_non_null(strstr(d, "-O1:1:8: error: no plugin provides pass "
+	    "'retype-int-div': its module retype.so was expected"));
+	assert_non_null(strstr(d, "-O1:1:23: error: no plugin provides pass "
 	    "'functionalize': its module functionalize.so was expected"));
 	assert_non_null(strstr(d, "'decompose': its module decompose.so was "
 	    "expected"));
