@@ -21,7 +21,7 @@ onnxc=${1:-build/onnxc}
 out=${2:-.zoo}
 env=../shared/tools/torch-env
 [ -x "$env" ] || { echo "zoo: $env is missing" >&2; exit 2; }
-mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_zoo3 cases_zoo4 cases_user cases_user2 cases_user3 cases_user4 cases_user5 cases_user6 cases_user7 cases_user8 cases_user9 cases_user10 cases_user11 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
+mods=${ZOO_MODULES:-"cases_zoo cases_zoo2 cases_zoo3 cases_zoo4 cases_user cases_user2 cases_user3 cases_user4 cases_user5 cases_user6 cases_user7 cases_user8 cases_user9 cases_user10 cases_user11 cases_user12 cases_scalars cases_mods cases_misc cases_vmap cases_dynhw cases_dtypes"}
 rm -rf "$out" && mkdir -p "$out"
 for m in $mods; do
 	PYTHONPATH=$PWD/tests/gen/zoo:$PWD/tests/gen "$env" run 2.14 \

@@ -309,8 +309,74 @@ aa_u8(Rw *r, TV x, TV o, double sch, double scw, bool cubic)
 	return 1;
 }
 
+/* int16_weights at run time: [m, n] float64 weights w as int32 values of
+ * the 16-bit weights, and 2^prec (*scale, int32 0-d) */
+static TV
+int16_weights_dyn(Rw *r, TV w, TV *scale)
+{
+	double p2[22];
+	for (int p = 0; p < 22; p++)
+		p2[p] = (double)(1 << (p + 1));
+	int64_t none = -1;
+	TV wmax = dec_red(r, "aten::amax.default", w, &none, -1, 0);
+	wmax = dec_sel_s(r, dec_cs(r, "aten::lt.Scalar", wmax, 0), 0, wmax);
+	/* prec: how many of 2^1 .. 2^22 keep (int)(0.5 + wmax * 2^p) < 2^15 */
+	TV next = dec_cast(r, dec_s(r, "aten::add.Tensor", dec_b(r,
+	    "aten::mul.Tensor", wmax, const_2d(r, ONNXC_DT_F64, p2, 1, 22)),
+	    0.5), ONNXC_DT_I64);
+	TV prec = dec_red(r, "aten::sum.dim_IntList", dec_cast(r, dec_cs(r,
+	    "aten::lt.Scalar", next, 1 << 15), ONNXC_DT_I64), &none, -1, 0);
+	Ty t64 = {ONNXC_DT_F64, 0, {{0, 0}}};
+	TV sc = dec_tv(EMIT(r, "aten::pow.Scalar", &t64, dec_a_float(2.0),
+	    dec_a_val(dec_cast(r, prec, ONNXC_DT_F64).v)), t64);
+	*scale = dec_cast(r, sc, ONNXC_DT_I32);
+	TV v = dec_b(r, "aten::mul.Tensor", w, sc);
+	TV m = dec_sel(r, dec_cs(r, "aten::lt.Scalar", v, 0), dec_s(r,
+	    "aten::sub.Tensor", v, 0.5), dec_s(r, "aten::add.Tensor", v, 0.5));
+	return dec_cast(r, dec_u(r, "aten::trunc.default", m), ONNXC_DT_I32);
+}
+
+/* u8_round with 2^prec known at run time (scale, int32 0-d) */
+static TV
+u8_round_dyn(Rw *r, TV v, TV scale)
+{
+	Ty t = v.t;
+	TV half = dec_s(r, "aten::floor_divide.Scalar", scale, 2);
+	v = dec_tv(EMIT(r, "aten::add.Tensor", &t, dec_a_val(v.v),
+	    dec_a_val(half.v)), t);
+	v = dec_tv(EMIT(r, "aten::floor_divide.default", &t, dec_a_val(v.v),
+	    dec_a_val(scale.v)), t);
+	return dec_tv(EMIT(r, "aten::clamp.default", &t, dec_a_val(v.v),
+	    dec_a_int(0), dec_a_int(255)), t);
+}
+
+/* aa_u8 of a height or width known at run time: the same float64
+ * weights, their 16-bit precision chosen at run time as PyTorch's kernel
+ * chooses it for each size */
+static int
+aa_u8_dyn(Rw *r, TV x, TV o, int ac, double sh, double sw, bool cubic)
+{
+	TV x64 = x; /* aa_weights_dyn computes in float64 from x's sizes */
+	x64.t.dtype = ONNXC_DT_F64;
+	TV sh16, sw16;
+	TV mh = int16_weights_dyn(r, aa_weights_dyn(r, x64, 2, o.t.d[2].n, ac,
+	    sh, cubic), &sh16);
+	TV mw = int16_weights_dyn(r, aa_weights_dyn(r, x64, 3, o.t.d[3].n, ac,
+	    sw, cubic), &sw16);
+	Ty t1 = x.t;
+	t1.dtype = ONNXC_DT_I32;
+	t1.d[3] = o.t.d[3];
+	TV y = u8_round_dyn(r, matmul(r, dec_cast(r, x, ONNXC_DT_I32),
+	    dec_swap(r, mw, 0, 1), &t1), sw16);
+	Ty t2 = t1;
+	t2.d[2] = o.t.d[2];
+	y = u8_round_dyn(r, matmul(r, mh, y, &t2), sh16);
+	dec_bind(r, 0, dec_cast(r, y, ONNXC_DT_U8).v);
+	return 1;
+}
+
 /* _upsample_bilinear2d_aa and _upsample_bicubic2d_aa, float32, float64
- * or uint8 */
+ * or uint8, of static or dynamic height and width */
 int
 dec_upsample_bilinear2d_aa(Rw *r)
 {
@@ -321,13 +387,12 @@ dec_upsample_bilinear2d_aa(Rw *r)
 		return 0;
 	bool cubic = strstr(r->h->str(r->ctx, r->ni.op), "bicubic") != NULL;
 	if (x.t.d[2].e || x.t.d[3].e) {
-		/* float only: uint8's 16-bit weights are scaled by their
-		 * largest, a choice made per size */
+		if (x.t.dtype == ONNXC_DT_U8)
+			return aa_u8_dyn(r, x, o, (int)ac, sh, sw, cubic);
 		if (x.t.dtype != ONNXC_DT_F32 && x.t.dtype != ONNXC_DT_F64) {
 			r->h->report(r->ctx, ONNXC_SEV_ERROR, r->g, r->n, "%s "
 			    "of a height or width known at run time only takes "
-			    "float32 or float64 (convert the image to float "
-			    "first; uint8 needs static sizes)",
+			    "float32, float64 or uint8",
 			    r->h->str(r->ctx, r->ni.op));
 			r->bad = 1;
 			return 0;
