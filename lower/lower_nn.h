@@ -53,6 +53,10 @@ ValId lwn_per_channel(Lower *L, ValId v, int rank);
  * cannot */
 ValId lwn_resample_u8(Lower *L, ValId x, const int64_t in[2],
     const int64_t out[2], const double scale[2], bool align, bool cubic);
+/* the same for bilinear of an input height or width (dims lead, lead + 1)
+ * known at run time only; given[k]: PyTorch's scales, 0 when none */
+ValId lwn_resample_u8_dyn(Lower *L, ValId x, int lead, const int64_t out[2],
+    const double given[2], bool align);
 
 /* Spatial parameter list i: one element stands for every dimension
  * (int[2] accepts an int).  Returns 1 when set, 0 when absent or empty

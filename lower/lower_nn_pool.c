@@ -376,8 +376,8 @@ static const char *scale_names[MAXSP][MAXSP] = {
 
 /* uint8 bilinear and bicubic: PyTorch's integer arithmetic
  * (lwn_resample_u8), its source step per output step
- * (area_pixel_compute_scale) from the given scales or the sizes; static
- * sizes */
+ * (area_pixel_compute_scale) from the given scales or the sizes; bilinear
+ * of an input size known at run time only: lwn_resample_u8_dyn */
 static int
 resample_u8(Lower *L, const Value *xv, int lead, const double *given,
     bool align, bool cubic)
@@ -385,11 +385,28 @@ resample_u8(Lower *L, const Value *xv, int lead, const double *given,
 	const Value *ov = lw_outval(L, 0);
 	int64_t in[2], out[2];
 	double step[2];
+	bool dyn = false;
 	for (int k = 0; k < 2; k++) {
-		if (!lw_dim_static(xv, L->src, lead + k, &in[k]) ||
-		    !ov || ov->rank != xv->rank || !lw_dim_static(ov, L->src,
+		if (!ov || ov->rank != xv->rank || !lw_dim_static(ov, L->src,
 		    lead + k, &out[k]))
 			return lw_fail(L, "uint8 resampling needs static sizes");
+		dyn |= !lw_dim_static(xv, L->src, lead + k, &in[k]);
+	}
+	if (dyn && (cubic || out[0] < 1 || out[1] < 1 || out[0] > (1 << 16) ||
+	    out[1] > (1 << 16)))
+		return lw_fail(L, "uint8 %s resampling of a size known at run "
+		    "time only needs%s", cubic ? "bicubic" : "bilinear", cubic ?
+		    " static sizes" : " an output of 1 to 65536 per dim");
+	if (dyn) {
+		double g[2] = {given ? given[0] : 0, given ? given[1] : 0};
+		ValId x = lw_in(L, 0, "input");
+		if (!x)
+			return -1;
+		lwn_bind_out(L, 0, lwn_resample_u8_dyn(L, x, lead, out, g,
+		    align));
+		return 0;
+	}
+	for (int k = 0; k < 2; k++) {
 		if (align)
 			step[k] = out[k] > 1 ? (double)(in[k] - 1) /
 			    (double)(out[k] - 1) : 0;

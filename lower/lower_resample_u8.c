@@ -4,8 +4,10 @@
  * otherwise, off by 1 in half the pixels; ONNX Runtime's cubic one fails
  * at run time).  Modelled on the kernel's results: bilinear and bicubic
  * downsampling match in every size tried, bicubic upsampling is off by 1
- * in a few pixels in 10^4 near a border.  One entry point:
- * lwn_resample_u8. */
+ * in a few pixels in 10^4 near a border.  Entry points: lwn_resample_u8
+ * (static sizes, weights as constants) and lwn_resample_u8_dyn (bilinear
+ * of an input size known at run time: the same weights made in the
+ * graph). */
 #include <math.h>
 
 #include "lower.h"
@@ -148,4 +150,93 @@ lwn_resample_u8(Lower *L, ValId x, const int64_t in[2], const int64_t out[2],
 	y = round_clamp(L, y, pw);
 	y = lw_op2(L, "MatMul", lw_const(L, DT_I32, 2, dh, mh), y);
 	return lw_cast(L, round_clamp(L, y, ph), DT_U8);
+}
+
+/* axis_weights of bilinear for dim d of x, whose size n is known at run
+ * time only: the same double arithmetic as graph ops, [out, n] int32,
+ * and 2^prec as *scale (int32 0-d).  given: PyTorch's scale, 0 if none */
+static ValId
+axis_weights_dyn(Lower *L, ValId x, int d, int64_t out, double given,
+    bool align, ValId *scale)
+{
+	ValId ni = lw_axes_op(L, "Squeeze", lwn_shape_of(L, x, d, d + 1),
+	    (int64_t[]){0}, 1);
+	ValId n = lw_cast(L, ni, DT_F64), one = lw_scalar(L, 1, DT_F64);
+	ValId sc = align ? (out > 1 ? lw_op2(L, "Div", lw_op2(L, "Sub", n,
+	    one), lw_scalar(L, (double)(out - 1), DT_F64)) : lw_scalar(L, 0,
+	    DT_F64)) : given > 0 ? lw_scalar(L, 1 / given, DT_F64) :
+	    lw_op2(L, "Div", n, lw_scalar(L, (double)out, DT_F64));
+	double *pos = arena_array(L->m->scratch, (size_t)out, sizeof *pos);
+	for (int64_t i = 0; i < out; i++)
+		pos[i] = align ? (double)i : (double)i + 0.5;
+	ValId src = lw_op2(L, "Mul", lw_const(L, DT_F64, 2, (int64_t[]){out,
+	    1}, pos), sc);
+	if (!align)
+		src = lw_op2(L, "Max", lw_op2(L, "Sub", src, lw_scalar(L, 0.5,
+		    DT_F64)), lw_scalar(L, 0, DT_F64));
+	ValId fl = lw_op1(L, "Floor", src);
+	ValId t = lw_op2(L, "Min", lw_op2(L, "Max", lw_op2(L, "Sub", src, fl),
+	    lw_scalar(L, 0, DT_F64)), one);
+	ValId w[2] = {lw_op2(L, "Sub", one, t), t};
+	/* prec: how many p in 0..21 keep 0.5 + wmax * 2^(p+1) below 2^15 */
+	ValId wmax = lwn_reduce(L, "ReduceMax", lw_concat(L, w, 2, 0, DT_F64),
+	    NULL, 0, false);
+	double p2[22];
+	for (int p = 0; p < 22; p++)
+		p2[p] = (double)(1 << (p + 1));
+	ValId fits = lw_op2t(L, "Less", lw_op2(L, "Add", lw_op2(L, "Mul", wmax,
+	    lw_const(L, DT_F64, 1, (int64_t[]){22}, p2)), lw_scalar(L, 0.5,
+	    DT_F64)), lw_scalar(L, 32768, DT_F64), DT_BOOL);
+	ValId prec = lwn_reduce(L, "ReduceSum", lw_cast(L, fits, DT_F64), NULL,
+	    0, false);
+	ValId s = lw_op2(L, "Pow", lw_scalar(L, 2, DT_F64), prec);
+	*scale = lw_cast(L, s, DT_I32);
+	/* the taps at x0 and x0 + 1, clamped into 0..n-1, rounded as the
+	 * kernel's int16 weights (non-negative: half up) */
+	ValId x0 = lw_cast(L, fl, DT_I64);
+	ValId last = lw_op2(L, "Sub", ni, lw_scalar_i64(L, 1));
+	ValId r3[3] = {lw_scalar_i64(L, 0), ni, lw_scalar_i64(L, 1)};
+	ValId j = lw_typed(L, lw_emit(L, "Range", 3, r3, 1), DT_I64);
+	ValId m = 0;
+	for (int k = 0; k < 2; k++) {
+		ValId at = k ? lw_op2(L, "Add", x0, lw_scalar_i64(L, 1)) : x0;
+		at = lw_op2(L, "Min", lw_op2(L, "Max", at, lw_scalar_i64(L, 0)),
+		    last);
+		ValId q = lw_cast(L, lw_op1(L, "Floor", lw_op2(L, "Add",
+		    lw_op2(L, "Mul", w[k], s), lw_scalar(L, 0.5, DT_F64))),
+		    DT_I32);
+		ValId in[3] = {lw_op2t(L, "Equal", j, at, DT_BOOL), q,
+		    lw_scalar_int(L, 0, DT_I32)};
+		ValId tap = lw_typed(L, lw_emit(L, "Where", 3, in, 1), DT_I32);
+		m = m ? lw_op2(L, "Add", m, tap) : tap;
+	}
+	return m;
+}
+
+/* round_clamp with 2^prec known at run time (scale, int32 0-d) */
+static ValId
+round_clamp_dyn(Lower *L, ValId v, ValId scale)
+{
+	v = lw_op2(L, "Add", v, lw_op2(L, "Div", scale, lw_scalar_int(L, 2,
+	    DT_I32)));
+	v = lw_op2(L, "Div", v, scale);
+	v = lw_op2(L, "Max", v, lw_scalar_int(L, 0, DT_I32));
+	return lw_op2(L, "Min", v, lw_scalar_int(L, 255, DT_I32));
+}
+
+/* lwn_resample_u8 of bilinear where the input's height or width (dims
+ * lead, lead + 1) is known at run time only: the weights and their
+ * precision made in the graph; given[k] PyTorch's scales (0: none). */
+ValId
+lwn_resample_u8_dyn(Lower *L, ValId x, int lead, const int64_t out[2],
+    const double given[2], bool align)
+{
+	ValId sh, sw;
+	ValId mh = axis_weights_dyn(L, x, lead, out[0], given[0], align, &sh);
+	ValId mw = axis_weights_dyn(L, x, lead + 1, out[1], given[1], align,
+	    &sw);
+	ValId y = lw_op2(L, "MatMul", lw_cast(L, x, DT_I32), lwn_transpose(L,
+	    mw, (int64_t[]){1, 0}, 2));
+	y = lw_op2(L, "MatMul", mh, round_clamp_dyn(L, y, sw));
+	return lw_cast(L, round_clamp_dyn(L, y, sh), DT_U8);
 }
