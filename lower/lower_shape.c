@@ -122,75 +122,7 @@ own_storage(Lower *L, ValId v, int depth)
 	return true;
 }
 
-/* The storage positions an as_strided(size, stride, storage_offset)
- * (arguments 1, 2, 3 from first) of self reads, as an INT64 constant
- * shaped size; 0 after reporting.  Positions outside self are PyTorch's
- * setStorage error. */
-static ValId
-strided_offsets(Lower *L, int first)
-{
-	const Value *xv = lw_srcval(L, 0, "self");
-	int64_t size[LW_MAXRANK], stride[LW_MAXRANK], numel = 1, e;
-	for (int d = 0; xv && d < xv->rank; d++) {
-		if (!lw_sdim(L, xv, d, &e)) {
-			lw_fail(L, "an as_strided view of part of a tensor "
-			    "needs static sizes");
-			return 0;
-		}
-		if (e > 0 && numel > ((int64_t)1 << 40) / e) {
-			lw_fail(L, "an as_strided view of part of a tensor "
-			    "that large is not supported");
-			return 0;
-		}
-		numel *= e;
-	}
-	int n = lw_ints(L, first, "size", size, LW_MAXRANK),
-	    nt = lw_ints(L, first + 1, "stride", stride, LW_MAXRANK);
-	int64_t off = lw_int(L, first + 2, "storage_offset", 0);
-	if (lw_failed(L) || n < 0 || nt != n) {
-		if (!lw_failed(L))
-			lw_fail(L, "mismatch in length of strides and shape");
-		return 0;
-	}
-	int64_t cnt = 1;
-	for (int d = 0; d < n; d++) {
-		if (size[d] < 0 || stride[d] < 0) {
-			lw_fail(L, "negative sizes and strides are not "
-			    "supported");
-			return 0;
-		}
-		if (size[d] > 1 << 22 || (size[d] > 1 && stride[d] > numel) ||
-		    off > numel) {
-			lw_fail(L, "setStorage: sizes and strides reach past a "
-			    "storage of %lld", (long long)numel);
-			return 0;
-		}
-		cnt *= size[d];
-		if (cnt > 1 << 22) {
-			lw_fail(L, "an as_strided view that large is not "
-			    "supported");
-			return 0;
-		}
-	}
-	int64_t *idx = lw_scratch(L, (size_t)cnt + 1, sizeof *idx);
-	for (int64_t j = 0; j < cnt; j++) {
-		int64_t rest = j, at = off;
-		for (int d = n - 1; d >= 0; d--) {
-			at += rest % size[d] * stride[d];
-			rest /= size[d];
-		}
-		if (at < 0 || at >= numel) {
-			lw_fail(L, "setStorage: sizes and strides reach "
-			    "element %lld of a storage of %lld", (long long)at,
-			    (long long)numel);
-			return 0;
-		}
-		idx[j] = at;
-	}
-	return lw_const(L, DT_I64, n, size, idx);
-}
-
-/* The same positions when a size of self or of the view, a stride or the
+/* strided_offsets where a size of self or of the view, a stride or the
  * offset is known at run time only: offset + sum over d of
  * Range(size[d]) * stride[d], each term along its own dim.  A position
  * outside self is then Gather's (or ScatterElements') run-time error, as
@@ -257,26 +189,74 @@ offset_symbolic(Lower *L, int i)
 	return off && off->kind != A_NONE && !lws_argnum(L, off, &e);
 }
 
-/* Whether an as_strided(size, stride, storage_offset) (arguments from
- * first) of self has a size, stride or offset known at run time only. */
-static bool
-strided_dynamic(Lower *L, int first)
-{
-	const Value *xv = lw_srcval(L, 0, "self");
-	int64_t e;
-	for (int d = 0; xv && d < xv->rank; d++)
-		if (!lw_sdim(L, xv, d, &e))
-			return true;
-	return lw_list_symbolic(L, first, "size") ||
-	    lw_list_symbolic(L, first + 1, "stride") ||
-	    offset_symbolic(L, first + 2);
-}
-
+/* The storage positions an as_strided(size, stride, storage_offset)
+ * (arguments 1, 2, 3 from first) of self reads, as an INT64 constant
+ * shaped size, or computed at run time (strided_offsets_dyn) when a size,
+ * stride or offset is known at run time only; 0 after reporting.
+ * Positions outside self are PyTorch's setStorage error. */
 static ValId
-strided_positions(Lower *L, int first)
+strided_offsets(Lower *L, int first)
 {
-	return strided_dynamic(L, first) ? strided_offsets_dyn(L, first) :
-	    strided_offsets(L, first);
+	if (lw_list_symbolic(L, first, "size") ||
+	    lw_list_symbolic(L, first + 1, "stride") ||
+	    offset_symbolic(L, first + 2))
+		return strided_offsets_dyn(L, first);
+	const Value *xv = lw_srcval(L, 0, "self");
+	int64_t size[LW_MAXRANK], stride[LW_MAXRANK], numel = 1, e;
+	for (int d = 0; xv && d < xv->rank; d++) {
+		if (!lw_sdim(L, xv, d, &e))
+			return strided_offsets_dyn(L, first);
+		if (e > 0 && numel > ((int64_t)1 << 40) / e) {
+			lw_fail(L, "an as_strided view of part of a tensor "
+			    "that large is not supported");
+			return 0;
+		}
+		numel *= e;
+	}
+	int n = lw_ints(L, first, "size", size, LW_MAXRANK),
+	    nt = lw_ints(L, first + 1, "stride", stride, LW_MAXRANK);
+	int64_t off = lw_int(L, first + 2, "storage_offset", 0);
+	if (lw_failed(L) || n < 0 || nt != n) {
+		if (!lw_failed(L))
+			lw_fail(L, "mismatch in length of strides and shape");
+		return 0;
+	}
+	int64_t cnt = 1;
+	for (int d = 0; d < n; d++) {
+		if (size[d] < 0 || stride[d] < 0) {
+			lw_fail(L, "negative sizes and strides are not "
+			    "supported");
+			return 0;
+		}
+		if (size[d] > 1 << 22 || (size[d] > 1 && stride[d] > numel) ||
+		    off > numel) {
+			lw_fail(L, "setStorage: sizes and strides reach past a "
+			    "storage of %lld", (long long)numel);
+			return 0;
+		}
+		cnt *= size[d];
+		if (cnt > 1 << 22) {
+			lw_fail(L, "an as_strided view that large is not "
+			    "supported");
+			return 0;
+		}
+	}
+	int64_t *idx = lw_scratch(L, (size_t)cnt + 1, sizeof *idx);
+	for (int64_t j = 0; j < cnt; j++) {
+		int64_t rest = j, at = off;
+		for (int d = n - 1; d >= 0; d--) {
+			at += rest % size[d] * stride[d];
+			rest /= size[d];
+		}
+		if (at < 0 || at >= numel) {
+			lw_fail(L, "setStorage: sizes and strides reach "
+			    "element %lld of a storage of %lld", (long long)at,
+			    (long long)numel);
+			return 0;
+		}
+		idx[j] = at;
+	}
+	return lw_const(L, DT_I64, n, size, idx);
 }
 
 /* Any other as_strided: a Gather of the storage (self flattened) at the
@@ -285,7 +265,7 @@ static int
 strided_gather(Lower *L)
 {
 	const Arg *sa = lw_arg(L, 0, "self");
-	ValId idx = strided_positions(L, 1), x = lw_in(L, 0, "self");
+	ValId idx = strided_offsets(L, 1), x = lw_in(L, 0, "self");
 	if (!idx || !x)
 		return -1;
 	if (sa->kind != A_VAL || !own_storage(L, sa->u.v, 0))
@@ -304,7 +284,7 @@ strided_gather(Lower *L)
 static int
 as_strided_scatter(Lower *L)
 {
-	ValId idx = strided_positions(L, 2), x = lw_in(L, 0, "self"),
+	ValId idx = strided_offsets(L, 2), x = lw_in(L, 0, "self"),
 	      src = lw_in(L, 1, "src");
 	if (!idx || !x || !src)
 		return -1;
