@@ -18,7 +18,8 @@
  * views follow their operands, except the outputs PyTorch makes integers
  * whatever the operands (indices of sort/topk/max.dim..., argmax,
  * searchsorted ...) and ops given a dtype.  Only the graph being worked
- * on is walked (bodies of cond/map/scan are not).  One sweep: linear.
+ * on is walked (bodies of cond/map/scan are not), and only when it has a
+ * division (onnxc_no_op_concerns).  One sweep: linear.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,21 +82,35 @@ integral(uint32_t dt)
 	    dt == ONNXC_DT_U16 || dt == ONNXC_DT_U32 || dt == ONNXC_DT_U64;
 }
 
+/* a division op, true unless given a rounding mode */
 static int
-true_division(Retype *t, onnxc_node n, const char *op)
+division_op(const char *op)
 {
 	static const char *const ops[] = {"aten::div.Tensor",
 	    "aten::div.Scalar", "aten::true_divide.Tensor",
 	    "aten::true_divide.Scalar", "aten::div.Tensor_mode",
 	    "aten::div.Scalar_mode", NULL};
-	int k = 0;
-	while (ops[k] && strcmp(ops[k], op) != 0)
-		k++;
-	if (!ops[k])
-		return 0;
+	for (int k = 0; ops[k]; k++)
+		if (strcmp(ops[k], op) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+true_division(Retype *t, onnxc_node n, const char *op)
+{
 	onnxc_arg a;
-	return t->h->node_find_arg(t->ctx, t->g, n, 2, "rounding_mode", &a) !=
-	    ONNXC_OK || a.kind == ONNXC_ARG_NONE;
+	return division_op(op) && (t->h->node_find_arg(t->ctx, t->g, n, 2,
+	    "rounding_mode", &a) != ONNXC_OK || a.kind == ONNXC_ARG_NONE);
+}
+
+/* onnxc_no_op_concerns: a division (or an op the host cannot name) */
+static int
+concerns(void *arg, onnxc_str op)
+{
+	const Retype *t = arg;
+	const char *s = t->h->str(t->ctx, op);
+	return !s || division_op(s);
 }
 
 /* Scan argument a for retyped values: *old gets the annotated dtype of
@@ -152,12 +167,13 @@ visit(Retype *t, onnxc_node n, const onnxc_node_info *ni)
 		return;
 	onnxc_value_info vi;
 	if (true_division(t, n, op)) {
+		/* float whatever its operands: a retyped one changes nothing */
 		if (ni->nout >= 1 && t->h->value_get(t->ctx, t->g, ni->out,
 		    &vi) == ONNXC_OK && vi.kind == ONNXC_VK_TENSOR &&
 		    integral(vi.dtype))
 			retype(t, ni->out, (uint8_t)(vi.dtype + 1),
 			    ONNXC_DT_F32);
-		/* a retyped operand: follows as any elementwise op below */
+		return;
 	}
 	uint8_t old = 0;
 	int f64 = 0;
@@ -182,6 +198,8 @@ run(onnxc_ctx *ctx, const onnxc_host_api *h, void *user)
 {
 	(void)user;
 	Retype t = {ctx, h, h->graph(ctx), 0, NULL, 0};
+	if (onnxc_no_op_concerns(ctx, h, t.g, concerns, &t))
+		return ONNXC_OK;
 	t.nvals = h->value_end(ctx, t.g);
 	t.was = calloc(t.nvals + 1, 1);
 	if (!t.was) {
